@@ -1,0 +1,163 @@
+"""The ``leaderboard`` command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import __version__
+from .errors import BadInput, LeaderboardError
+from .plugins import get_registry
+from .progress import use_progress
+from .results import read_result
+from .runner import RunOptions, load_model, run_one
+
+console = Console(stderr=True)
+out = Console()
+
+
+class Group(click.Group):
+    """Turns our exceptions into exit codes: bad input 2, internal failure 1, no traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except LeaderboardError as exc:
+            label = "Error" if isinstance(exc, BadInput) else "Internal error"
+            console.print(f"[bold red]{label}:[/] {escape(str(exc))}", highlight=False)
+            if os.environ.get("LEADERBOARD_DEBUG"):
+                traceback.print_exc()
+            ctx.exit(exc.exit_code)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:  # an unexpected failure: still no traceback unless asked for
+            console.print(f"[bold red]Internal error:[/] {type(exc).__name__}: {escape(str(exc))} (set LEADERBOARD_DEBUG=1 for the traceback)", highlight=False)
+            if os.environ.get("LEADERBOARD_DEBUG"):
+                traceback.print_exc()
+            ctx.exit(1)
+
+
+def _progress() -> Progress:
+    return Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=False, disable=not console.is_terminal and not os.environ.get("LEADERBOARD_PROGRESS"),
+    )
+
+
+@click.group(cls=Group)
+@click.version_option(__version__, prog_name="leaderboard")
+def cli() -> None:
+    """Evaluate retrievers and rerankers on hard-query benchmarks and publish the results."""
+
+
+@cli.command()
+@click.option("--model", "-m", "models", multiple=True, required=True, help="Model name (see `leaderboard models`); repeatable.")
+@click.option("--task", "-t", "tasks", multiple=True, required=True, help="Task name or BEIR directory (see `leaderboard tasks`); repeatable.")
+@click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True, help="Results folder.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--device", default=None, help="torch device, e.g. cpu or cuda:0 (default: the model's choice).")
+@click.option("--max-length", type=click.IntRange(min=1), default=None, help="Truncate model inputs to this many tokens.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N queries (recorded in the result).")
+@click.option("--data-dir", default=None, help="Local data folder for tasks that take one (overrides their environment variable).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
+def run(models, tasks, output, batch_size, device, max_length, limit, data_dir, seed, overwrite) -> None:
+    """Evaluate each --model on each --task and write one result file per pair."""
+    registry = get_registry()
+    options = RunOptions(output, batch_size, device, max_length, limit, overwrite, seed, data_dir)
+    outcomes = []
+    with _progress() as progress, use_progress(progress):
+        for spec in models:
+            start = time.perf_counter()
+            model, resolved = load_model(registry, spec, options)
+            load_seconds = time.perf_counter() - start
+            for task_spec in tasks:
+                outcomes.append(run_one(registry, model, resolved, task_spec, options, load_seconds))
+                load_seconds = 0.0  # the model was loaded once for all its tasks
+    table = Table(title="Results")
+    for column in ("model", "task", "main score", "value", "status", "file"):
+        table.add_column(column, overflow="fold")
+    for o in outcomes:
+        table.add_row(escape(o.model), escape(o.task), o.result["task"]["main_score"], f"{o.result['main_score']:.4f}", o.status, escape(str(o.path)))
+    out.print(table)
+
+
+def _registrations_table(kind: str) -> Table:
+    registry = get_registry()
+    table = Table(title=f"{kind.capitalize()}s")
+    for column in ("name", "plugin", "description"):
+        table.add_column(column, overflow="fold")
+    for name in registry.names(kind):
+        reg = registry.entries[kind][name]
+        table.add_row(escape(name + ("<argument>" if reg.is_prefix else "")), escape(reg.plugin), escape(reg.description))
+    return table
+
+
+@cli.command()
+def tasks() -> None:
+    """List the registered tasks."""
+    out.print(_registrations_table("task"))
+
+
+@cli.command()
+def models() -> None:
+    """List the registered models."""
+    out.print(_registrations_table("model"))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def plugins(as_json: bool) -> None:
+    """List plugins: version, hooks, what they registered, load errors."""
+    registry = get_registry()
+    infos = list(registry.plugins.values())
+    if as_json:
+        out.print_json(json.dumps([vars(i) for i in infos]))
+        return
+    table = Table(title="Plugins")
+    for column in ("plugin", "distribution", "version", "hooks", "registered", "errors"):
+        table.add_column(column, overflow="fold")
+    for i in infos:
+        registered = [f"task {n}" for n in i.tasks] + [f"model {n}" for n in i.models]
+        table.add_row(escape(i.name), escape(i.distribution or "-"), escape(i.version or "-"), ", ".join(i.hooks), escape(", ".join(registered)), f"[red]{escape('; '.join(i.errors))}[/]" if i.errors else "")
+    out.print(table)
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def show(directory: Path) -> None:
+    """Show a table of the results under DIRECTORY."""
+    rows, skipped = [], []
+    for path in sorted(directory.rglob("*.json")):
+        try:
+            rows.append((path, read_result(path)))
+        except BadInput as exc:
+            skipped.append((path, str(exc)))
+    table = Table(title=f"Results in {escape(str(directory))}")
+    for column in ("model", "revision", "task", "main score", "value", "queries", "created"):
+        table.add_column(column, overflow="fold")
+    for path, r in rows:
+        table.add_row(escape(r["model"]["name"]), escape(str(r["model"]["revision"])), escape(r["task"]["name"]), r["task"]["main_score"], f"{r['main_score']:.4f}", str(r.get("counts", {}).get("queries", "")), r["created_at"])
+    out.print(table)
+    for path, reason in skipped:
+        console.print(f"[yellow]skipped[/] {escape(str(path))}: {escape(reason)}", highlight=False)
+    if not rows and not skipped:
+        console.print(f"No result files under {escape(str(directory))}.")
+
+
+def main() -> None:
+    cli(prog_name="leaderboard")
+
+
+if __name__ == "__main__":
+    main()

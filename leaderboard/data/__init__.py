@@ -1,0 +1,1 @@
+"""Data loaders: they validate input and record source, revision and content hash."""

@@ -1,0 +1,59 @@
+"""Loader for BEIR-format directories: corpus.jsonl, queries.jsonl, qrels/<split>.tsv."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import BadInput
+from ..task import DataSource, RetrievalData
+from .hashing import content_hash
+from .jsonl import read_jsonl, read_qrels_tsv
+
+CORPUS_WHAT = "a BEIR corpus record"
+QUERIES_WHAT = "a BEIR query record"
+
+
+def corpus_text(record: dict) -> str:
+    """BEIR convention: the title, when present, is prepended to the passage text."""
+    title = str(record.get("title") or "").strip()
+    text = str(record["text"])
+    return f"{title} {text}" if title else text
+
+
+def load_beir(root: Path, split: str = "test", source: DataSource | None = None) -> RetrievalData:
+    root = Path(root)
+    if not root.is_dir():
+        raise BadInput(f"BEIR data directory {root} does not exist; expected a folder with corpus.jsonl, queries.jsonl and qrels/{split}.tsv.")
+    corpus_path, queries_path, qrels_path = root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
+    corpus: dict[str, str] = {}
+    for line_no, record in read_jsonl(corpus_path, ("_id", "text"), CORPUS_WHAT):
+        doc_id = str(record["_id"])
+        if doc_id in corpus:
+            raise BadInput(f"{corpus_path}, line {line_no}: duplicate '_id' {doc_id!r}.")
+        corpus[doc_id] = corpus_text(record)
+    queries: dict[str, str] = {}
+    query_records: dict[str, dict] = {}
+    for line_no, record in read_jsonl(queries_path, ("_id", "text"), QUERIES_WHAT):
+        query_id = str(record["_id"])
+        if query_id in queries:
+            raise BadInput(f"{queries_path}, line {line_no}: duplicate '_id' {query_id!r}.")
+        queries[query_id] = str(record["text"])
+        query_records[query_id] = record
+    qrels = read_qrels_tsv(qrels_path)
+    for query_id, judged in qrels.items():
+        if query_id not in queries:
+            raise BadInput(f"{qrels_path}: query-id {query_id!r} is not in {queries_path}.")
+        missing = [d for d in judged if d not in corpus]
+        if missing:
+            raise BadInput(f"{qrels_path}: query-id {query_id!r} judges corpus-id {missing[0]!r}, which is not in {corpus_path}.")
+    # BEIR evaluates the queries that have judgments.
+    queries = {qid: text for qid, text in queries.items() if qid in qrels}
+    source = source or DataSource(kind="local", uri=str(root.resolve()))
+    source.content_hash = content_hash([corpus_path, queries_path, qrels_path], root)
+    return RetrievalData(
+        corpus=corpus,
+        queries=queries,
+        qrels=qrels,
+        source=source,
+        extra={"query_records": {qid: query_records[qid] for qid in queries}},
+    )

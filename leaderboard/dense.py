@@ -1,0 +1,108 @@
+"""Search and candidate scoring for bi-encoders, built on a model's ``encode`` alone.
+
+Each unique text is encoded once per call, in batches; exact top-k search walks the corpus
+in chunks and keeps a running top-k, so memory is bounded by the chunk size, not the corpus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from .model import DenseModel, Role, Run
+from .progress import step
+
+# Query rows x corpus columns scored at once: 1024 x 16384 float32 = 64 MiB.
+QUERY_CHUNK = 1024
+CORPUS_CHUNK = 16384
+
+
+@dataclass
+class EncodeStats:
+    requested: int = 0  # texts asked for (with repeats)
+    unique: int = 0  # distinct texts encoded or looked up
+
+
+def encode_unique(model: DenseModel, texts: Sequence[str], role: Role, batch_size: int, stats: EncodeStats | None = None, label: str = "") -> np.ndarray:
+    """Embed ``texts`` (rows in the same order), encoding each distinct text once."""
+    index: dict[str, int] = {}
+    unique: list[str] = []
+    rows = np.empty(len(texts), dtype=np.int64)
+    for i, text in enumerate(texts):
+        j = index.get(text)
+        if j is None:
+            j = index[text] = len(unique)
+            unique.append(text)
+        rows[i] = j
+    if stats is not None:
+        stats.requested += len(texts)
+        stats.unique += len(unique)
+    embeddings = _encode_in_batches(model, unique, role, batch_size, label or f"encoding {role}s")
+    return embeddings[rows]
+
+
+def _encode_in_batches(model: DenseModel, texts: list[str], role: Role, batch_size: int, label: str) -> np.ndarray:
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    chunks = []
+    # Hand the model several batches at a time: fewer Python round trips, live progress.
+    span = max(batch_size, 1) * 8
+    with step(label, total=len(texts)) as bar:
+        for start in range(0, len(texts), span):
+            block = texts[start : start + span]
+            chunks.append(np.asarray(model.encode(block, role), dtype=np.float32))
+            bar.advance(len(block))
+    return np.concatenate(chunks, axis=0)
+
+
+def _prepare(embeddings: np.ndarray, similarity: str) -> torch.Tensor:
+    tensor = torch.from_numpy(np.ascontiguousarray(embeddings, dtype=np.float32))
+    if similarity == "cosine":
+        tensor = torch.nn.functional.normalize(tensor, p=2, dim=1)
+    elif similarity != "dot":
+        raise ValueError(f"unsupported similarity {similarity!r}: expected 'cosine' or 'dot'")
+    return tensor
+
+
+def similarity_scores(query: np.ndarray, documents: np.ndarray, similarity: str) -> np.ndarray:
+    """[n_queries, n_documents] similarity matrix for small candidate sets."""
+    return (_prepare(query, similarity) @ _prepare(documents, similarity).T).numpy()
+
+
+def exact_top_k(query_emb: np.ndarray, doc_emb: np.ndarray, k: int, similarity: str) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k document rows and scores per query, scanning the corpus chunk by chunk."""
+    queries, docs = _prepare(query_emb, similarity), _prepare(doc_emb, similarity)
+    k = min(k, docs.shape[0])
+    all_scores, all_rows = [], []
+    with step("searching", total=queries.shape[0]) as bar:
+        for q0 in range(0, queries.shape[0], QUERY_CHUNK):
+            block = queries[q0 : q0 + QUERY_CHUNK]
+            best_scores = torch.full((block.shape[0], k), -torch.inf)
+            best_rows = torch.zeros((block.shape[0], k), dtype=torch.long)
+            for d0 in range(0, docs.shape[0], CORPUS_CHUNK):
+                scores = block @ docs[d0 : d0 + CORPUS_CHUNK].T
+                top = torch.topk(scores, min(k, scores.shape[1]), dim=1)
+                merged_scores = torch.cat([best_scores, top.values], dim=1)
+                merged_rows = torch.cat([best_rows, top.indices + d0], dim=1)
+                keep = torch.topk(merged_scores, k, dim=1)
+                best_scores = keep.values
+                best_rows = torch.gather(merged_rows, 1, keep.indices)
+            all_scores.append(best_scores)
+            all_rows.append(best_rows)
+            bar.advance(block.shape[0])
+    return torch.cat(all_rows).numpy(), torch.cat(all_scores).numpy()
+
+
+def dense_search(model: DenseModel, corpus: dict[str, str], queries: dict[str, str], top_k: int, batch_size: int, stats: EncodeStats | None = None) -> Run:
+    similarity = model.metadata.similarity or "cosine"
+    doc_ids, query_ids = list(corpus), list(queries)
+    doc_emb = encode_unique(model, [corpus[d] for d in doc_ids], "document", batch_size, stats, "encoding corpus")
+    query_emb = encode_unique(model, [queries[q] for q in query_ids], "query", batch_size, stats, "encoding queries")
+    rows, scores = exact_top_k(query_emb, doc_emb, top_k, similarity)
+    return {
+        qid: {doc_ids[r]: float(s) for r, s in zip(rows[i], scores[i])}
+        for i, qid in enumerate(query_ids)
+    }

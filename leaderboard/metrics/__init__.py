@@ -1,0 +1,1 @@
+"""Metric implementations. They read scores and judgments only, never files."""

@@ -1,0 +1,73 @@
+"""Ranked-retrieval metrics, computed by pytrec_eval (the reference trec_eval code).
+
+* nDCG@k, MAP@k, Recall@k, P@k for k in K_VALUES: pytrec_eval's ndcg_cut, map_cut, recall, P.
+* MRR@10: pytrec_eval's recip_rank on the run truncated to its top 10, in trec_eval's own
+  order (score descending, ties broken by document id descending).
+* A judged query that the run left empty scores 0 on every metric (as ``trec_eval -c``);
+  pytrec_eval alone would silently drop it from the average.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pytrec_eval
+
+from ..model import Run
+from ..task import Metric
+
+K_VALUES = (1, 3, 5, 10, 100)
+MRR_CUTOFF = 10
+_MEASURES = {
+    "ndcg": "ndcg_cut",
+    "map": "map_cut",
+    "recall": "recall",
+    "precision": "P",
+}
+
+
+def metric_names(k_values: Iterable[int] = K_VALUES) -> list[str]:
+    names = [f"{name}_at_{k}" for name in _MEASURES for k in k_values]
+    return names + [f"mrr_at_{MRR_CUTOFF}"]
+
+
+def metric_definitions(k_values: Iterable[int] = K_VALUES) -> list[Metric]:
+    return [Metric(name, "higher", f"pytrec_eval, mean over judged queries") for name in metric_names(k_values)]
+
+
+def trec_order(ranking: dict[str, float]) -> list[tuple[str, float]]:
+    """trec_eval's ranking order: score descending, then document id descending."""
+    return sorted(ranking.items(), key=lambda item: (item[1], item[0]), reverse=True)
+
+
+def truncate(run: Run, depth: int) -> Run:
+    return {qid: dict(trec_order(ranking)[:depth]) for qid, ranking in run.items()}
+
+
+def per_query_scores(qrels: dict[str, dict[str, int]], run: Run, k_values: Iterable[int] = K_VALUES) -> dict[str, dict[str, float]]:
+    """query id -> metric -> value, for every judged query."""
+    k_values = tuple(k_values)
+    cut = ",".join(str(k) for k in k_values)
+    measures = {f"{trec}.{cut}" for trec in _MEASURES.values()}
+    run = {qid: {doc: float(score) for doc, score in ranking.items()} for qid, ranking in run.items() if qid in qrels and ranking}
+    evaluated = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    mrr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(truncate(run, MRR_CUTOFF))
+    names = metric_names(k_values)
+    out: dict[str, dict[str, float]] = {}
+    for qid in qrels:
+        values = evaluated.get(qid)
+        if values is None:
+            out[qid] = dict.fromkeys(names, 0.0)
+            continue
+        row = {f"{name}_at_{k}": float(values[f"{trec}_{k}"]) for name, trec in _MEASURES.items() for k in k_values}
+        row[f"mrr_at_{MRR_CUTOFF}"] = float(mrr[qid]["recip_rank"])
+        out[qid] = row
+    return out
+
+
+def mean_scores(per_query: dict[str, dict[str, float]], query_ids: Iterable[str] | None = None) -> dict[str, float]:
+    ids = list(per_query) if query_ids is None else [q for q in query_ids if q in per_query]
+    if not ids:
+        return {}
+    names = next(iter(per_query.values())).keys()
+    return {name: sum(per_query[q][name] for q in ids) / len(ids) for name in names}

@@ -1,0 +1,103 @@
+"""The model contract: what a model plugin declares and the one or two methods it implements.
+
+Pick the base class that matches your model and implement its abstract method(s):
+
+* ``DenseModel``   -> ``encode(texts, role)``; the harness does dedup, batching, caching, search.
+* ``SparseModel``  -> ``search(corpus, queries, top_k)`` and ``score(query, documents)``.
+* ``Reranker``     -> ``score_pairs(pairs)``.
+
+Models never read files, draw progress bars or write results: the runner does.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any, Literal, Sequence
+
+import numpy as np
+
+Run = dict[str, dict[str, float]]  # query id -> document id -> score (higher is better)
+Role = Literal["query", "document"]
+
+
+class ModelKind(str, Enum):
+    SPARSE = "sparse"
+    DENSE = "dense"
+    RERANKER = "reranker"
+    PIPELINE = "pipeline"
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """What the runner asks a model factory for."""
+
+    name: str  # the full name the user typed
+    argument: str | None = None  # the part after a registered prefix ("st:<argument>")
+    batch_size: int = 32
+    device: str | None = None
+    max_length: int | None = None
+
+
+@dataclass
+class ModelMetadata:
+    name: str
+    kind: ModelKind
+    revision: str | None = None  # a commit hash or package version that pins the weights
+    n_parameters: int | None = None
+    max_length: int | None = None  # max input tokens; None for unbounded (BM25)
+    similarity: str | None = None  # "cosine", "dot", "bm25", "cross-encoder", ...
+    takes_instructions: bool = False
+    license: str | None = None
+    reference: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = self.kind.value
+        return data
+
+
+class Model(ABC):
+    metadata: ModelMetadata
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting that can change scores (recorded in results and part of their identity)."""
+        return {}
+
+
+class DenseModel(Model):
+    """A bi-encoder. Implement ``encode``; the harness derives search and scoring from it."""
+
+    @abstractmethod
+    def encode(self, texts: Sequence[str], role: Role) -> np.ndarray:
+        """Return one embedding row per text (float32, shape [len(texts), dim])."""
+
+
+class SparseModel(Model):
+    """A lexical retriever such as BM25."""
+
+    @abstractmethod
+    def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
+        """Return each query's top-k documents with their scores."""
+
+    @abstractmethod
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        """Score one query against a small candidate set (the candidates form the corpus)."""
+
+
+class Reranker(Model):
+    """A cross-encoder: scores (query, document) pairs."""
+
+    @abstractmethod
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One score per pair, higher is more relevant."""
+
+
+@dataclass
+class ModelInfo:
+    """What a result records about the model besides its metadata."""
+
+    plugin: str
+    plugin_version: str | None
+    settings: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,56 @@
+"""rich progress bars that any layer can report to without holding a reference to the CLI.
+
+The runner opens one ``rich.progress.Progress`` and installs it with ``use_progress``; model
+plugins and helpers call ``step`` / ``track``. With no progress installed (library use, tests)
+these calls cost nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from typing import Iterable, Iterator, TypeVar
+
+from rich.progress import Progress, TaskID
+
+T = TypeVar("T")
+_current: contextvars.ContextVar[Progress | None] = contextvars.ContextVar("progress", default=None)
+
+
+@contextlib.contextmanager
+def use_progress(progress: Progress | None) -> Iterator[None]:
+    token = _current.set(progress)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+class _Step:
+    def __init__(self, progress: Progress | None, task_id: TaskID | None):
+        self._progress, self._task_id = progress, task_id
+
+    def advance(self, amount: float = 1) -> None:
+        if self._progress is not None and self._task_id is not None:
+            self._progress.advance(self._task_id, amount)
+
+
+@contextlib.contextmanager
+def step(description: str, total: float | None = None) -> Iterator[_Step]:
+    """A bar for one phase (loading, indexing, encoding, search, scoring)."""
+    progress = _current.get()
+    task_id = progress.add_task(description, total=total) if progress is not None else None
+    handle = _Step(progress, task_id)
+    try:
+        yield handle
+    finally:
+        if progress is not None and task_id is not None:
+            done = progress.tasks[[t.id for t in progress.tasks].index(task_id)]
+            progress.update(task_id, completed=done.total if done.total is not None else 1, total=done.total or 1)
+
+
+def track(items: Iterable[T], description: str, total: float | None = None) -> Iterator[T]:
+    with step(description, total=total) as bar:
+        for item in items:
+            yield item
+            bar.advance()

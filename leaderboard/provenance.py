@@ -1,0 +1,64 @@
+"""What a result records so that it can be reproduced: code, libraries, hardware."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from . import __version__
+
+LIBRARIES = (
+    "torch", "sentence-transformers", "transformers", "bm25s", "PyStemmer", "pytrec-eval-terrier",
+    "numpy", "mteb", "pluggy", "datasets", "huggingface-hub",
+)
+
+
+def library_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in LIBRARIES:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _git(*args: str) -> str | None:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def harness_info() -> dict:
+    """Harness name, version and git commit (None when installed from a wheel, not a checkout)."""
+    commit = _git("rev-parse", "HEAD")
+    dirty = None
+    if commit:
+        status = _git("status", "--porcelain", "--untracked-files=no")
+        dirty = bool(status) if status is not None else None
+    return {"name": "retrieval-leaderboard", "version": __version__, "git_commit": commit, "git_dirty": dirty}
+
+
+def hardware_info(device: str | None = None) -> dict:
+    info = {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "cpu_count": os.cpu_count(),
+        "device": device or "cpu",
+        "accelerator": None,
+    }
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            info["accelerator"] = torch.cuda.get_device_name(0)
+    except Exception:  # hardware details are best-effort, never a reason to fail a run
+        pass
+    return info

@@ -1,0 +1,77 @@
+"""BM25 through bm25s: Lucene-variant BM25 with English stopwords and a Snowball stemmer."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+from typing import Sequence
+
+import bm25s
+import numpy as np
+import Stemmer
+
+from leaderboard import hookimpl
+from leaderboard.model import ModelKind, ModelMetadata, ModelRequest, Run, SparseModel
+from leaderboard.progress import step
+
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"  # bm25s' default (scikit-learn's CountVectorizer pattern)
+
+
+class BM25(SparseModel):
+    def __init__(self, k1: float = 1.5, b: float = 0.75, method: str = "lucene", stopwords: str = "en", stemmer: str | None = "english"):
+        self.k1, self.b, self.method, self.stopwords, self.stemmer_name = k1, b, method, stopwords, stemmer
+        self._stemmer = Stemmer.Stemmer(stemmer) if stemmer else None
+        self.metadata = ModelMetadata(
+            name="bm25",
+            kind=ModelKind.SPARSE,
+            revision=f"bm25s-{version('bm25s')}",
+            similarity="bm25",
+            license="MIT",
+            reference="https://github.com/xhluca/bm25s",
+        )
+
+    def settings(self) -> dict:
+        return {
+            "implementation": f"bm25s {version('bm25s')}",
+            "method": self.method,
+            "k1": self.k1,
+            "b": self.b,
+            "tokenizer": {"pattern": TOKEN_PATTERN, "lowercase": True},
+            "stopwords": self.stopwords,
+            "stemmer": f"PyStemmer/snowball:{self.stemmer_name}" if self.stemmer_name else None,
+            "zero_score_documents": "dropped (a document that shares no term with the query is not retrieved)",
+        }
+
+    def _tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+        return bm25s.tokenize(list(texts), token_pattern=TOKEN_PATTERN, stopwords=self.stopwords, stemmer=self._stemmer, return_ids=False, show_progress=False)
+
+    def _index(self, documents: Sequence[str]) -> bm25s.BM25:
+        index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        index.index(self._tokenize(documents), show_progress=False)
+        return index
+
+    def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
+        doc_ids, query_ids = list(corpus), list(queries)
+        with step("indexing (bm25)"):
+            index = self._index([corpus[d] for d in doc_ids])
+        with step("tokenizing queries"):
+            tokens = self._tokenize([queries[q] for q in query_ids])
+        k = min(top_k, len(doc_ids))
+        run: Run = {}
+        with step("searching (bm25)", total=len(query_ids)) as bar:
+            for start in range(0, len(query_ids), 256):
+                block = tokens[start : start + 256]
+                rows, scores = index.retrieve(block, k=k, show_progress=False, n_threads=0)
+                for qid, row, score in zip(query_ids[start : start + 256], rows, scores):
+                    run[qid] = {doc_ids[r]: float(s) for r, s in zip(row, score) if s > 0}
+                bar.advance(len(block))
+        return run
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        # The candidate set is the BM25 corpus, as MultiConIR's reference implementation does.
+        index = self._index(documents)
+        return np.asarray(index.get_scores(self._tokenize([query])[0]), dtype=float).tolist()
+
+
+@hookimpl
+def register_models(register):
+    register("bm25", lambda request: BM25(), description="BM25 (bm25s, Lucene variant, k1=1.5, b=0.75, English stopwords + Snowball stemmer)")

@@ -1,0 +1,1 @@
+"""Built-in task plugins (installed as ``leaderboard_tasks``), registered through entry points."""
