@@ -34,14 +34,14 @@ class Group(click.Group):
             return super().invoke(ctx)
         except LeaderboardError as exc:
             label = "Error" if isinstance(exc, BadInput) else "Internal error"
-            console.print(f"[bold red]{label}:[/] {escape(str(exc))}", highlight=False)
+            console.print(f"[bold red]{label}:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             if os.environ.get("LEADERBOARD_DEBUG"):
                 traceback.print_exc()
             ctx.exit(exc.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except Exception as exc:  # an unexpected failure: still no traceback unless asked for
-            console.print(f"[bold red]Internal error:[/] {type(exc).__name__}: {escape(str(exc))} (set LEADERBOARD_DEBUG=1 for the traceback)", highlight=False)
+            console.print(f"[bold red]Internal error:[/] {type(exc).__name__}: {escape(str(exc))} (set LEADERBOARD_DEBUG=1 for the traceback)", highlight=False, soft_wrap=True)
             if os.environ.get("LEADERBOARD_DEBUG"):
                 traceback.print_exc()
             ctx.exit(1)

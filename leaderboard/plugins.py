@@ -102,9 +102,11 @@ class Registry:
                 if (kind, prefix) in self.conflicts:
                     return self.resolve(kind, prefix)
                 return Resolved(entries[prefix], spec[len(prefix):])
-        if kind == "task" and Path(spec).is_dir() and "beir:" in entries:
-            # A bare directory is read as a BEIR-format dataset.
-            return Resolved(entries["beir:"], spec)
+        if kind == "task" and "beir:" in entries:
+            if Path(spec).is_dir():  # a bare directory is read as a BEIR-format dataset
+                return Resolved(entries["beir:"], spec)
+            if "/" in spec or spec.startswith((".", "~")):
+                raise BadInput(f"Task directory {spec!r} does not exist; expected a BEIR-format folder with corpus.jsonl, queries.jsonl and qrels/test.tsv.")
         close = difflib.get_close_matches(spec, list(entries), n=3)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise BadInput(

@@ -55,10 +55,12 @@ def hardware_info(device: str | None = None) -> dict:
         "accelerator": None,
     }
     try:
-        import torch
+        import sys
 
-        if torch.cuda.is_available():
-            info["accelerator"] = torch.cuda.get_device_name(0)
+        torch = sys.modules.get("torch")
+        # Probing CUDA on a CPU machine costs about a second; ask only if a model initialised it.
+        if torch is not None and torch.cuda.is_initialized():
+            info["accelerator"] = torch.cuda.get_device_name(torch.cuda.current_device())
     except Exception:  # hardware details are best-effort, never a reason to fail a run
         pass
     return info

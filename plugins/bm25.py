@@ -41,20 +41,24 @@ class BM25(SparseModel):
             "zero_score_documents": "dropped (a document that shares no term with the query is not retrieved)",
         }
 
-    def _tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        return bm25s.tokenize(list(texts), token_pattern=TOKEN_PATTERN, stopwords=self.stopwords, stemmer=self._stemmer, return_ids=False, show_progress=False)
-
-    def _index(self, documents: Sequence[str]) -> bm25s.BM25:
+    def _index(self, documents: Sequence[str]) -> tuple[bm25s.BM25, bm25s.tokenization.Tokenizer]:
+        """Index documents; the returned tokenizer maps later queries onto the same vocabulary."""
+        tokenizer = bm25s.tokenization.Tokenizer(lower=True, splitter=TOKEN_PATTERN, stopwords=self.stopwords, stemmer=self._stemmer)
         index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-        index.index(self._tokenize(documents), show_progress=False)
-        return index
+        index.index(tokenizer.tokenize(list(documents), return_as="ids", show_progress=False), show_progress=False)
+        return index, tokenizer
+
+    @staticmethod
+    def _query_ids(tokenizer: bm25s.tokenization.Tokenizer, queries: Sequence[str]) -> list[list[int]]:
+        # update_vocab=False: words unseen in the corpus cannot match anything and are dropped
+        return tokenizer.tokenize(list(queries), return_as="ids", update_vocab=False, show_progress=False)
 
     def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
         doc_ids, query_ids = list(corpus), list(queries)
         with step("indexing (bm25)"):
-            index = self._index([corpus[d] for d in doc_ids])
+            index, tokenizer = self._index([corpus[d] for d in doc_ids])
         with step("tokenizing queries"):
-            tokens = self._tokenize([queries[q] for q in query_ids])
+            tokens = self._query_ids(tokenizer, [queries[q] for q in query_ids])
         k = min(top_k, len(doc_ids))
         run: Run = {}
         with step("searching (bm25)", total=len(query_ids)) as bar:
@@ -68,8 +72,8 @@ class BM25(SparseModel):
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
         # The candidate set is the BM25 corpus, as MultiConIR's reference implementation does.
-        index = self._index(documents)
-        return np.asarray(index.get_scores(self._tokenize([query])[0]), dtype=float).tolist()
+        index, tokenizer = self._index(documents)
+        return np.asarray(index.get_scores_from_ids(self._query_ids(tokenizer, [query])[0]), dtype=float).tolist()
 
 
 @hookimpl

@@ -39,6 +39,9 @@ def hub_revision(model_id: str, revision: str | None) -> str | None:
 class SentenceTransformerModel(DenseModel):
     def __init__(self, source: str, request: ModelRequest, name: str | None = None, revision: str | None = None, license: str | None = None):
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # the runner draws its own progress bars
 
         folder = Path(source)
         is_local = folder.is_dir()

@@ -1,0 +1,62 @@
+"""Shared test helpers: CLI invocation, throwaway plugin distributions, real data locations."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from leaderboard import plugins
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+COMLQ = SHARED_DATA / "comlq"
+NEGCONSTRAINT = SHARED_DATA / "negconstraint"
+
+needs_comlq = pytest.mark.skipif(not COMLQ.is_dir(), reason=f"real ComLQ data not found at {COMLQ} (CI always has ../shared/data)")
+needs_negconstraint = pytest.mark.skipif(not NEGCONSTRAINT.is_dir(), reason=f"real NegConstraint data not found at {NEGCONSTRAINT}")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_registry(monkeypatch, tmp_path):
+    """Each test discovers plugins afresh and keeps caches inside its own temporary folder."""
+    plugins._cached = None
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    yield
+    plugins._cached = None
+
+
+def run_cli(*args: str, env: dict | None = None, cwd: Path | None = None, python: str | None = None) -> subprocess.CompletedProcess:
+    """Run `leaderboard ARGS` in a fresh interpreter, as a user would."""
+    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "250", **(env or {})}
+    return subprocess.run([python or sys.executable, "-m", "leaderboard", *args], capture_output=True, text=True, env=full_env, cwd=cwd, timeout=600)
+
+
+def make_plugin_dist(root: Path, dist_name: str, module_name: str, source: str, entry_points: dict[str, str], version: str = "0.1.0") -> Path:
+    """Lay out an importable module plus its *.dist-info on ``root``, exactly what an install leaves.
+
+    Putting ``root`` on PYTHONPATH makes importlib.metadata discover its entry points.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    (root / f"{module_name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    info = root / f"{dist_name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist_name}\nVersion: {version}\n", encoding="utf-8")
+    lines = ["[leaderboard]"] + [f"{name} = {target}" for name, target in entry_points.items()]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def write_beir(root: Path, corpus: dict[str, str], queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> Path:
+    import json
+
+    (root / "qrels").mkdir(parents=True, exist_ok=True)
+    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in corpus.items()))
+    (root / "queries.jsonl").write_text("".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in queries.items()))
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{s}\n" for q, j in qrels.items() for d, s in j.items()))
+    return root

@@ -1,0 +1,74 @@
+"""A third-party plugin distribution, built and installed into a fresh venv, is listed and runnable."""
+
+import json
+import textwrap
+
+from conftest import run_cli
+from venv_helpers import make_child_venv, pip_install_offline
+
+PLUGIN_MODULE = '''
+"""A model author's plugin: a word-overlap retriever, written against the public contract only."""
+from leaderboard import hookimpl
+from leaderboard.model import ModelKind, ModelMetadata, SparseModel
+
+
+class WordOverlap(SparseModel):
+    metadata = ModelMetadata("word-overlap", ModelKind.SPARSE, revision="1.0", similarity="overlap")
+
+    def score(self, query, documents):
+        words = set(query.lower().split())
+        return [float(len(words & set(d.lower().split()))) for d in documents]
+
+    def search(self, corpus, queries, top_k):
+        ids = list(corpus)
+        run = {}
+        for qid, text in queries.items():
+            scores = self.score(text, [corpus[d] for d in ids])
+            ranked = sorted(zip(ids, scores), key=lambda x: -x[1])[:top_k]
+            run[qid] = {d: s for d, s in ranked if s > 0}
+        return run
+
+
+@hookimpl
+def register_models(register):
+    register("word-overlap", lambda request: WordOverlap(), description="count of shared words")
+'''
+
+PYPROJECT = """
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "leaderboard-word-overlap"
+version = "0.3.0"
+
+[project.entry-points.leaderboard]
+word-overlap = "leaderboard_word_overlap"
+"""
+
+
+def test_out_of_tree_plugin_in_a_fresh_venv(tmp_path):
+    project = tmp_path / "plugin-src"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(textwrap.dedent(PYPROJECT))
+    (project / "leaderboard_word_overlap.py").write_text(PLUGIN_MODULE)
+    python = make_child_venv(tmp_path / "venv")
+
+    before = run_cli("plugins", "--json", python=str(python))
+    assert before.returncode == 0, before.stderr
+    assert "word-overlap" not in {p["name"] for p in json.loads(before.stdout)}
+
+    installed = pip_install_offline(python, project)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+
+    listed = {p["name"]: p for p in json.loads(run_cli("plugins", "--json", python=str(python)).stdout)}
+    assert listed["word-overlap"]["distribution"] == "leaderboard-word-overlap"
+    assert listed["word-overlap"]["version"] == "0.3.0"
+    assert listed["word-overlap"]["models"] == ["word-overlap"]
+    ran = run_cli("run", "--model", "word-overlap", "--task", "demo", "--output", str(tmp_path / "out"), python=str(python))
+    assert ran.returncode == 0, ran.stderr
+    (path,) = (tmp_path / "out").rglob("demo.json")
+    result = json.loads(path.read_text())
+    assert result["model"]["plugin"] == "word-overlap" and result["model"]["plugin_version"] == "0.3.0"
+    assert 0 < result["main_score"] <= 1
