@@ -68,13 +68,13 @@ def cli() -> None:
 @click.option("--device", default=None, help="torch device, e.g. cpu or cuda:0 (default: the model's choice).")
 @click.option("--max-length", type=click.IntRange(min=1), default=None, help="Truncate model inputs to this many tokens.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N queries (recorded in the result).")
-@click.option("--data-dir", default=None, help="Local data folder for tasks that take one (overrides their environment variable).")
+@click.option("--data-dir", "data_dirs", multiple=True, help="Local data folder for a task: TASK=DIR (repeatable), or DIR for every task. Overrides the task's environment variable.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
-def run(models, tasks, output, batch_size, device, max_length, limit, data_dir, seed, overwrite) -> None:
+def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs, seed, overwrite) -> None:
     """Evaluate each --model on each --task and write one result file per pair."""
     registry = get_registry()
-    options = RunOptions(output, batch_size, device, max_length, limit, overwrite, seed, data_dir)
+    options = RunOptions(output, batch_size, device, max_length, limit, overwrite, seed, _data_dirs(data_dirs, tasks))
     outcomes = []
     with _progress() as progress, use_progress(progress):
         for spec in models:
@@ -90,6 +90,20 @@ def run(models, tasks, output, batch_size, device, max_length, limit, data_dir, 
     for o in outcomes:
         table.add_row(escape(o.model), escape(o.task), o.result["task"]["main_score"], f"{o.result['main_score']:.4f}", o.status, escape(str(o.path)))
     out.print(table)
+
+
+def _data_dirs(values: tuple[str, ...], tasks: tuple[str, ...]) -> dict[str, str]:
+    """--data-dir TASK=DIR or DIR (for every task) -> task spec -> folder."""
+    chosen: dict[str, str] = {}
+    for value in values:
+        name, sep, folder = value.partition("=")
+        if sep and name in tasks:
+            chosen[name] = folder
+        elif sep and not Path(value).exists():
+            raise BadInput(f"--data-dir {value!r}: {name!r} is not one of the --task names ({', '.join(tasks)}).")
+        else:
+            chosen.update({task: value for task in tasks if task not in chosen})
+    return chosen
 
 
 def _registrations_table(kind: str) -> Table:

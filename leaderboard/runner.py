@@ -19,7 +19,7 @@ from .evaluation import retrieve
 from .model import Model, ModelRequest
 from .plugins import Registry, Resolved
 from .progress import step
-from .task import EvaluationKind, RetrievalData, RetrievalTask, Task, TaskRequest
+from .task import EvaluationKind, RetrievalData, RetrievalTask, ScoreReport, Task, TaskRequest
 
 
 @dataclass
@@ -31,7 +31,7 @@ class RunOptions:
     limit: int | None = None  # evaluate only the first N queries (quick checks; recorded)
     overwrite: bool = False
     seed: int = 0
-    data_dir: str | None = None
+    data_dirs: dict[str, str] = field(default_factory=dict)  # task spec -> local data folder
 
 
 @dataclass
@@ -78,7 +78,7 @@ def load_model(registry: Registry, spec: str, options: RunOptions) -> tuple[Mode
 
 def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task, Resolved]:
     resolved = registry.resolve("task", spec)
-    task = _call_plugin(resolved, TaskRequest(spec, resolved.argument, options.data_dir), "task")
+    task = _call_plugin(resolved, TaskRequest(spec, resolved.argument, options.data_dirs.get(spec)), "task")
     if not isinstance(task, Task):
         raise LeaderboardError(f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, not a leaderboard.task.Task")
     return task, resolved
@@ -150,7 +150,9 @@ def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spe
     with timer.phase("retrieval"):
         run = retrieve(model, data.corpus, data.queries, meta.top_k, options.batch_size, stats)
     with timer.phase("scoring"), step("scoring"):
-        scores = task.compute_scores(data, run)
+        report = task.compute_scores(data, run)
+    report = report if isinstance(report, ScoreReport) else ScoreReport(report)
+    scores = report.scores
     first_split = meta.splits[0]
     try:
         main = scores[first_split]["default"][meta.main_score]
@@ -167,6 +169,9 @@ def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spe
             "texts_encoded": stats.unique,
         },
         timings=timer.timings,
+        **({"confidence_intervals": report.confidence_intervals} if report.confidence_intervals else {}),
+        **({"subset_sizes": report.subset_sizes} if report.subset_sizes else {}),
+        **({"task_details": report.details} if report.details else {}),
         hardware=provenance.hardware_info(options.device),
         created_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )

@@ -74,6 +74,16 @@ class TaskMetadata:
 
 
 @dataclass
+class ScoreReport:
+    """What a task may return instead of bare scores, when it has more to say."""
+
+    scores: Scores
+    confidence_intervals: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
+    subset_sizes: dict[str, dict[str, int]] = field(default_factory=dict)  # split -> subset -> queries/records
+    details: dict[str, Any] = field(default_factory=dict)  # task-specific provenance (judge, coverage, ...)
+
+
+@dataclass
 class RetrievalData:
     corpus: dict[str, str]
     queries: dict[str, str]
@@ -95,5 +105,5 @@ class RetrievalTask(Task):
     def load(self) -> RetrievalData: ...
 
     @abstractmethod
-    def compute_scores(self, data: RetrievalData, run: Run) -> Scores:
+    def compute_scores(self, data: RetrievalData, run: Run) -> Scores | ScoreReport:
         """Turn a run (top-k per query) into metric values."""

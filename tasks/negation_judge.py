@@ -1,0 +1,106 @@
+"""Violation judges for negation queries: which passages mention what a query negates.
+
+ComLQ releases no violation labels, so LSNC needs a judge. A judge is any object with ``name``
+(it appears in metric names) and ``judge(query, corpus_tokens, relevant) -> Judgment``. Swap in a
+better one by constructing the ComLQ task with ``judge=YourJudge()`` in a task plugin.
+
+lexical-v1, the documented rule:
+1. Cue: the earliest negation cue in the query (longest at that position), from NEGATION_CUES.
+2. Condition: the text after the cue up to the next clause boundary (, ; ? . ! or 'but', 'and how',
+   'whereas', 'while').
+3. Keywords: the condition's words of 3+ characters, lower-cased, minus English stopwords and
+   GENERIC_WORDS, Snowball-stemmed.
+4. A passage violates when it is not judged relevant for the query and contains all keywords
+   (1-2 keywords) or at least ceil(2n/3) of the n keywords (3 or more).
+Queries without a cue or without keywords get no judgment (reported as coverage).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+NEGATION_CUES = (
+    "but do not", "but does not", "but did not", "but are not", "but is not", "but was not", "but were not",
+    "but has not", "but have not", "but never", "but not", "do not", "does not", "did not", "don't", "doesn't",
+    "didn't", "are not", "is not", "was not", "were not", "has not", "have not", "cannot", "can not", "never",
+    "not", "without", "excluding", "exclude", "except", "other than", "no longer", "avoid mentioning", "avoid",
+    "apart from", "aside from", "none of", "nor",
+)
+GENERIC_WORDS = {
+    "include", "includes", "included", "including", "involve", "involved", "involves", "part", "use", "used",
+    "uses", "using", "related", "known", "found", "considered", "classified", "based", "directly", "responsible",
+    "specific", "typical", "mention", "mentioning", "associated", "contain", "contains", "also", "any", "which",
+    "who", "what", "their", "them", "they", "its", "have", "has", "had", "been", "being",
+    # function words missing from bm25s' short English stopword list
+    "from", "after", "before", "other", "others", "within", "without", "across", "into", "onto", "over", "under",
+    "between", "through", "during", "about", "above", "below", "than", "then", "such", "more", "most", "some",
+    "only", "same", "each", "both", "either", "neither", "there", "here", "where", "when", "whose", "whom",
+    "this", "that", "these", "those", "currently", "single", "any", "all", "very", "many", "much", "among",
+}
+_CUE_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(NEGATION_CUES, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_BOUNDARY_RE = re.compile(r"[,;?.!]|\bbut\b|\band how\b|\bwhereas\b|\bwhile\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"(?u)\b\w\w\w+\b")
+
+
+@dataclass
+class Judgment:
+    cue: str | None
+    condition: str | None
+    keywords: list[str]
+    violating: list[str] = field(default_factory=list)
+
+
+class LexicalJudge:
+    name = "lexical-v1"
+    version = "1"
+
+    def __init__(self) -> None:
+        self._stemmer = Stemmer.Stemmer("english")
+        self._stem_cache: dict[str, str] = {}
+
+    def stems(self, text: str) -> set[str]:
+        out = set()
+        for word in _WORD_RE.findall(text.lower()):
+            stem = self._stem_cache.get(word)
+            if stem is None:
+                stem = self._stem_cache[word] = self._stemmer.stemWord(word)
+            out.add(stem)
+        return out
+
+    def negated_condition(self, query: str) -> tuple[str | None, str | None, list[str]]:
+        cue = _CUE_RE.search(query)
+        if cue is None:
+            return None, None, []
+        rest = query[cue.end():]
+        boundary = _BOUNDARY_RE.search(rest)
+        condition = (rest[: boundary.start()] if boundary else rest).strip()
+        words = [w for w in _WORD_RE.findall(condition.lower()) if w not in STOPWORDS_EN and w not in GENERIC_WORDS]
+        keywords = sorted({self._stemmer.stemWord(w) for w in words})
+        return cue.group(0).lower(), condition, keywords
+
+    @staticmethod
+    def needed(n_keywords: int) -> int:
+        return n_keywords if n_keywords <= 2 else math.ceil(2 * n_keywords / 3)
+
+    def judge(self, query: str, postings: dict[str, set[str]], relevant: set[str]) -> Judgment:
+        """postings: keyword stem -> ids of passages containing it (see ``build_postings``)."""
+        cue, condition, keywords = self.negated_condition(query)
+        if not keywords:
+            return Judgment(cue, condition, keywords)
+        hits = Counter(doc for k in keywords for doc in postings.get(k, ()))
+        need = self.needed(len(keywords))
+        violating = sorted(doc for doc, n in hits.items() if n >= need and doc not in relevant)
+        return Judgment(cue, condition, keywords, violating)
+
+    def build_postings(self, corpus: dict[str, str]) -> dict[str, set[str]]:
+        postings: dict[str, set[str]] = {}
+        for doc_id, text in corpus.items():
+            for stem in self.stems(text):
+                postings.setdefault(stem, set()).add(doc_id)
+        return postings
