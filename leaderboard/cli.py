@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from . import __version__
+from .dense import EmbeddingMemo
 from .errors import BadInput, LeaderboardError
 from .plugins import get_registry
 from .progress import use_progress
@@ -81,8 +82,9 @@ def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs,
             start = time.perf_counter()
             model, resolved = load_model(registry, spec, options)
             load_seconds = time.perf_counter() - start
+            memo = EmbeddingMemo()  # a text shared by several tasks is encoded once per model and run
             for task_spec in tasks:
-                outcomes.append(run_one(registry, model, resolved, task_spec, options, load_seconds))
+                outcomes.append(run_one(registry, model, resolved, task_spec, options, load_seconds, memo))
                 load_seconds = 0.0  # the model was loaded once for all its tasks
     table = Table(title="Results")
     for column in ("model", "task", "main score", "value", "status", "file"):

@@ -26,8 +26,22 @@ class EncodeStats:
     unique: int = 0  # distinct texts encoded or looked up
 
 
-def encode_unique(model: DenseModel, texts: Sequence[str], role: Role, batch_size: int, stats: EncodeStats | None = None, label: str = "") -> np.ndarray:
-    """Embed ``texts`` (rows in the same order), encoding each distinct text once."""
+class EmbeddingMemo:
+    """Embeddings already computed in this run, keyed by (role, text): shared across a model's tasks."""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, str], np.ndarray] = {}
+
+    def get(self, role: str, text: str) -> np.ndarray | None:
+        return self._rows.get((role, text))
+
+    def put(self, role: str, texts: Sequence[str], embeddings: np.ndarray) -> None:
+        for text, row in zip(texts, embeddings):
+            self._rows[(role, text)] = row
+
+
+def encode_unique(model: DenseModel, texts: Sequence[str], role: Role, batch_size: int, stats: EncodeStats | None = None, label: str = "", memo: EmbeddingMemo | None = None) -> np.ndarray:
+    """Embed ``texts`` (rows in the same order), encoding each distinct text once per run."""
     index: dict[str, int] = {}
     unique: list[str] = []
     rows = np.empty(len(texts), dtype=np.int64)
@@ -37,11 +51,19 @@ def encode_unique(model: DenseModel, texts: Sequence[str], role: Role, batch_siz
             j = index[text] = len(unique)
             unique.append(text)
         rows[i] = j
+    known = {t: v for t in unique if memo is not None and (v := memo.get(role, t)) is not None}
+    missing = [t for t in unique if t not in known]
     if stats is not None:
         stats.requested += len(texts)
-        stats.unique += len(unique)
-    embeddings = _encode_in_batches(model, unique, role, batch_size, label or f"encoding {role}s")
-    return embeddings[rows]
+        stats.unique += len(missing)
+    fresh = _encode_in_batches(model, missing, role, batch_size, label or f"encoding {role}s")
+    if memo is not None and len(missing):
+        memo.put(role, missing, fresh)
+    if not known:
+        return fresh[rows]
+    lookup = dict(zip(missing, fresh))
+    lookup.update(known)
+    return np.stack([lookup[t] for t in unique])[rows]
 
 
 def _encode_in_batches(model: DenseModel, texts: list[str], role: Role, batch_size: int, label: str) -> np.ndarray:
@@ -96,13 +118,21 @@ def exact_top_k(query_emb: np.ndarray, doc_emb: np.ndarray, k: int, similarity: 
     return torch.cat(all_rows).numpy(), torch.cat(all_scores).numpy()
 
 
-def dense_search(model: DenseModel, corpus: dict[str, str], queries: dict[str, str], top_k: int, batch_size: int, stats: EncodeStats | None = None) -> Run:
+def dense_search(model: DenseModel, corpus: dict[str, str], queries: dict[str, str], top_k: int, batch_size: int, stats: EncodeStats | None = None, memo: EmbeddingMemo | None = None) -> Run:
     similarity = model.metadata.similarity or "cosine"
     doc_ids, query_ids = list(corpus), list(queries)
-    doc_emb = encode_unique(model, [corpus[d] for d in doc_ids], "document", batch_size, stats, "encoding corpus")
-    query_emb = encode_unique(model, [queries[q] for q in query_ids], "query", batch_size, stats, "encoding queries")
+    doc_emb = encode_unique(model, [corpus[d] for d in doc_ids], "document", batch_size, stats, "encoding corpus", memo)
+    query_emb = encode_unique(model, [queries[q] for q in query_ids], "query", batch_size, stats, "encoding queries", memo)
     rows, scores = exact_top_k(query_emb, doc_emb, top_k, similarity)
     return {
         qid: {doc_ids[r]: float(s) for r, s in zip(rows[i], scores[i])}
         for i, qid in enumerate(query_ids)
     }
+
+
+def dense_pair_scores(model: DenseModel, queries: Sequence[str], documents: Sequence[str], batch_size: int, stats: EncodeStats | None = None, memo: EmbeddingMemo | None = None) -> np.ndarray:
+    """Similarity of each (queries[i], documents[i]) pair, each distinct text encoded once."""
+    similarity = model.metadata.similarity or "cosine"
+    q = _prepare(encode_unique(model, queries, "query", batch_size, stats, "encoding queries", memo), similarity)
+    d = _prepare(encode_unique(model, documents, "document", batch_size, stats, "encoding documents", memo), similarity)
+    return (q * d).sum(dim=1).numpy()

@@ -49,6 +49,10 @@ class ModelMetadata:
     max_length: int | None = None  # max input tokens; None for unbounded (BM25)
     similarity: str | None = None  # "cosine", "dot", "bm25", "cross-encoder", ...
     takes_instructions: bool = False
+    # How an instruction reaches the model: a template over {instruction} and {query}.
+    instruction_template: str = "{instruction} {query}"
+    query_prompt: str = ""  # prepended to every query, e.g. "query: " (E5); recorded in results
+    document_prompt: str = ""  # prepended to every document, e.g. "passage: "
     license: str | None = None
     reference: str | None = None
 

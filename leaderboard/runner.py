@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import provenance, results
-from .dense import EncodeStats
+from .dense import EmbeddingMemo
 from .errors import BadInput, LeaderboardError
-from .evaluation import retrieve
+from .evaluation import Context, retrieve, score_candidates
+from .instructions import used_strings
 from .model import Model, ModelRequest
 from .plugins import Registry, Resolved
 from .progress import step
-from .task import EvaluationKind, RetrievalData, RetrievalTask, ScoreReport, Task, TaskRequest
+from .task import CandidateData, CandidateTask, EvaluationKind, RetrievalData, RetrievalTask, ScoreReport, Task, TaskRequest
 
 
 @dataclass
@@ -78,22 +79,26 @@ def load_model(registry: Registry, spec: str, options: RunOptions) -> tuple[Mode
 
 def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task, Resolved]:
     resolved = registry.resolve("task", spec)
-    task = _call_plugin(resolved, TaskRequest(spec, resolved.argument, options.data_dirs.get(spec)), "task")
+    task = _call_plugin(resolved, TaskRequest(spec, resolved.argument, options.data_dirs.get(spec), options.seed), "task")
     if not isinstance(task, Task):
         raise LeaderboardError(f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, not a leaderboard.task.Task")
     return task, resolved
 
 
-def _limit(data: RetrievalData, limit: int | None) -> RetrievalData:
+def _limit(data: Any, limit: int | None) -> Any:
     if limit is None:
         return data
-    keep = list(data.queries)[:limit]
-    data.queries = {q: data.queries[q] for q in keep}
-    data.qrels = {q: data.qrels[q] for q in keep}
+    if isinstance(data, RetrievalData):
+        keep = list(data.queries)[:limit]
+        data.queries = {q: data.queries[q] for q in keep}
+        data.qrels = {q: data.qrels[q] for q in keep}
+    elif isinstance(data, CandidateData):
+        data.sets = data.sets[:limit]
     return data
 
 
 def _settings(task: Task, model: Model, options: RunOptions) -> dict[str, Any]:
+    strings = used_strings(model, task.metadata.instruction)
     return {
         "batch_size": options.batch_size,
         "max_length": model.metadata.max_length,
@@ -102,8 +107,8 @@ def _settings(task: Task, model: Model, options: RunOptions) -> dict[str, Any]:
         "seed": options.seed,
         "limit": options.limit,
         "top_k": task.metadata.top_k if task.metadata.evaluation == EvaluationKind.RETRIEVAL else None,
-        "instruction": None,
-        "prompts": {},
+        "instruction": strings.pop("instruction"),
+        "prompts": strings,
         "model_settings": model.settings(),
         "libraries": provenance.library_versions(),
     }
@@ -114,15 +119,34 @@ def _plugin_version(registry: Registry, plugin: str) -> str | None:
     return info.version if info else None
 
 
-def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spec: str, options: RunOptions, model_load_seconds: float = 0.0) -> RunOutcome:
+def _evaluate(task: Task, model: Model, data: Any, ctx: Context) -> Any:
+    kind = task.metadata.evaluation
+    if kind == EvaluationKind.RETRIEVAL and isinstance(task, RetrievalTask):
+        run = retrieve(model, data.corpus, data.queries, task.metadata.top_k, ctx)
+        with step("scoring"):
+            return task.compute_scores(data, run)
+    if kind == EvaluationKind.CANDIDATES and isinstance(task, CandidateTask):
+        scores = score_candidates(model, data.sets, ctx)
+        with step("computing metrics"):
+            return task.compute_scores(data, scores)
+    raise LeaderboardError(f"task {task.metadata.name!r} declares evaluation kind {kind.value!r} but is a {type(task).__name__}")
+
+
+def _counts(data: Any, ctx: Context) -> dict[str, int]:
+    counts = {"texts_requested": ctx.stats.requested, "texts_encoded": ctx.stats.unique, "pairs_scored": ctx.pairs_scored}
+    if isinstance(data, RetrievalData):
+        counts.update(queries=len(data.queries), documents=len(data.corpus))
+    elif isinstance(data, CandidateData):
+        counts.update(candidate_sets=len(data.sets), candidates=sum(len(s.candidates) for s in data.sets))
+    return counts
+
+
+def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spec: str, options: RunOptions, model_load_seconds: float = 0.0, memo: EmbeddingMemo | None = None) -> RunOutcome:
     timer = Timer({"model_load": round(model_load_seconds, 6)})
     task, task_resolved = make_task(registry, task_spec, options)
     meta = task.metadata
     with timer.phase("data_load"), step(f"loading {meta.name}"):
-        data = task.load()
-    if meta.evaluation != EvaluationKind.RETRIEVAL or not isinstance(task, RetrievalTask):
-        raise LeaderboardError(f"task {meta.name!r} asks for evaluation kind {meta.evaluation.value!r}, which this runner cannot perform yet")
-    data = _limit(data, options.limit)
+        data = _limit(task.load(), options.limit)
     result: dict[str, Any] = {
         "schema_version": results.SCHEMA_VERSION,
         "harness": provenance.harness_info(),
@@ -146,11 +170,9 @@ def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spe
             f"{path} already holds a result for {model.metadata.name} on {meta.name} with different settings or data "
             f"(data hash {existing['task']['source']['content_hash']}). Pass --overwrite to replace it, or --output to write elsewhere."
         )
-    stats = EncodeStats()
-    with timer.phase("retrieval"):
-        run = retrieve(model, data.corpus, data.queries, meta.top_k, options.batch_size, stats)
-    with timer.phase("scoring"), step("scoring"):
-        report = task.compute_scores(data, run)
+    ctx = Context(options.batch_size, meta.instruction, memo=memo if memo is not None else EmbeddingMemo())
+    with timer.phase("evaluation"):
+        report = _evaluate(task, model, data, ctx)
     report = report if isinstance(report, ScoreReport) else ScoreReport(report)
     scores = report.scores
     first_split = meta.splits[0]
@@ -162,12 +184,7 @@ def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spe
     result.update(
         scores=scores,
         main_score=main,
-        counts={
-            "queries": len(data.queries),
-            "documents": len(data.corpus),
-            "texts_requested": stats.requested,
-            "texts_encoded": stats.unique,
-        },
+        counts=_counts(data, ctx),
         timings=timer.timings,
         **({"confidence_intervals": report.confidence_intervals} if report.confidence_intervals else {}),
         **({"subset_sizes": report.subset_sizes} if report.subset_sizes else {}),

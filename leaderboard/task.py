@@ -43,6 +43,7 @@ class TaskRequest:
     name: str
     argument: str | None = None
     data_dir: str | None = None  # overrides a task's default local data location
+    seed: int = 0  # for anything random in scoring (bootstrap resamples)
 
 
 @dataclass
@@ -107,3 +108,28 @@ class RetrievalTask(Task):
     @abstractmethod
     def compute_scores(self, data: RetrievalData, run: Run) -> Scores | ScoreReport:
         """Turn a run (top-k per query) into metric values."""
+
+
+@dataclass
+class CandidateSet:
+    """One query and the few candidates it is scored against (EvaluationKind.CANDIDATES)."""
+
+    key: str  # unique within the task, e.g. "Books/17/k3"
+    query: str
+    candidates: list[str]
+
+
+@dataclass
+class CandidateData:
+    sets: list[CandidateSet]
+    source: DataSource
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class CandidateTask(Task):
+    @abstractmethod
+    def load(self) -> CandidateData: ...
+
+    @abstractmethod
+    def compute_scores(self, data: CandidateData, scores: dict[str, list[float]]) -> Scores | ScoreReport:
+        """scores: candidate-set key -> one score per candidate, in the candidates' order."""

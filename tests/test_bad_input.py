@@ -98,9 +98,8 @@ def test_bad_options(tmp_path):
 
 
 def test_reranker_asked_to_search_suggests_a_pipeline(tmp_path):
-    from leaderboard.dense import EncodeStats
     from leaderboard.errors import BadInput
-    from leaderboard.evaluation import retrieve
+    from leaderboard.evaluation import Context, retrieve
     from leaderboard.model import ModelKind, ModelMetadata, Reranker
 
     class Tiny(Reranker):
@@ -110,7 +109,7 @@ def test_reranker_asked_to_search_suggests_a_pipeline(tmp_path):
             return [0.0] * len(pairs)
 
     with pytest.raises(BadInput, match=r'bm25 >> tiny-ce'):
-        retrieve(Tiny(), {"d": "x"}, {"q": "x"}, 10, 8, EncodeStats())
+        retrieve(Tiny(), {"d": "x"}, {"q": "x"}, 10, Context(batch_size=8))
 
 
 def test_subprocess_exit_code_and_message(beir, tmp_path):

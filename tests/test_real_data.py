@@ -16,7 +16,7 @@ def test_bm25_on_comlq_equals_pytrec_eval(tmp_path):
     assert ran.returncode == 0, ran.stderr
     (path,) = tmp_path.rglob("beir-comlq.json")
     result = results.read_result(path)  # schema-valid
-    assert result["counts"] == {"queries": 2909, "documents": 11251, "texts_requested": 0, "texts_encoded": 0}
+    assert result["counts"] == {"queries": 2909, "documents": 11251, "texts_requested": 0, "texts_encoded": 0, "pairs_scored": 0}
     assert result["task"]["source"]["uri"] == str(COMLQ.resolve())
     # Recompute independently: the same model's run, scored by pytrec_eval alone.
     from leaderboard_plugins.bm25 import BM25

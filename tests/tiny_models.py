@@ -1,0 +1,30 @@
+"""A tiny cross-encoder with RANDOM weights, built from a small BERT config in a temporary folder.
+
+No reranker weights can be downloaded here. This model only exercises the code path
+(loading, batching, scoring, result files); its scores mean nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+WORDS = [
+    "the", "is", "a", "of", "and", "find", "where", "planet", "book", "movie", "rings", "moon", "red", "amber",
+    "basalt", "cedar", "delta", "ember", "genre", "setting", "bread", "yeast", "bee", "honey", "bird", "wall",
+]
+
+
+def build_random_cross_encoder(folder: Path, seed: int = 0) -> Path:
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS + [chr(c) for c in range(ord("a"), ord("z") + 1)] + [".", ",", ":", "?"]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True).save_pretrained(folder)
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=128, num_labels=1)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    return folder
