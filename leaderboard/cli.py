@@ -17,6 +17,7 @@ from rich.table import Table
 
 from . import __version__
 from .dense import EmbeddingMemo
+from .pipeline import FirstStageRuns
 from .errors import BadInput, LeaderboardError
 from .plugins import get_registry
 from .progress import use_progress
@@ -72,19 +73,23 @@ def cli() -> None:
 @click.option("--data-dir", "data_dirs", multiple=True, help="Local data folder for a task: TASK=DIR (repeatable), or DIR for every task. Overrides the task's environment variable.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
-def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs, seed, overwrite) -> None:
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk embedding cache.")
+def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs, seed, overwrite, no_cache) -> None:
     """Evaluate each --model on each --task and write one result file per pair."""
     registry = get_registry()
-    options = RunOptions(output, batch_size, device, max_length, limit, overwrite, seed, _data_dirs(data_dirs, tasks))
+    options = RunOptions(output=output, batch_size=batch_size, device=device, max_length=max_length, limit=limit, overwrite=overwrite,
+                         seed=seed, data_dirs=_data_dirs(data_dirs, tasks), use_cache=not no_cache)
     outcomes = []
+    loaded: dict = {}  # models built in this run, shared by pipelines (e.g. one BM25 feeding two rerankers)
+    first_stage = FirstStageRuns()
     with _progress() as progress, use_progress(progress):
         for spec in models:
             start = time.perf_counter()
-            model, resolved = load_model(registry, spec, options)
+            model, resolved = load_model(registry, spec, options, loaded)
             load_seconds = time.perf_counter() - start
-            memo = EmbeddingMemo()  # a text shared by several tasks is encoded once per model and run
+            memo = _memo_for(model, options)  # a text shared by several tasks is encoded once per model and run
             for task_spec in tasks:
-                outcomes.append(run_one(registry, model, resolved, task_spec, options, load_seconds, memo))
+                outcomes.append(run_one(registry, model, resolved, task_spec, options, load_seconds, memo, first_stage))
                 load_seconds = 0.0  # the model was loaded once for all its tasks
     table = Table(title="Results")
     for column in ("model", "task", "main score", "value", "status", "file"):
@@ -92,6 +97,25 @@ def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs,
     for o in outcomes:
         table.add_row(escape(o.model), escape(o.task), o.result["task"]["main_score"], f"{o.result['main_score']:.4f}", o.status, escape(str(o.path)))
     out.print(table)
+    if first_stage.computed or first_stage.reused:
+        out.print(f"first-stage runs: {first_stage.computed} computed, {first_stage.reused} reused")
+    for o in outcomes:
+        c = o.result.get("counts", {})
+        if o.status == "written" and "cache_hits" in c:
+            out.print(f"embedding cache for {escape(o.model)} on {escape(o.task)}: {c['cache_hits']} hits, {c['cache_misses']} misses"
+                      + (f", {c['cache_corrupt_recomputed']} corrupt entries recomputed" if c["cache_corrupt_recomputed"] else ""))
+
+
+def _memo_for(model, options: RunOptions) -> EmbeddingMemo:
+    """An in-run memo, backed by the on-disk cache for dense models (and a pipeline's dense stage)."""
+    from .cache import EmbeddingCache
+    from .model import DenseModel
+
+    target = getattr(model, "first", model)
+    if not options.use_cache or not isinstance(target, DenseModel):
+        return EmbeddingMemo()
+    settings = target.settings() | {"query_prompt": target.metadata.query_prompt, "document_prompt": target.metadata.document_prompt}
+    return EmbeddingMemo(EmbeddingCache(target.metadata.name, target.metadata.revision, settings))
 
 
 def _data_dirs(values: tuple[str, ...], tasks: tuple[str, ...]) -> dict[str, str]:

@@ -27,10 +27,14 @@ class EncodeStats:
 
 
 class EmbeddingMemo:
-    """Embeddings already computed in this run, keyed by (role, text): shared across a model's tasks."""
+    """Embeddings already computed in this run, keyed by (role, text): shared across a model's tasks.
 
-    def __init__(self) -> None:
+    With ``disk`` (an EmbeddingCache) it also reads and writes the on-disk cache shared across runs.
+    """
+
+    def __init__(self, disk=None) -> None:
         self._rows: dict[tuple[str, str], np.ndarray] = {}
+        self.disk = disk
 
     def get(self, role: str, text: str) -> np.ndarray | None:
         return self._rows.get((role, text))
@@ -52,6 +56,10 @@ def encode_unique(model: DenseModel, texts: Sequence[str], role: Role, batch_siz
             unique.append(text)
         rows[i] = j
     known = {t: v for t in unique if memo is not None and (v := memo.get(role, t)) is not None}
+    if memo is not None and memo.disk is not None:
+        from_disk = memo.disk.get_many(role, [t for t in unique if t not in known])
+        memo.put(role, list(from_disk), list(from_disk.values()))
+        known.update(from_disk)
     missing = [t for t in unique if t not in known]
     if stats is not None:
         stats.requested += len(texts)
@@ -59,6 +67,8 @@ def encode_unique(model: DenseModel, texts: Sequence[str], role: Role, batch_siz
     fresh = _encode_in_batches(model, missing, role, batch_size, label or f"encoding {role}s")
     if memo is not None and len(missing):
         memo.put(role, missing, fresh)
+        if memo.disk is not None:
+            memo.disk.put_many(role, missing, fresh)
     if not known:
         return fresh[rows]
     lookup = dict(zip(missing, fresh))

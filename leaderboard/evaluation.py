@@ -12,6 +12,7 @@ from .dense import EmbeddingMemo, EncodeStats, dense_pair_scores, dense_search
 from .errors import BadInput
 from .instructions import format_document, format_query
 from .model import DenseModel, Model, Reranker, Run, SparseModel
+from .pipeline import FirstStageRuns, Pipeline
 from .progress import step
 from .task import CandidateSet
 
@@ -25,10 +26,15 @@ class Context:
     stats: EncodeStats = field(default_factory=EncodeStats)
     memo: EmbeddingMemo = field(default_factory=EmbeddingMemo)
     pairs_scored: int = 0
+    first_stage: FirstStageRuns = field(default_factory=FirstStageRuns)
+    task_key: tuple = ()  # (task name, data hash): identifies first-stage runs that can be shared
+    first_stage_reused: bool | None = None
 
 
 def retrieve(model: Model, corpus: dict[str, str], queries: dict[str, str], top_k: int, ctx: Context) -> Run:
     """Top-k retrieval from a corpus (EvaluationKind.RETRIEVAL)."""
+    if isinstance(model, Pipeline):
+        return pipeline_retrieve(model, corpus, queries, ctx)
     queries = {qid: format_query(model, text, ctx.instruction) for qid, text in queries.items()}
     corpus = {did: format_document(model, text) for did, text in corpus.items()}
     if isinstance(model, DenseModel):
@@ -52,6 +58,8 @@ def score_candidates(model: Model, sets: list[CandidateSet], ctx: Context) -> di
     flat_q = [q for q, s in zip(queries, sets) for _ in s.candidates]
     flat_d = [format_document(model, d) for s in sets for d in s.candidates]
     ctx.pairs_scored += len(flat_d)
+    if isinstance(model, Pipeline):  # the candidates are given: only the reranker has work to do
+        model = model.reranker
     if isinstance(model, DenseModel):
         flat = dense_pair_scores(model, flat_q, flat_d, ctx.batch_size, ctx.stats, ctx.memo).tolist()
     elif isinstance(model, Reranker):
@@ -82,3 +90,23 @@ def rerank_pairs(model: Reranker, pairs: list[tuple[str, str]], ctx: Context) ->
             scores.update(zip(block, (float(x) for x in model.score_pairs(block))))
             bar.advance(len(block))
     return [scores[p] for p in pairs]
+
+
+def pipeline_retrieve(model: Pipeline, corpus: dict[str, str], queries: dict[str, str], ctx: Context) -> Run:
+    """First stage (shared across pipelines within the run), then the reranker on its top-k."""
+    depth = model.spec.depth
+    key = (model.first.metadata.name, model.first.metadata.revision, *ctx.task_key, depth, ctx.instruction)
+    first_ctx = Context(ctx.batch_size, ctx.instruction, ctx.stats, ctx.memo)
+    first_run, ctx.first_stage_reused = ctx.first_stage.get(key, lambda: retrieve(model.first, corpus, queries, depth, first_ctx))
+    formatted_q = {qid: format_query(model.reranker, text, ctx.instruction) for qid, text in queries.items()}
+    pairs, owners = [], []
+    for qid, ranking in first_run.items():
+        for doc_id, _ in sorted(ranking.items(), key=lambda x: (x[1], x[0]), reverse=True)[:depth]:
+            pairs.append((formatted_q[qid], format_document(model.reranker, corpus[doc_id])))
+            owners.append((qid, doc_id))
+    ctx.pairs_scored += len(pairs)
+    scores = rerank_pairs(model.reranker, pairs, ctx)
+    run: Run = {qid: {} for qid in queries}
+    for (qid, doc_id), score in zip(owners, scores):
+        run[qid][doc_id] = score
+    return run

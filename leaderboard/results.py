@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from functools import cache
 from importlib import resources
@@ -94,7 +95,7 @@ def read_result(path: Path) -> dict:
 
 def slug(name: str) -> str:
     """A file-system-safe name: 'org/model' -> 'org__model' (the MTEB results layout)."""
-    out = name.replace("/", "__")
+    out = re.sub(r"\s*>>(\d*)\s*", r"__rerank\1__", name).replace("/", "__")
     return "".join(c if c.isalnum() or c in "-_.+" else "_" for c in out).strip("._") or "unnamed"
 
 

@@ -17,6 +17,8 @@ from .dense import EmbeddingMemo
 from .errors import BadInput, LeaderboardError
 from .evaluation import Context, retrieve, score_candidates
 from .instructions import used_strings
+from .pipeline import FirstStageRuns, Pipeline
+from .pipeline import parse as parse_pipeline
 from .model import Model, ModelRequest
 from .plugins import Registry, Resolved
 from .progress import step
@@ -32,6 +34,7 @@ class RunOptions:
     limit: int | None = None  # evaluate only the first N queries (quick checks; recorded)
     overwrite: bool = False
     seed: int = 0
+    use_cache: bool = True  # on-disk embedding cache (--no-cache turns it off)
     data_dirs: dict[str, str] = field(default_factory=dict)  # task spec -> local data folder
 
 
@@ -67,13 +70,24 @@ def _call_plugin(resolved: Resolved, request: Any, what: str) -> Any:
         raise LeaderboardError(f"{what} plugin {reg.plugin!r} failed to create {request.name!r}: {type(exc).__name__}: {exc}") from exc
 
 
-def load_model(registry: Registry, spec: str, options: RunOptions) -> tuple[Model, Resolved]:
+def load_model(registry: Registry, spec: str, options: RunOptions, loaded: dict[str, tuple[Model, Resolved]] | None = None) -> tuple[Model, Resolved]:
+    """Build a model (or a pipeline of two); ``loaded`` reuses models already built in this run."""
+    loaded = {} if loaded is None else loaded
+    if spec in loaded:
+        return loaded[spec]
+    pipeline = parse_pipeline(spec)
+    if pipeline is not None:
+        first, first_resolved = load_model(registry, pipeline.first, options, loaded)
+        reranker, _ = load_model(registry, pipeline.reranker, options, loaded)
+        loaded[spec] = (Pipeline(pipeline, first, reranker), first_resolved)
+        return loaded[spec]
     resolved = registry.resolve("model", spec)
     request = ModelRequest(spec, resolved.argument, options.batch_size, options.device, options.max_length)
     with step(f"loading model {spec}"):
         model = _call_plugin(resolved, request, "model")
     if not isinstance(model, Model):
         raise LeaderboardError(f"model plugin {resolved.registration.plugin!r} returned {type(model).__name__} for {spec!r}, not a leaderboard.model.Model")
+    loaded[spec] = (model, resolved)
     return model, resolved
 
 
@@ -134,6 +148,8 @@ def _evaluate(task: Task, model: Model, data: Any, ctx: Context) -> Any:
 
 def _counts(data: Any, ctx: Context) -> dict[str, int]:
     counts = {"texts_requested": ctx.stats.requested, "texts_encoded": ctx.stats.unique, "pairs_scored": ctx.pairs_scored}
+    if ctx.first_stage_reused is not None:
+        counts["first_stage_reused"] = int(ctx.first_stage_reused)
     if isinstance(data, RetrievalData):
         counts.update(queries=len(data.queries), documents=len(data.corpus))
     elif isinstance(data, CandidateData):
@@ -141,7 +157,8 @@ def _counts(data: Any, ctx: Context) -> dict[str, int]:
     return counts
 
 
-def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spec: str, options: RunOptions, model_load_seconds: float = 0.0, memo: EmbeddingMemo | None = None) -> RunOutcome:
+def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spec: str, options: RunOptions, model_load_seconds: float = 0.0,
+            memo: EmbeddingMemo | None = None, first_stage: FirstStageRuns | None = None) -> RunOutcome:
     timer = Timer({"model_load": round(model_load_seconds, 6)})
     task, task_resolved = make_task(registry, task_spec, options)
     meta = task.metadata
@@ -170,11 +187,17 @@ def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spe
             f"{path} already holds a result for {model.metadata.name} on {meta.name} with different settings or data "
             f"(data hash {existing['task']['source']['content_hash']}). Pass --overwrite to replace it, or --output to write elsewhere."
         )
-    ctx = Context(options.batch_size, meta.instruction, memo=memo if memo is not None else EmbeddingMemo())
+    disk = memo.disk if memo is not None else None
+    before = (disk.stats.hits, disk.stats.misses, disk.stats.corrupt) if disk else None
+    ctx = Context(options.batch_size, meta.instruction, memo=memo if memo is not None else EmbeddingMemo(),
+                  first_stage=first_stage if first_stage is not None else FirstStageRuns(), task_key=(meta.name, data.source.content_hash))
     with timer.phase("evaluation"):
         report = _evaluate(task, model, data, ctx)
     report = report if isinstance(report, ScoreReport) else ScoreReport(report)
     scores = report.scores
+    cache_counts = {}
+    if disk is not None:
+        cache_counts = {"cache_hits": disk.stats.hits - before[0], "cache_misses": disk.stats.misses - before[1], "cache_corrupt_recomputed": disk.stats.corrupt - before[2]}
     first_split = meta.splits[0]
     try:
         main = scores[first_split]["default"][meta.main_score]
@@ -184,7 +207,7 @@ def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spe
     result.update(
         scores=scores,
         main_score=main,
-        counts=_counts(data, ctx),
+        counts=_counts(data, ctx) | cache_counts,
         timings=timer.timings,
         **({"confidence_intervals": report.confidence_intervals} if report.confidence_intervals else {}),
         **({"subset_sizes": report.subset_sizes} if report.subset_sizes else {}),

@@ -1,0 +1,87 @@
+"""Two-stage pipelines: a first-stage retriever, then a reranker on its top-k.
+
+Syntax (anywhere a model name is accepted):
+    "bm25 >> ce:cross-encoder/ms-marco-MiniLM-L6-v2"       rerank the top 100 (default)
+    "bm25 >>20 ce:cross-encoder/ms-marco-MiniLM-L6-v2"     rerank the top 20
+The first stage's run is computed once per task and run, and reused by every pipeline that
+shares it (e.g. one BM25 run feeding two rerankers).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .errors import BadInput
+from .model import Model, ModelKind, ModelMetadata, Reranker, Run
+
+DEFAULT_DEPTH = 100
+_ARROW = re.compile(r"\s*>>(\d*)\s*")
+
+
+@dataclass(frozen=True)
+class PipelineSpec:
+    first: str
+    reranker: str
+    depth: int
+
+
+def parse(spec: str) -> PipelineSpec | None:
+    parts = _ARROW.split(spec)
+    if len(parts) == 1:
+        return None
+    if len(parts) != 3 or not parts[0].strip() or not parts[2].strip():
+        raise BadInput(f"Model {spec!r}: a pipeline is 'FIRST >> RERANKER' or 'FIRST >>K RERANKER' (one stage of reranking), e.g. \"bm25 >>50 ce:<model>\".")
+    depth = int(parts[1]) if parts[1] else DEFAULT_DEPTH
+    if depth < 1:
+        raise BadInput(f"Model {spec!r}: the rerank depth after '>>' must be at least 1.")
+    return PipelineSpec(parts[0].strip(), parts[2].strip(), depth)
+
+
+@dataclass
+class FirstStageRuns:
+    """First-stage runs of this invocation, keyed by (first-stage model, task, data hash, depth)."""
+
+    runs: dict[tuple, Run] = field(default_factory=dict)
+    computed: int = 0
+    reused: int = 0
+
+    def get(self, key: tuple, compute: Callable[[], Run]) -> tuple[Run, bool]:
+        if key in self.runs:
+            self.reused += 1
+            return self.runs[key], True
+        self.computed += 1
+        self.runs[key] = compute()
+        return self.runs[key], False
+
+
+class Pipeline(Model):
+    def __init__(self, spec: PipelineSpec, first: Model, reranker: Model):
+        if not isinstance(reranker, Reranker):
+            raise BadInput(f"Pipeline {spec.first} >> {spec.reranker}: the second stage must be a reranker, but {spec.reranker!r} is a {reranker.metadata.kind.value} model.")
+        if isinstance(first, Reranker):
+            raise BadInput(f"Pipeline {spec.first} >> {spec.reranker}: the first stage must be a retriever, but {spec.first!r} is a reranker.")
+        self.spec, self.first, self.reranker = spec, first, reranker
+        f, r = first.metadata, reranker.metadata
+        self.metadata = ModelMetadata(
+            name=f"{f.name} >>{spec.depth} {r.name}",
+            kind=ModelKind.PIPELINE,
+            revision=f"{f.revision or 'none'}+{r.revision or 'none'}",
+            n_parameters=(f.n_parameters or 0) + (r.n_parameters or 0) or None,
+            max_length=r.max_length,
+            similarity=r.similarity,
+            takes_instructions=r.takes_instructions,
+            instruction_template=r.instruction_template,
+            query_prompt=r.query_prompt,
+            document_prompt=r.document_prompt,
+            license=r.license,
+        )
+        self.dtype = getattr(reranker, "dtype", None)
+
+    def settings(self) -> dict:
+        return {
+            "depth": self.spec.depth,
+            "first_stage": {"name": self.first.metadata.name, "revision": self.first.metadata.revision, "settings": self.first.settings()},
+            "reranker": {"name": self.reranker.metadata.name, "revision": self.reranker.metadata.revision, "settings": self.reranker.settings()},
+        }
