@@ -101,7 +101,7 @@ def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs,
         out.print(f"first-stage runs: {first_stage.computed} computed, {first_stage.reused} reused")
     for o in outcomes:
         c = o.result.get("counts", {})
-        if o.status == "written" and "cache_hits" in c:
+        if o.status == "written" and c.get("cache_hits", 0) + c.get("cache_misses", 0) > 0:
             out.print(f"embedding cache for {escape(o.model)} on {escape(o.task)}: {c['cache_hits']} hits, {c['cache_misses']} misses"
                       + (f", {c['cache_corrupt_recomputed']} corrupt entries recomputed" if c["cache_corrupt_recomputed"] else ""))
 

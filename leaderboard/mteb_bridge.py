@@ -141,3 +141,46 @@ class MtebReranker(Reranker):
         docs = _create_dataloader_from_texts([d for _, d in pairs], batch_size=self.batch_size)
         out = self.inner.predict(queries, docs, task_metadata=self._task, hf_split="test", hf_subset="default", batch_size=self.batch_size)
         return [float(x) for x in np.asarray(out.cpu() if hasattr(out, "cpu") else out).reshape(-1)]
+
+
+class MtebSearch:
+    """Any of our models as an mteb SearchProtocol: our own retrieval path inside mteb's loop.
+
+    Used for models mteb has no protocol for (BM25, custom retrievers, pipelines on retrieval
+    tasks). On reranking tasks (``top_ranked`` given) a pipeline's reranker scores the given list;
+    any other model retrieves its top-k and keeps the given candidates, as mteb's own BM25 does.
+    """
+
+    def __init__(self, model: Model, batch_size: int = 32):
+        self.model, self.batch_size = model, batch_size
+        self.mteb_model_meta = mteb_meta(model.metadata, "dense")
+        self.corpus: dict[str, str] = {}
+
+    def index(self, corpus, *, task_metadata=None, hf_split=None, hf_subset=None, encode_kwargs=None, num_proc=None, **kwargs) -> None:
+        self.corpus = {str(r["id"]): f"{r.get('title') or ''} {r['text']}".strip() for r in corpus}
+
+    def search(self, queries, *, task_metadata=None, hf_split=None, hf_subset=None, top_k=1000, encode_kwargs=None, top_ranked=None, num_proc=None, **kwargs):
+        from mteb._create_dataloaders import _combine_queries_with_instruction_text
+
+        from .evaluation import Context, rerank_pairs, retrieve
+
+        texts = {str(i): t for i, t in zip(queries["id"], _combine_queries_with_instruction_text(queries)["text"])}
+        reranker = getattr(self.model, "reranker", None)
+        if top_ranked and isinstance(reranker, Reranker):
+            pairs = [(qid, d) for qid in texts for d in top_ranked.get(qid, []) if d in self.corpus]
+            scores = rerank_pairs(reranker, [(texts[q], self.corpus[d]) for q, d in pairs], Context(self.batch_size))
+            run: dict[str, dict[str, float]] = {qid: {} for qid in texts}
+            for (qid, doc), score in zip(pairs, scores):
+                run[qid][doc] = score
+            return run
+        run = retrieve(self.model, self.corpus, texts, min(top_k, len(self.corpus)), Context(self.batch_size))
+        if top_ranked:
+            run = {qid: {d: s for d, s in ranking.items() if d in set(top_ranked.get(qid, []))} for qid, ranking in run.items()}
+        return run
+
+
+def mteb_adapter(model: Model, batch_size: int = 32) -> Any:
+    """The best mteb-facing form of one of our models: encoder, cross-encoder, else search."""
+    if isinstance(model, (DenseModel, Reranker)):
+        return to_mteb(model, batch_size)
+    return MtebSearch(model, batch_size)

@@ -31,6 +31,7 @@ class Registration:
     factory: Callable[..., Any]
     description: str
     plugin: str
+    claims_directory: Callable[[Path], bool] | None = None  # for prefixes: does a bare directory belong to me?
 
     @property
     def is_prefix(self) -> bool:
@@ -102,9 +103,15 @@ class Registry:
                 if (kind, prefix) in self.conflicts:
                     return self.resolve(kind, prefix)
                 return Resolved(entries[prefix], spec[len(prefix):])
-        if kind == "task" and "beir:" in entries:
-            if Path(spec).is_dir():  # a bare directory is read as a BEIR-format dataset
+        if kind == "task" and Path(spec).is_dir():
+            # A bare directory goes to the prefix that claims it (mteb layout, ...), else to BEIR.
+            for prefix in prefixes:
+                test = entries[prefix].claims_directory
+                if test is not None and prefix != "beir:" and test(Path(spec)):
+                    return Resolved(entries[prefix], spec)
+            if "beir:" in entries:
                 return Resolved(entries["beir:"], spec)
+        if kind == "task" and "beir:" in entries:
             if "/" in spec or spec.startswith((".", "~")):
                 raise BadInput(f"Task directory {spec!r} does not exist; expected a BEIR-format folder with corpus.jsonl, queries.jsonl and qrels/test.tsv.")
         close = difflib.get_close_matches(spec, list(entries), n=3)
@@ -159,10 +166,10 @@ def load_registry(eps: Iterable[EntryPoint] | None = None) -> Registry:
 
 
 def _make_register(registry: Registry, kind: str, plugin: str) -> Callable[..., None]:
-    def register(name: str, factory: Callable[..., Any], description: str = "") -> None:
-        registry.add(Registration(kind, name, factory, description, plugin))
+    def register(name: str, factory: Callable[..., Any], description: str = "", claims_directory: Callable[[Path], bool] | None = None) -> None:
+        registry.add(Registration(kind, name, factory, description, plugin, claims_directory))
 
-    register.__doc__ = f"Register a {kind}: register(name, factory, description='')."
+    register.__doc__ = f"Register a {kind}: register(name, factory, description='', claims_directory=None)."
     return register
 
 

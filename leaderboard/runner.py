@@ -22,7 +22,7 @@ from .pipeline import parse as parse_pipeline
 from .model import Model, ModelRequest
 from .plugins import Registry, Resolved
 from .progress import step
-from .task import CandidateData, CandidateTask, EvaluationKind, RetrievalData, RetrievalTask, ScoreReport, Task, TaskRequest
+from .task import CandidateData, CandidateTask, EvaluationKind, ExternalTask, RetrievalData, RetrievalTask, ScoreReport, Task, TaskRequest
 
 
 @dataclass
@@ -143,6 +143,8 @@ def _evaluate(task: Task, model: Model, data: Any, ctx: Context) -> Any:
         scores = score_candidates(model, data.sets, ctx)
         with step("computing metrics"):
             return task.compute_scores(data, scores)
+    if isinstance(task, ExternalTask):
+        return task.evaluate_model(model, data, ctx.batch_size)
     raise LeaderboardError(f"task {task.metadata.name!r} declares evaluation kind {kind.value!r} but is a {type(task).__name__}")
 
 
@@ -195,6 +197,7 @@ def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spe
         report = _evaluate(task, model, data, ctx)
     report = report if isinstance(report, ScoreReport) else ScoreReport(report)
     scores = report.scores
+    result["task"]["metrics"] = meta.to_json()["metrics"]  # external tasks learn theirs while evaluating
     cache_counts = {}
     if disk is not None:
         cache_counts = {"cache_hits": disk.stats.hits - before[0], "cache_misses": disk.stats.misses - before[1], "cache_corrupt_recomputed": disk.stats.corrupt - before[2]}

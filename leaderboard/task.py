@@ -20,7 +20,7 @@ Scores = dict[str, dict[str, dict[str, float]]]  # split -> subset -> metric -> 
 class EvaluationKind(str, Enum):
     RETRIEVAL = "retrieval"  # retrieve top-k from a corpus
     CANDIDATES = "candidates"  # score a small candidate set per query
-    RERANK = "rerank"  # rerank a given top-k list per query
+    RERANK = "rerank"  # rerank a given top-k list per query (mteb's reranking-style tasks)
 
 
 @dataclass(frozen=True)
@@ -133,3 +133,25 @@ class CandidateTask(Task):
     @abstractmethod
     def compute_scores(self, data: CandidateData, scores: dict[str, list[float]]) -> Scores | ScoreReport:
         """scores: candidate-set key -> one score per candidate, in the candidates' order."""
+
+
+@dataclass
+class ExternalData:
+    """Data held by an external evaluation framework, with what the result must record of it."""
+
+    source: DataSource
+    handle: Any  # the framework's own task object
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class ExternalTask(Task):
+    """A task whose evaluation loop belongs to another framework (mteb), reached through a model bridge.
+
+    The runner still owns result files, identity, timings and provenance.
+    """
+
+    @abstractmethod
+    def load(self) -> ExternalData: ...
+
+    @abstractmethod
+    def evaluate_model(self, model: Any, data: ExternalData, batch_size: int) -> ScoreReport: ...
