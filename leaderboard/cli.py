@@ -21,6 +21,7 @@ from .pipeline import FirstStageRuns
 from .errors import BadInput, LeaderboardError
 from .plugins import get_registry
 from .progress import use_progress
+from .resultfiles import result_files
 from .results import read_result
 from .runner import RunOptions, load_model, run_one
 
@@ -178,7 +179,7 @@ def plugins(as_json: bool) -> None:
 def show(directory: Path) -> None:
     """Show a table of the results under DIRECTORY."""
     rows, skipped = [], []
-    for path in sorted(directory.rglob("*.json")):
+    for path in result_files(directory):
         try:
             rows.append((path, read_result(path)))
         except BadInput as exc:
@@ -193,6 +194,82 @@ def show(directory: Path) -> None:
         console.print(f"[yellow]skipped[/] {escape(str(path))}: {escape(reason)}", highlight=False)
     if not rows and not skipped:
         console.print(f"No result files under {escape(str(directory))}.")
+
+
+@cli.command()
+@click.argument("results_dir", type=click.Path(path_type=Path))
+@click.option("--repo", required=True, help="The results dataset, ORG/NAME.")
+@click.option("--endpoint", default=None, help="Hub endpoint (default: huggingface_hub's; it reads HF_ENDPOINT only at import).")
+@click.option("--create-pr", is_flag=True, help="Open a pull request on the dataset instead of committing to main (community submissions).")
+@click.option("--dry-run", is_flag=True, help="Validate and print the exact operations; send nothing.")
+@click.option("--message", default=None, help="Commit message.")
+def push(results_dir: Path, repo: str, endpoint: str | None, create_pr: bool, dry_run: bool, message: str | None) -> None:
+    """Validate every result under RESULTS_DIR and push them to a Hugging Face dataset in one commit."""
+    from .store import HubStore, collect
+
+    uploads = collect(results_dir)
+    message = message or f"Add {sum(1 for u in uploads if not u.path_in_repo.endswith('model_card.json'))} result(s) with retrieval-leaderboard"
+    if dry_run:
+        out.print(f"dry run: one commit to dataset {escape(repo)}{' as a pull request' if create_pr else ''}, parent = current head, message {message!r}")
+        for u in uploads:
+            out.print(f"  add {escape(u.path_in_repo)}  ({len(u.data)} bytes, sha256 {u.sha256[:16]})", highlight=False)
+        return
+    url = HubStore(repo, endpoint).push(uploads, message, create_pr=create_pr)
+    out.print(f"{'Opened pull request' if create_pr else 'Committed'} {len(uploads)} file(s): {url}", highlight=False)
+
+
+@cli.command()
+@click.argument("dest", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--repo", required=True, help="The results dataset, ORG/NAME.")
+@click.option("--endpoint", default=None, help="Hub endpoint.")
+@click.option("--revision", default=None, help="A commit, branch or refs/pr/N (default: main).")
+def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None) -> None:
+    """Fetch the results dataset (a snapshot) into DEST."""
+    from .store import HubStore
+
+    path = HubStore(repo, endpoint).pull(dest, revision)
+    count = sum(1 for p in (path / "results").rglob("*.json")) if (path / "results").is_dir() else 0
+    out.print(f"Pulled {count} file(s) from {escape(repo)} into {escape(str(path))}", highlight=False)
+
+
+@cli.command("export")
+@click.argument("destination", metavar="OUT", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["mteb"]), default="mteb", show_default=True)
+@click.option("--results", "results_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+def export_cmd(destination: Path, fmt: str, results_dir: Path) -> None:
+    """Export results as mteb TaskResult files (<org>__<model>/<revision>/<Task>.json + model_meta.json)."""
+    from .mteb_results import export_mteb
+
+    written = export_mteb(results_dir, destination)
+    out.print(f"Exported {len(written)} result(s) to {escape(str(destination))} in the mteb results layout", highlight=False)
+
+
+@cli.command("import")
+@click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["mteb"]), default="mteb", show_default=True)
+@click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+def import_cmd(source: Path, fmt: str, output: Path) -> None:
+    """Import mteb result files for tasks we also run (marked as imported, with their provenance)."""
+    from .mteb_results import import_mteb
+
+    written, skipped = import_mteb(source, output, set(get_registry().names("task")))
+    out.print(f"Imported {len(written)} result(s) into {escape(str(output))}; skipped {len(skipped)}", highlight=False)
+    for reason in skipped:
+        console.print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+def validate(paths: tuple[Path, ...]) -> None:
+    """Check submissions: spec schema, plugin discoverable, results current, no duplicates, sane scores."""
+    from .submissions import validate_paths
+
+    count, problems = validate_paths(list(paths), get_registry())
+    for problem in problems:
+        console.print(f"[red]✗[/] {escape(problem)}", highlight=False, soft_wrap=True)
+    if problems:
+        raise BadInput(f"{len(problems)} problem(s) in {count} submission(s).")
+    out.print(f"✓ {count} submission(s) valid")
 
 
 def main() -> None:

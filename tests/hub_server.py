@@ -1,0 +1,168 @@
+"""A small stand-in for the Hugging Face Hub: just the endpoints our HubStore drives through the
+real huggingface_hub client (repo create, preupload, commit, repo info, tree, file download).
+
+Commits are content-addressed and a stale ``parentCommit`` gets HTTP 412, like the Hub.
+Every URL handed back is on this server. Loopback only; stops with the test.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlparse
+
+
+@dataclass
+class Repo:
+    files: dict[str, bytes] = field(default_factory=dict)  # main
+    head: str = "0" * 40
+    commits: dict[str, dict[str, bytes]] = field(default_factory=dict)  # sha -> files snapshot
+    prs: list[dict[str, bytes]] = field(default_factory=list)
+
+
+class HubState:
+    def __init__(self) -> None:
+        self.repos: dict[str, Repo] = {}
+        self.authorizations: list[str] = []
+        self.lock = threading.Lock()
+
+
+def _sha(files: dict[str, bytes], parent: str) -> str:
+    digest = hashlib.sha1(parent.encode())
+    for path in sorted(files):
+        digest.update(path.encode() + hashlib.sha1(files[path]).digest())
+    return digest.hexdigest()
+
+
+class Handler(BaseHTTPRequestHandler):
+    state: HubState
+    endpoint: str
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _send(self, status: int, body: bytes | dict | list = b"", headers: dict | None = None, head_only: bool = False) -> None:
+        data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json" if isinstance(body, (dict, list)) else "application/octet-stream")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if not head_only:
+            self.wfile.write(data)
+
+    def _body(self) -> bytes:
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def _files_at(self, repo: Repo, revision: str) -> dict[str, bytes] | None:
+        revision = unquote(revision)
+        if revision in ("main", repo.head):
+            return repo.files
+        match = re.fullmatch(r"refs/pr/(\d+)", revision)
+        if match and int(match.group(1)) <= len(repo.prs):
+            return repo.prs[int(match.group(1)) - 1]
+        return repo.commits.get(revision)
+
+    # -- routes -------------------------------------------------------------------------------
+    def do_POST(self) -> None:
+        self.state.authorizations.append(self.headers.get("Authorization", ""))
+        url = urlparse(self.path)
+        if url.path == "/api/repos/create":
+            payload = json.loads(self._body())
+            repo_id = f"{payload['organization']}/{payload['name']}" if payload.get("organization") else payload["name"]
+            with self.state.lock:
+                if repo_id in self.state.repos:
+                    return self._send(409, {"error": "You already created this dataset repo", "url": f"{self.endpoint}/datasets/{repo_id}"})
+                self.state.repos[repo_id] = Repo()
+            return self._send(200, {"url": f"{self.endpoint}/datasets/{repo_id}", "name": repo_id})
+        match = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/(preupload|commit)/(.+)", url.path)
+        if not match or match.group(1) not in self.state.repos:
+            return self._send(404, {"error": f"not found: {url.path}"})
+        repo_id, action = match.group(1), match.group(2)
+        repo = self.state.repos[repo_id]
+        if action == "preupload":
+            files = json.loads(self._body())["files"]
+            return self._send(200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]})
+        lines = [json.loads(line) for line in self._body().decode().splitlines() if line.strip()]
+        header = next(line["value"] for line in lines if line["key"] == "header")
+        added = {line["value"]["path"]: base64.b64decode(line["value"]["content"]) for line in lines if line["key"] == "file"}
+        create_pr = parse_qs(url.query).get("create_pr", ["0"])[0] in ("1", "true", "True")
+        with self.state.lock:
+            parent = header.get("parentCommit")
+            if parent and parent != repo.head:
+                return self._send(412, {"error": f"A commit has happened since. Please refresh and try again. (parent {parent} is not {repo.head})"})
+            files = {**repo.files, **added}
+            sha = _sha(files, repo.head)
+            if create_pr:
+                repo.prs.append(files)
+                number = len(repo.prs)
+                repo.commits[sha] = files
+                return self._send(200, {"commitOid": sha, "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{sha}",
+                                        "pullRequestUrl": f"{self.endpoint}/datasets/{repo_id}/discussions/{number}"})
+            repo.files, repo.head = files, sha
+            repo.commits[sha] = files
+        return self._send(200, {"commitOid": sha, "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{sha}"})
+
+    def do_GET(self) -> None:
+        self._get(head_only=False)
+
+    def do_HEAD(self) -> None:
+        self._get(head_only=True)
+
+    def _get(self, head_only: bool) -> None:
+        url = urlparse(self.path)
+        path = url.path
+        match = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)(?:/revision/(.+))?", path)
+        if match:
+            repo = self.state.repos.get(match.group(1))
+            if repo is None:
+                return self._send(404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"}, head_only)
+            files = self._files_at(repo, match.group(2) or "main")
+            sha = repo.head if files is repo.files else next((s for s, f in repo.commits.items() if f is files), repo.head)
+            return self._send(200, {"id": match.group(1), "sha": sha, "private": False, "siblings": [{"rfilename": p} for p in sorted(files or {})]}, head_only=head_only)
+        match = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/tree/([^/]+)(/.*)?", path)
+        if match:
+            repo = self.state.repos.get(match.group(1))
+            files = self._files_at(repo, match.group(2)) if repo else None
+            if files is None:
+                return self._send(404, {"error": "not found"}, head_only=head_only)
+            prefix = unquote((match.group(3) or "").lstrip("/"))
+            entries = [{"type": "file", "path": p, "size": len(b), "oid": hashlib.sha1(b).hexdigest()}
+                       for p, b in sorted(files.items()) if p.startswith(prefix)]
+            return self._send(200, entries, head_only=head_only)
+        match = re.fullmatch(r"/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
+        if match:
+            repo = self.state.repos.get(match.group(1))
+            files = self._files_at(repo, match.group(2)) if repo else None
+            name = unquote(match.group(3))
+            if files is None or name not in files:
+                return self._send(404, {"error": "Entry not found"}, {"X-Error-Code": "EntryNotFound"}, head_only)
+            data = files[name]
+            commit = repo.head if files is repo.files else match.group(2)
+            return self._send(200, data, {"X-Repo-Commit": commit, "ETag": f'"{hashlib.sha1(data).hexdigest()}"'}, head_only)
+        return self._send(404, {"error": f"not implemented: {path}"}, head_only=head_only)
+
+
+class HubServer:
+    def __init__(self) -> None:
+        self.state = HubState()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
+        handler = type("BoundHandler", (Handler,), {"state": self.state, "endpoint": self.endpoint})
+        self.server.RequestHandlerClass = handler
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "HubServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()

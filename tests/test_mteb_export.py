@@ -1,0 +1,67 @@
+"""MTEB export read back by mteb's own reader, and import of mteb result files with provenance."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import run_cli
+from leaderboard import results
+from leaderboard.cli import cli
+from mteb_fixtures import followir_folder
+
+
+@pytest.fixture(scope="module")
+def our_results(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("ours")
+    folder = followir_folder(tmp / "core17")
+    ran = run_cli("run", "-m", "bm25", "-t", "demo", "-t", "Core17InstructionRetrieval", "--output", str(tmp / "results"),
+                  env={"LEADERBOARD_MTEB_DATA_CORE17INSTRUCTIONRETRIEVAL": str(folder)})
+    assert ran.returncode == 0, ran.stderr
+    return tmp / "results"
+
+
+def test_export_is_read_back_by_mteb(our_results, tmp_path):
+    from mteb.cache import ResultCache
+    from mteb.results import TaskResult
+
+    ran = CliRunner().invoke(cli, ["export", "--format", "mteb", "--results", str(our_results), str(tmp_path / "results")])
+    assert ran.exit_code == 0, ran.output
+    files = sorted((tmp_path / "results").rglob("*.json"))
+    names = {p.relative_to(tmp_path / "results").as_posix().split("/", 2)[-1] for p in files}
+    assert {"demo.json", "Core17InstructionRetrieval.json", "model_meta.json"} <= names
+    for path in files:
+        if path.name != "model_meta.json":
+            task_result = TaskResult.from_disk(path)  # mteb's own reader
+            ours = results.read_result(next(our_results.rglob(f"*{'demo' if 'demo' in path.name else 'Core17'}*.json")))
+            assert task_result.get_score() == pytest.approx(ours["main_score"], abs=1e-6)
+    loaded = ResultCache(tmp_path).load_results(tasks=["Core17InstructionRetrieval"], include_remote=False)
+    assert [r.task_name for m in loaded.model_results for r in m.task_results] == ["Core17InstructionRetrieval"]
+    assert loaded.model_results[0].model_name == "retrieval-leaderboard/bm25"
+
+
+def test_import_keeps_provenance_and_skips_foreign_tasks(our_results, tmp_path):
+    CliRunner().invoke(cli, ["export", "--results", str(our_results), str(tmp_path / "mteb")])
+    ran = CliRunner().invoke(cli, ["import", str(tmp_path / "mteb"), "--output", str(tmp_path / "imported")])
+    assert ran.exit_code == 0, ran.output
+    assert "Imported 2 result(s)" in ran.output  # demo and Core17 are both tasks we run
+    imported = results.read_result(next((tmp_path / "imported").rglob("Core17InstructionRetrieval.json")))
+    assert imported["imported_from"]["format"] == "mteb" and imported["harness"]["name"] == "mteb"
+    original = results.read_result(next(our_results.rglob("Core17InstructionRetrieval.json")))
+    assert imported["main_score"] == pytest.approx(original["main_score"], abs=1e-6)
+    assert imported["task"]["main_score"] == "p-MRR"
+    # a task we do not run is skipped with a reason
+    foreign = tmp_path / "foreign" / "org__m" / "rev"
+    foreign.mkdir(parents=True)
+    src = next((tmp_path / "mteb").rglob("demo.json"))
+    data = json.loads(src.read_text())
+    data["task_name"] = "SomeTaskWeDoNotRun"
+    (foreign / "SomeTaskWeDoNotRun.json").write_text(json.dumps(data))
+    ran = CliRunner().invoke(cli, ["import", str(tmp_path / "foreign"), "--output", str(tmp_path / "imported2")])
+    assert "Imported 0" in ran.output and "not one of ours" in ran.output
+
+
+def test_a_result_we_ran_must_carry_its_data_hash(our_results):
+    data = json.loads(next(our_results.rglob("demo.json")).read_text())
+    data["task"]["source"]["content_hash"] = None
+    assert any("content_hash" in e for e in results.validation_errors(data))
