@@ -272,6 +272,22 @@ def validate(paths: tuple[Path, ...]) -> None:
     out.print(f"✓ {count} submission(s) valid")
 
 
+@cli.command()
+@click.option("--results", "results_spec", required=True, help="A results folder, or hf://ORG/NAME for a results dataset.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=7860, show_default=True)
+@click.option("--endpoint", default=None, help="Hub endpoint for hf:// results.")
+def serve(results_spec: str, host: str, port: int, endpoint: str | None) -> None:
+    """Serve the leaderboard app (Gradio) over a results folder or dataset."""
+    from .app.sources import resolve_results
+    from .app.ui import build_app
+
+    folder = resolve_results(results_spec, endpoint)
+    app = build_app(folder)
+    console.print(f"Serving {escape(str(folder))} on http://{host}:{port}", highlight=False)
+    app.launch(server_name=host, server_port=port, show_error=True)
+
+
 def main() -> None:
     cli(prog_name="leaderboard")
 

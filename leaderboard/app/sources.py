@@ -1,0 +1,21 @@
+"""Where the app's results come from: a local folder, or hf://ORG/NAME (pulled into a cache)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import BadInput
+
+
+def resolve_results(spec: str, endpoint: str | None = None) -> Path:
+    if spec.startswith("hf://"):
+        from ..store import HubStore
+
+        repo = spec.removeprefix("hf://").removeprefix("datasets/")
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "retrieval-leaderboard" / "hub-results" / repo.replace("/", "__")
+        return HubStore(repo, endpoint).pull(base)
+    path = Path(spec).expanduser()
+    if not path.is_dir():
+        raise BadInput(f"--results {spec!r}: not a folder; expected a results folder or hf://ORG/NAME.")
+    return path
