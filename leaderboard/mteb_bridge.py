@@ -106,14 +106,22 @@ def metadata_from_mteb(meta: Any, kind: ModelKind) -> ModelMetadata:
     )
 
 
-class MtebDenseModel(DenseModel):
+class _FromMteb:
+    """What both mteb-backed model kinds share: the loaded mteb model, its metadata, a task context."""
+
+    kind: ModelKind
+
     def __init__(self, meta: Any, loaded: Any, batch_size: int):
         self.meta, self.inner, self.batch_size = meta, loaded, batch_size
-        self.metadata = metadata_from_mteb(meta, ModelKind.DENSE)
+        self.metadata = metadata_from_mteb(meta, self.kind)
         self._task = _harness_task_metadata()
 
     def settings(self) -> dict:
         return {"mteb_model": self.meta.name, "mteb_revision": self.meta.revision, "mteb_loader": getattr(self.meta.loader, "__name__", str(self.meta.loader))}
+
+
+class MtebDenseModel(_FromMteb, DenseModel):
+    kind = ModelKind.DENSE
 
     def encode(self, texts: Sequence[str], role: Role) -> np.ndarray:
         from mteb._create_dataloaders import _create_dataloader_from_texts
@@ -125,14 +133,8 @@ class MtebDenseModel(DenseModel):
         return np.asarray(out.cpu() if hasattr(out, "cpu") else out, dtype=np.float32)
 
 
-class MtebReranker(Reranker):
-    def __init__(self, meta: Any, loaded: Any, batch_size: int):
-        self.meta, self.inner, self.batch_size = meta, loaded, batch_size
-        self.metadata = metadata_from_mteb(meta, ModelKind.RERANKER)
-        self._task = _harness_task_metadata()
-
-    def settings(self) -> dict:
-        return {"mteb_model": self.meta.name, "mteb_revision": self.meta.revision}
+class MtebReranker(_FromMteb, Reranker):
+    kind = ModelKind.RERANKER
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         from mteb._create_dataloaders import _create_dataloader_from_texts

@@ -2,32 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from leaderboard import hookimpl
 from leaderboard.errors import BadInput
 from leaderboard.model import ModelKind, ModelMetadata, ModelRequest, Reranker
 
-from .sentence_transformers import hub_revision, local_revision
+from .sentence_transformers import hub_revision, load_from_source, local_revision
 
 
 class CrossEncoderModel(Reranker):
     def __init__(self, source: str, request: ModelRequest, revision: str | None = None):
         from sentence_transformers import CrossEncoder
-        from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()
-        folder = Path(source)
-        is_local = folder.is_dir()
-        if not is_local and (source.startswith((".", "/", "~")) or folder.suffix):
-            raise BadInput(f"Cross-encoder folder {source!r} does not exist; expected a folder or a Hugging Face id.")
         self.batch_size = request.batch_size
-        try:
-            self.model = CrossEncoder(str(folder) if is_local else source, device=request.device, max_length=request.max_length,
-                                      revision=None if is_local else revision)
-        except OSError as exc:
-            raise BadInput(f"Could not load cross-encoder {source!r}: {exc}") from None
+        self.model, folder, is_local = load_from_source(CrossEncoder, source, "cross-encoder", revision,
+                                                        device=request.device, max_length=request.max_length)
         self.metadata = ModelMetadata(
             name=folder.resolve().name if is_local else source,
             kind=ModelKind.RERANKER,

@@ -36,22 +36,31 @@ def hub_revision(model_id: str, revision: str | None) -> str | None:
     return Path(cached).parent.name if isinstance(cached, str) else revision
 
 
+def load_from_source(loader, source: str, what: str, revision: str | None, **kwargs):
+    """Load a hub id or a local folder with ``loader``; returns (model, folder, is_local).
+
+    A path-looking source that does not exist, or a load that fails, is bad input (exit 2).
+    """
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # the runner draws its own progress bars
+    folder = Path(source)
+    is_local = folder.is_dir()
+    if not is_local and (source.startswith((".", "/", "~")) or folder.suffix):
+        raise BadInput(f"{what} folder {source!r} does not exist; expected a folder or a Hugging Face id.")
+    try:
+        model = loader(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)
+    except OSError as exc:
+        raise BadInput(f"Could not load {what} {source!r}: {exc}") from None
+    return model, folder, is_local
+
+
 class SentenceTransformerModel(DenseModel):
     def __init__(self, source: str, request: ModelRequest, name: str | None = None, revision: str | None = None, license: str | None = None):
         from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # the runner draws its own progress bars
-
-        folder = Path(source)
-        is_local = folder.is_dir()
-        if not is_local and (source.startswith((".", "/", "~")) or folder.suffix):
-            raise BadInput(f"Model folder {source!r} does not exist; expected a sentence-transformers folder or a Hugging Face id.")
         self.batch_size = request.batch_size
-        try:
-            self.model = SentenceTransformer(str(folder) if is_local else source, device=request.device, revision=None if is_local else revision)
-        except OSError as exc:
-            raise BadInput(f"Could not load sentence-transformers model {source!r}: {exc}") from None
+        self.model, folder, is_local = load_from_source(SentenceTransformer, source, "sentence-transformers model", revision, device=request.device)
         if request.max_length:
             self.model.max_seq_length = request.max_length
         self.metadata = ModelMetadata(

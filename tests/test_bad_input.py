@@ -48,28 +48,20 @@ def test_missing_data_file(beir, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_malformed_json_line(beir, tmp_path):
-    with open(beir / "corpus.jsonl", "a") as handle:
-        handle.write("{not json\n")
-    assert_bad_input(run_task(beir, tmp_path), "corpus.jsonl, line 4", "not valid JSON")
-
-
-def test_missing_field(beir, tmp_path):
-    with open(beir / "corpus.jsonl", "a") as handle:
-        handle.write('{"id": "d9", "text": "x"}\n')
-    assert_bad_input(run_task(beir, tmp_path), "corpus.jsonl, line 4", "missing field '_id'")
-
-
-def test_empty_field(beir, tmp_path):
-    with open(beir / "queries.jsonl", "a") as handle:
-        handle.write('{"_id": "q9", "text": ""}\n')
-    assert_bad_input(run_task(beir, tmp_path), "queries.jsonl, line 3", "'text' must be a non-empty string")
-
-
-def test_duplicate_id(beir, tmp_path):
-    with open(beir / "corpus.jsonl", "a") as handle:
-        handle.write('{"_id": "d1", "text": "again"}\n')
-    assert_bad_input(run_task(beir, tmp_path), "corpus.jsonl, line 4", "duplicate '_id' 'd1'")
+@pytest.mark.parametrize(
+    "file, line, fragments",
+    [
+        ("corpus.jsonl", "{not json", ["corpus.jsonl, line 4", "not valid JSON"]),
+        ("corpus.jsonl", '{"id": "d9", "text": "x"}', ["corpus.jsonl, line 4", "missing field '_id'"]),
+        ("queries.jsonl", '{"_id": "q9", "text": ""}', ["queries.jsonl, line 3", "'text' must be a non-empty string"]),
+        ("corpus.jsonl", '{"_id": "d1", "text": "again"}', ["corpus.jsonl, line 4", "duplicate '_id' 'd1'"]),
+    ],
+    ids=["malformed-json", "missing-field", "empty-field", "duplicate-id"],
+)
+def test_bad_jsonl_line(beir, tmp_path, file, line, fragments):
+    with open(beir / file, "a") as handle:
+        handle.write(line + "\n")
+    assert_bad_input(run_task(beir, tmp_path), *fragments)
 
 
 @pytest.mark.parametrize(

@@ -31,12 +31,17 @@ def register_models(register):
 """
 
 
-def test_p_mrr_by_hand_and_equal_to_mteb(tmp_path):
+def run_fixed_reranker(tmp_path, model):
+    """Run MODEL (which may use the fixed reranker) on the FollowIR-style folder; return the result."""
     folder = followir_folder(tmp_path / "followir")
     site = make_plugin_dist(tmp_path / "site", "fixed-reranker", "fixed_reranker", ORACLE, {"fixed-reranker": "fixed_reranker"})
-    ran = run_cli("run", "-m", "fixed-reranker", "-t", str(folder), "--output", str(tmp_path / "out"), env={"PYTHONPATH": str(site)})
+    ran = run_cli("run", "-m", model, "-t", str(folder), "--output", str(tmp_path / "out"), env={"PYTHONPATH": str(site)})
     assert ran.returncode == 0, ran.stderr
-    result = json.loads(next((tmp_path / "out").rglob("*.json")).read_text())
+    return json.loads(next((tmp_path / "out").rglob("*.json")).read_text())
+
+
+def test_p_mrr_by_hand_and_equal_to_mteb(tmp_path):
+    result = run_fixed_reranker(tmp_path, "fixed-reranker")
     # By hand. q1: docA ranks 1 -> 3 (moved down, as the changed instruction asks): 1 - (1/3)/(1/1) = 2/3;
     #              docB ranks 3 -> 2 (moved up): (1/3)/(1/2) - 1 = -1/3;        q1 = (2/3 - 1/3) / 2 = 1/6
     #          q2: docC ranks 1 -> missing from the changed run (rank 3 = len + 1): 1 - (1/3)/(1/1) = 2/3
@@ -71,11 +76,7 @@ def test_followir_style_folder_with_real_models(tmp_path, model):
 
 
 def test_pipeline_reranks_the_given_lists(tmp_path):
-    folder = followir_folder(tmp_path / "followir")
-    site = make_plugin_dist(tmp_path / "site", "fixed-reranker", "fixed_reranker", ORACLE, {"fixed-reranker": "fixed_reranker"})
-    ran = run_cli("run", "-m", "bm25 >> fixed-reranker", "-t", str(folder), "--output", str(tmp_path / "out"), env={"PYTHONPATH": str(site)})
-    assert ran.returncode == 0, ran.stderr
-    result = json.loads(next((tmp_path / "out").rglob("*.json")).read_text())
+    result = run_fixed_reranker(tmp_path, "bm25 >> fixed-reranker")
     assert result["main_score"] == pytest.approx((1 / 6 + 2 / 3) / 2, abs=1e-5)  # the reranker alone decides the order
 
 

@@ -106,3 +106,34 @@ def test_cli_push_dry_run_pr_and_pull(results_dir, tmp_path):
         assert missing.returncode == 2 and "No Hugging Face token" in missing.stderr
     for path in results_dir.rglob("*.json"):
         assert TOKEN not in path.read_text()
+
+
+def test_app_reads_results_from_a_hub_dataset(results_dir, tmp_path, monkeypatch):
+    from leaderboard.app import data
+    from leaderboard.app.sources import resolve_results
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with HubServer() as hub:
+        HubStore("lb/results", endpoint=hub.endpoint, token=TOKEN).push(collect(results_dir), "results")
+        folder = resolve_results("hf://lb/results", endpoint=hub.endpoint)
+        loaded = data.load(folder)
+    assert len(loaded.rows) == 2 and loaded.skipped == []
+
+
+def test_multiconir_loads_from_the_hub(tmp_path):
+    """The hub path of the MultiConIR tasks, through huggingface_hub's snapshot_download (HF_ENDPOINT read at import)."""
+    from leaderboard.store import Upload
+    from leaderboard_tasks.multiconir_fixture import write_fixture
+
+    fixture = write_fixture(tmp_path / "fixture")
+    uploads = [Upload(p.relative_to(fixture).as_posix(), p.read_bytes()) for p in sorted(fixture.rglob("*.csv"))]
+    with HubServer() as hub:
+        store = HubStore("Lux1997/MultiConIR", endpoint=hub.endpoint, token=TOKEN)
+        store.push(uploads, "data")
+        env = {**ONLINE, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(tmp_path / "hf"), "HF_TOKEN": TOKEN}
+        ran = run_cli("run", "-m", "bm25", "-t", "multiconir-task2", "--output", str(tmp_path / "out"), env=env)
+        assert ran.returncode == 0, ran.stderr
+        head = store.head()
+    result = json.loads(next((tmp_path / "out").rglob("multiconir-task2.json")).read_text())
+    assert result["task"]["source"]["kind"] == "hub" and result["task"]["source"]["revision"] == head
+    assert result["task"]["source"]["uri"] == "hf://datasets/Lux1997/MultiConIR"
