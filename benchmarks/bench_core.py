@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +33,7 @@ def timed(fn):
     return time.perf_counter() - start, value
 
 
-def harness_run(model: str, task: Path, batch_size: int) -> float:
+def harness_run(model: str, task: Path | str, batch_size: int) -> float:
     with tempfile.TemporaryDirectory() as out:
         seconds, result = timed(lambda: CliRunner().invoke(cli, ["run", "--model", model, "--task", str(task), "--output", out, "--batch-size", str(batch_size), "--overwrite"], catch_exceptions=False))
     assert result.exit_code == 0, result.output
@@ -87,12 +88,22 @@ def bench_bm25(comlq: Path) -> dict:
     return {"queries": len(queries), "documents": len(corpus), "raw_bm25s_s": raw_s, "harness_run_s": harness_s, "ratio": harness_s / raw_s, "target": 1.2}
 
 
+def warm_up_harness() -> None:
+    """One-time process costs (plugin discovery, imports, model weights in the page cache) are paid
+    before timing, as the raw side's warm-up call pays its own; the demo task shares no text with ComLQ."""
+    for model in ("bm25", "all-MiniLM-L6-v2"):
+        harness_run(model, "demo", 32)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--comlq", type=Path, default=REPO.parent / "shared" / "data" / "comlq")
     parser.add_argument("--dense-queries", type=int, default=200, help="ComLQ queries in the bi-encoder slice")
     parser.add_argument("--batch-size", type=int, default=32)
     args = parser.parse_args()
+    # A fresh, empty embedding cache: the timed harness run encodes everything (and writes the cache).
+    os.environ["LEADERBOARD_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
+    warm_up_harness()
     report = {"bm25_full_comlq": bench_bm25(args.comlq), "bi_encoder_comlq_slice": bench_dense(args.comlq, args.dense_queries, args.batch_size)}
     for name, row in report.items():
         verdict = "OK" if row["ratio"] <= row["target"] else "OVER TARGET"

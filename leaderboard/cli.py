@@ -70,7 +70,7 @@ def cli() -> None:
 @click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
 @click.option("--device", default=None, help="torch device, e.g. cpu or cuda:0 (default: the model's choice).")
 @click.option("--max-length", type=click.IntRange(min=1), default=None, help="Truncate model inputs to this many tokens.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N queries (recorded in the result).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N queries (candidate-set tasks: the first N sets); recorded in the result.")
 @click.option("--data-dir", "data_dirs", multiple=True, help="Local data folder for a task: TASK=DIR (repeatable), or DIR for every task. Overrides the task's environment variable.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")

@@ -164,6 +164,8 @@ def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spe
     timer = Timer({"model_load": round(model_load_seconds, 6)})
     task, task_resolved = make_task(registry, task_spec, options)
     meta = task.metadata
+    if options.limit is not None and isinstance(task, ExternalTask):
+        raise BadInput(f"--limit is not supported for {meta.name}: mteb runs the whole task (use a smaller local dataset instead).")
     with timer.phase("data_load"), step(f"loading {meta.name}"):
         data = _limit(task.load(), options.limit)
     result: dict[str, Any] = {

@@ -107,3 +107,5 @@ def test_mteb_failures_are_clear_exit_2(tmp_path):
     assert failed.returncode == 2 and "mteb task mteb-local-broken" in failed.stderr and "Traceback" not in failed.stderr
     unknown = run_cli("run", "-m", "bm25", "-t", "mteb:NoSuchTaskAnywhere", "--output", str(tmp_path / "c"))
     assert unknown.returncode == 2 and "mteb has no task 'NoSuchTaskAnywhere'" in unknown.stderr
+    limited = run_cli("run", "-m", "bm25", "-t", str(followir_folder(tmp_path / "ok")), "--limit", "1", "--output", str(tmp_path / "d"))
+    assert limited.returncode == 2 and "--limit is not supported" in limited.stderr
