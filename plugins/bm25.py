@@ -10,7 +10,7 @@ import numpy as np
 import Stemmer
 
 from leaderboard import hookimpl
-from leaderboard.model import ModelKind, ModelMetadata, ModelRequest, Run, SparseModel
+from leaderboard.model import ModelKind, ModelMetadata, Run, SparseModel
 from leaderboard.progress import step
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"  # bm25s' default (scikit-learn's CountVectorizer pattern)

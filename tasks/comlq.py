@@ -13,7 +13,7 @@ from leaderboard.metrics.breakdown import subset_means
 from leaderboard.metrics.negation import lsnc_per_query
 from leaderboard.metrics.retrieval import per_query_scores
 from leaderboard.model import Run
-from leaderboard.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport, TaskRequest
+from leaderboard.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport
 
 from .beir import beir_metadata
 from .comlq_violations import NEGATION_TYPES, base_type, compute_judgments, judgments_path, read_judgments

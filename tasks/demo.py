@@ -8,7 +8,7 @@ from pathlib import Path
 
 from leaderboard import hookimpl
 from leaderboard.data.beir import load_beir
-from leaderboard.task import DataSource, RetrievalData, TaskRequest
+from leaderboard.task import DataSource, RetrievalData
 
 from .beir import BeirTask, beir_metadata
 from .demo_data import PASSAGES, QRELS, QUERIES

@@ -23,7 +23,7 @@ from leaderboard.data.hashing import content_hash
 from leaderboard.data.remote import local_dir
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import bootstrap_interval, macro_mean
-from leaderboard.task import CandidateData, CandidateSet, CandidateTask, DataSource, EvaluationKind, Metric, ScoreReport, TaskMetadata, TaskRequest
+from leaderboard.task import CandidateData, CandidateSet, CandidateTask, DataSource, EvaluationKind, Metric, ScoreReport, TaskMetadata
 
 DOMAINS = ("Books", "Movies", "People", "Medical Case", "Legal Document")
 K = range(1, 11)

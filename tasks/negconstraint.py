@@ -14,7 +14,7 @@ from leaderboard.metrics.breakdown import subset_means
 from leaderboard.metrics.negation import lsnc_per_query, paired_wins
 from leaderboard.metrics.retrieval import per_query_scores
 from leaderboard.model import Run
-from leaderboard.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport, TaskRequest
+from leaderboard.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport
 
 from .beir import beir_metadata
 

@@ -4,7 +4,6 @@ name, an invalid file, a file from an unknown schema version)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from click.testing import CliRunner

@@ -1,6 +1,5 @@
 """The leaderboard's tables, without a browser: direction, missing values, coverage, escaping, filters."""
 
-import json
 
 import pytest
 

@@ -80,6 +80,7 @@ def test_mteb_registry_model_runs_through_our_harness(tmp_path):
     assert result["model"]["revision"] == meta.revision and result["model"]["metadata"]["n_parameters"] == meta.n_parameters
     assert result["model"]["metadata"]["max_length"] == int(meta.max_tokens)
     ours = run_cli("run", "-m", "all-MiniLM-L6-v2", "-t", "demo", "--output", str(tmp_path / "ours"), "--no-cache")
+    assert ours.returncode == 0, ours.stderr
     direct = json.loads(next((tmp_path / "ours").rglob("demo.json")).read_text())
     assert result["main_score"] == pytest.approx(direct["main_score"], abs=1e-6)  # same weights, same scores
 
