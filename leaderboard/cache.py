@@ -19,14 +19,15 @@ from typing import Sequence
 
 import numpy as np
 
+from .fileio import cache_home
+
 CACHE_ENV = "LEADERBOARD_CACHE_DIR"
 
 
 def cache_dir() -> Path:
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "retrieval-leaderboard" / "embeddings"
+    return cache_home() / "embeddings"
 
 
 def text_key(role: str, text: str) -> str:

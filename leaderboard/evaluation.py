@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from .dense import EmbeddingMemo, EncodeStats, dense_pair_scores, dense_search
 from .errors import BadInput
 from .instructions import format_document, format_query
+from .metrics.retrieval import trec_order
 from .model import DenseModel, Model, Reranker, Run, SparseModel
 from .pipeline import FirstStageRuns, Pipeline
 from .progress import step
@@ -55,8 +56,9 @@ def retrieve(model: Model, corpus: dict[str, str], queries: dict[str, str], top_
 def score_candidates(model: Model, sets: list[CandidateSet], ctx: Context) -> dict[str, list[float]]:
     """Score each query against its own small candidate set (EvaluationKind.CANDIDATES)."""
     queries = [format_query(model, s.query, ctx.instruction) for s in sets]
-    flat_q = [q for q, s in zip(queries, sets) for _ in s.candidates]
-    flat_d = [format_document(model, d) for s in sets for d in s.candidates]
+    documents = [[format_document(model, d) for d in s.candidates] for s in sets]
+    flat_q = [q for q, docs in zip(queries, documents) for _ in docs]
+    flat_d = [d for docs in documents for d in docs]
     ctx.pairs_scored += len(flat_d)
     if isinstance(model, Pipeline):  # the candidates are given: only the reranker has work to do
         model = model.reranker
@@ -67,8 +69,8 @@ def score_candidates(model: Model, sets: list[CandidateSet], ctx: Context) -> di
     elif isinstance(model, SparseModel):
         flat = []
         with step("scoring candidate sets", total=len(sets)) as bar:
-            for query, s in zip(queries, sets):
-                flat.extend(model.score(query, [format_document(model, d) for d in s.candidates]))
+            for query, docs in zip(queries, documents):
+                flat.extend(model.score(query, docs))
                 bar.advance()
     else:
         raise BadInput(f"Model {model.metadata.name!r} ({type(model).__name__}) cannot score candidates.")
@@ -101,7 +103,7 @@ def pipeline_retrieve(model: Pipeline, corpus: dict[str, str], queries: dict[str
     formatted_q = {qid: format_query(model.reranker, text, ctx.instruction) for qid, text in queries.items()}
     pairs, owners = [], []
     for qid, ranking in first_run.items():
-        for doc_id, _ in sorted(ranking.items(), key=lambda x: (x[1], x[0]), reverse=True)[:depth]:
+        for doc_id, _ in trec_order(ranking)[:depth]:
             pairs.append((formatted_q[qid], format_document(model.reranker, corpus[doc_id])))
             owners.append((qid, doc_id))
     ctx.pairs_scored += len(pairs)

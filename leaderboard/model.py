@@ -12,7 +12,7 @@ Models never read files, draw progress bars or write results: the runner does.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, Literal, Sequence
 
@@ -96,12 +96,3 @@ class Reranker(Model):
     @abstractmethod
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """One score per pair, higher is more relevant."""
-
-
-@dataclass
-class ModelInfo:
-    """What a result records about the model besides its metadata."""
-
-    plugin: str
-    plugin_version: str | None
-    settings: dict[str, Any] = field(default_factory=dict)

@@ -119,6 +119,6 @@ def from_task_result(task_result: Any, meta: dict, path: Path) -> dict:
         "main_score": main,
         "timings": {"total": float(task_result.evaluation_time or 0.0)},
         "hardware": {},
-        "created_at": (task_result.date or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds") if task_result.date else dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "created_at": (task_result.date or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds"),
         "imported_from": {"format": "mteb", "file": str(path), "mteb_version": task_result.mteb_version},
     }

@@ -1,7 +1,7 @@
 """rich progress bars that any layer can report to without holding a reference to the CLI.
 
 The runner opens one ``rich.progress.Progress`` and installs it with ``use_progress``; model
-plugins and helpers call ``step`` / ``track``. With no progress installed (library use, tests)
+plugins and helpers call ``step``. With no progress installed (library use, tests)
 these calls cost nothing.
 """
 
@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from typing import Iterable, Iterator, TypeVar
+from typing import Iterator
 
 from rich.progress import Progress, TaskID
 
-T = TypeVar("T")
 _current: contextvars.ContextVar[Progress | None] = contextvars.ContextVar("progress", default=None)
 
 
@@ -45,12 +44,4 @@ def step(description: str, total: float | None = None) -> Iterator[_Step]:
         yield handle
     finally:
         if progress is not None and task_id is not None:
-            done = progress.tasks[[t.id for t in progress.tasks].index(task_id)]
-            progress.update(task_id, completed=done.total if done.total is not None else 1, total=done.total or 1)
-
-
-def track(items: Iterable[T], description: str, total: float | None = None) -> Iterator[T]:
-    with step(description, total=total) as bar:
-        for item in items:
-            yield item
-            bar.advance()
+            progress.update(task_id, total=total or 1, completed=total or 1)  # shown as finished

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -17,6 +18,11 @@ LIBRARIES = (
 
 
 def library_versions() -> dict[str, str | None]:
+    return dict(_library_versions())
+
+
+@cache
+def _library_versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {"python": platform.python_version()}
     for name in LIBRARIES:
         try:
@@ -37,6 +43,11 @@ def _git(*args: str) -> str | None:
 
 def harness_info() -> dict:
     """Harness name, version and git commit (None when installed from a wheel, not a checkout)."""
+    return dict(_harness_info())
+
+
+@cache
+def _harness_info() -> dict:
     commit = _git("rev-parse", "HEAD")
     dirty = None
     if commit:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -16,6 +14,7 @@ from typing import Any
 import jsonschema
 
 from .errors import BadInput
+from .fileio import atomic_open
 
 SCHEMA_VERSION = "1"
 # Settings that only change speed, not scores: excluded from a result's identity.
@@ -28,16 +27,20 @@ def schema(version: str = SCHEMA_VERSION) -> dict:
     return json.loads(text)
 
 
+@cache
+def _validator(version: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema(version))
+
+
 def validation_errors(result: Any) -> list[str]:
     """Every schema violation as 'path: message', plus non-finite numbers (JSON Schema allows NaN)."""
     if not isinstance(result, dict):
         return ["<root>: expected a JSON object"]
     version = result.get("schema_version")
     try:
-        current = schema(str(version))
+        validator = _validator(str(version))
     except (FileNotFoundError, OSError, ValueError):
-        return [f"schema_version: unknown version {version!r}; this harness reads version {SCHEMA_VERSION}"]
-    validator = jsonschema.Draft202012Validator(current)
+        return [f"unknown schema_version {version!r} (an unknown version: this harness reads version {SCHEMA_VERSION})"]
     errors = [
         f"{'/'.join(str(p) for p in err.absolute_path) or '<root>'}: {err.message}"
         for err in sorted(validator.iter_errors(result), key=lambda e: list(map(str, e.absolute_path)))
@@ -63,20 +66,9 @@ def validate(result: Any, where: str = "result") -> None:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write to a temporary file in the same folder, fsync, then rename over the target."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False, allow_nan=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "w") as handle:
+        json.dump(data, handle, indent=2, ensure_ascii=False, allow_nan=False)
+        handle.write("\n")
 
 
 def write_result(path: Path, result: dict) -> None:

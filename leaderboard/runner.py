@@ -162,7 +162,7 @@ def _counts(data: Any, ctx: Context) -> dict[str, int]:
 def run_one(registry: Registry, model: Model, model_resolved: Resolved, task_spec: str, options: RunOptions, model_load_seconds: float = 0.0,
             memo: EmbeddingMemo | None = None, first_stage: FirstStageRuns | None = None) -> RunOutcome:
     timer = Timer({"model_load": round(model_load_seconds, 6)})
-    task, task_resolved = make_task(registry, task_spec, options)
+    task, _ = make_task(registry, task_spec, options)
     meta = task.metadata
     if options.limit is not None and isinstance(task, ExternalTask):
         raise BadInput(f"--limit is not supported for {meta.name}: mteb runs the whole task (use a smaller local dataset instead).")

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BadInput, LeaderboardError
+from .fileio import write_bytes_atomic
 from .resultfiles import result_files
 from .results import read_result
 
@@ -77,10 +77,7 @@ class LocalStore:
         written = []
         for upload in uploads:
             target = self.root / upload.path_in_repo
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.tmp")
-            tmp.write_bytes(upload.data)
-            os.replace(tmp, target)  # each file appears whole or not at all
+            write_bytes_atomic(target, upload.data)  # each file appears whole or not at all
             written.append(target)
         return written
 

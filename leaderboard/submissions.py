@@ -16,12 +16,12 @@ from pathlib import Path
 
 import jsonschema
 
-from .errors import BadInput
+from .errors import BadInput, LeaderboardError
 from .metrics.bounds import bounds
 from .plugins import Registry
 from .resultfiles import result_files
 from .results import identity, read_result
-from .task import TaskRequest
+from .runner import RunOptions, make_task
 
 SPEC_FILE = "model.json"
 
@@ -84,10 +84,9 @@ class Validator:
     def current_data_hash(self, task_name: str):
         if task_name not in self.data_hashes:
             try:
-                resolved = self.registry.resolve("task", task_name)
-                task = resolved.registration.factory(TaskRequest(task_name, resolved.argument))
+                task, _ = make_task(self.registry, task_name, RunOptions())
                 self.data_hashes[task_name] = (task.load().source.content_hash, task.metadata.version)
-            except BadInput as exc:
+            except LeaderboardError as exc:  # bad input or a failing plugin: reported, not raised
                 self.data_hashes[task_name] = exc
         return self.data_hashes[task_name]
 
@@ -101,7 +100,7 @@ class Validator:
             self.problem(path, f"unknown task {task!r} (not registered by any installed plugin)")
         else:
             current = self.current_data_hash(task)
-            if isinstance(current, BadInput):
+            if isinstance(current, LeaderboardError):
                 self.problem(path, f"cannot verify the data of task {task}: {current}")
             else:
                 data_hash, task_version = current

@@ -62,12 +62,6 @@ class TaskMetadata:
     instruction: str | None = None  # given to instruction-aware models
     top_k: int = 100  # depth of the retrieved list for RETRIEVAL tasks
 
-    def metric(self, name: str) -> Metric:
-        for metric in self.metrics:
-            if metric.name == name:
-                return metric
-        raise KeyError(name)
-
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["evaluation"] = self.evaluation.value

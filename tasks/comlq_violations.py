@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 from pathlib import Path
 
 from leaderboard.data.beir import load_beir
+from leaderboard.fileio import atomic_open
 
 from .negation_judge import LexicalJudge
 
@@ -44,11 +44,9 @@ def compute_judgments(data, judge) -> dict:
 
 
 def write_judgments(payload: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with gzip.GzipFile(tmp, "wb", mtime=0) as handle:  # mtime=0: identical bytes for identical content
+    with atomic_open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as handle:
+        # mtime=0 and no file name: identical bytes for identical content
         handle.write(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8"))
-    os.replace(tmp, path)
 
 
 def read_judgments(path: Path) -> dict | None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from leaderboard import hookimpl
-from leaderboard.data.beir import load_beir
+from leaderboard.fileio import cache_home, write_bytes_atomic
 from leaderboard.task import DataSource, RetrievalData
 
 from .beir import BeirTask, beir_metadata
@@ -25,15 +24,12 @@ def write_demo(root: Path) -> Path:
         + "".join(f"{q}\t{d}\t{s}\n" for q, judged in QRELS.items() for d, s in judged.items()),
     }
     for path, text in files.items():
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_bytes_atomic(path, text.encode("utf-8"))
     return root
 
 
 def default_location() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "retrieval-leaderboard" / "demo"
+    return cache_home() / "demo"
 
 
 class DemoTask(BeirTask):
@@ -46,7 +42,7 @@ class DemoTask(BeirTask):
 
     def load(self) -> RetrievalData:
         write_demo(self.root)
-        return load_beir(self.root, source=DataSource(kind="embedded", uri="leaderboard_tasks.demo_data"))
+        return super().load()
 
 
 @hookimpl

@@ -22,6 +22,7 @@ from leaderboard import hookimpl
 from leaderboard.data.hashing import content_hash
 from leaderboard.data.remote import local_dir
 from leaderboard.errors import BadInput
+from leaderboard.fileio import cache_home
 from leaderboard.metrics.bootstrap import bootstrap_interval, macro_mean
 from leaderboard.task import CandidateData, CandidateSet, CandidateTask, DataSource, EvaluationKind, Metric, ScoreReport, TaskMetadata
 
@@ -218,8 +219,7 @@ class DemoMultiConIRTask(MultiConIRTask):
     def _locate(self) -> tuple[Path, DataSource]:
         from .multiconir_fixture import write_fixture
 
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        root = write_fixture(Path(self.data_dir) if self.data_dir else Path(base) / "retrieval-leaderboard" / "multiconir-demo")
+        root = write_fixture(Path(self.data_dir) if self.data_dir else cache_home() / "multiconir-demo")
         return root, DataSource(kind="embedded", uri="leaderboard_tasks.multiconir_fixture")
 
 

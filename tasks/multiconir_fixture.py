@@ -8,10 +8,11 @@ offline demo tasks (multiconir-demo-*). The texts are synthetic: scores on them 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
+
+from leaderboard.fileio import atomic_open
 
 from .multiconir import DOMAINS, K, TASK1_COLUMNS, TASK2_COLUMNS
 
@@ -72,10 +73,8 @@ def task2_rows(domain: str, words: int | None = None) -> list[dict]:
 
 
 def write_table(path: Path, rows: list[dict], columns: tuple[str, ...]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    pd.DataFrame(rows, columns=list(columns)).to_csv(tmp, index=False)
-    os.replace(tmp, path)
+    with atomic_open(path, "w") as handle:
+        pd.DataFrame(rows, columns=list(columns)).to_csv(handle, index=False)
 
 
 def write_fixture(root: Path) -> Path:

@@ -7,15 +7,13 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pandas as pd
 
 from ..resultfiles import result_files
-from ..results import SCHEMA_VERSION, _non_finite, schema
+from ..results import validation_errors
 
 FAMILY_LABELS = {
     "multiconir": "MultiConIR", "comlq": "ComLQ", "negconstraint": "NegConstraint", "followir": "FollowIR",
@@ -27,20 +25,6 @@ QUERY_TYPES = ("1p", "2p", "3p", "2i", "3i", "pi", "ip", "2u", "up") + NEGATION_
 DOMAINS = ("Books", "Movies", "People", "Medical Case", "Legal Document")
 INSTRUCTION_FAMILIES = ("followir", "instructir", "ifir", "nevir", "bright", "mteb")
 MISSING = "—"
-
-
-@cache
-def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(schema(SCHEMA_VERSION))
-
-
-def _errors(data: Any) -> list[str]:
-    if not isinstance(data, dict):
-        return ["not a JSON object"]
-    if data.get("schema_version") != SCHEMA_VERSION:
-        return [f"unknown schema_version {data.get('schema_version')!r} (this app reads {SCHEMA_VERSION})"]
-    errors = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in _validator().iter_errors(data)]
-    return errors + [f"{p}: not a finite number" for p, _ in _non_finite(data.get("scores", {}))]
 
 
 @dataclass
@@ -58,7 +42,7 @@ def load(root: Path) -> Results:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             out.skipped.append((str(path), f"not valid JSON: {exc}"))
             continue
-        errors = _errors(data)
+        errors = validation_errors(data)
         if errors:
             out.skipped.append((str(path), "; ".join(errors[:3])))
         else:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..errors import BadInput
+from ..fileio import cache_home
 
 
 def resolve_results(spec: str, endpoint: str | None = None) -> Path:
@@ -13,7 +13,7 @@ def resolve_results(spec: str, endpoint: str | None = None) -> Path:
         from ..store import HubStore
 
         repo = spec.removeprefix("hf://").removeprefix("datasets/")
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "retrieval-leaderboard" / "hub-results" / repo.replace("/", "__")
+        base = cache_home() / "hub-results" / repo.replace("/", "__")
         return HubStore(repo, endpoint).pull(base)
     path = Path(spec).expanduser()
     if not path.is_dir():

@@ -11,13 +11,13 @@ import zipfile
 from pathlib import Path
 
 from ..errors import BadInput
+from ..fileio import cache_home
 from ..progress import step
 from .hashing import sha256_file
 
 
 def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "retrieval-leaderboard" / "data"
+    return cache_home() / "data"
 
 
 def local_dir(option: str | None, env_var: str) -> Path | None:
