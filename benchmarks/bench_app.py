@@ -22,8 +22,24 @@ from leaderboard.cli import cli
 
 def make_results(root: Path, files: int) -> None:
     seed = root / "seed"
-    ran = CliRunner().invoke(cli, ["run", "-m", "bm25", "-t", "demo", "-t", "multiconir-demo-task1", "-t", "multiconir-demo-task2",
-                                   "-t", "multiconir-demo-task3", "--output", str(seed)])
+    ran = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "-m",
+            "bm25",
+            "-t",
+            "demo",
+            "-t",
+            "multiconir-demo-task1",
+            "-t",
+            "multiconir-demo-task2",
+            "-t",
+            "multiconir-demo-task3",
+            "--output",
+            str(seed),
+        ],
+    )
     assert ran.exit_code == 0, ran.output
     sources = [json.loads(p.read_text()) for p in sorted(seed.rglob("*.json"))]
     for i in range(files):
@@ -52,8 +68,10 @@ def main() -> None:
         tables_s = time.perf_counter() - start - loaded_s
         build_app(Path(tmp) / "results")  # loads again, as serve does, then builds every component
         total_s = time.perf_counter() - start
-        print(f"app cold start, {len(loaded.rows)} result files ({len(loaded.skipped)} skipped): load+validate {loaded_s:.2f}s, "
-              f"overview table {tables_s:.2f}s, build_app (load + all tabs) {total_s - loaded_s - tables_s:.2f}s, total {total_s:.2f}s")
+        print(
+            f"app cold start, {len(loaded.rows)} result files ({len(loaded.skipped)} skipped): load+validate {loaded_s:.2f}s, "
+            f"overview table {tables_s:.2f}s, build_app (load + all tabs) {total_s - loaded_s - tables_s:.2f}s, total {total_s:.2f}s"
+        )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,85 @@
-"""Evaluation harness and leaderboard for retrieval models (retrievers and rerankers)."""
+"""Evaluation harness and leaderboard for retrieval models (retrievers and rerankers).
 
-from importlib.metadata import PackageNotFoundError, version
+The public API, importable from here:
 
-try:
-    __version__ = version("retrieval-leaderboard")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+* the plugin contract (``hookimpl``, ``DenseModel``, ``RetrievalTask``, ...; see ``leaderboard.contract``);
+* ``evaluate(models, tasks, **options)``: run models on tasks and write result files;
+* ``BadInput``: the exception a plugin raises for a user's mistake (exit code 2).
 
-from .hookspecs import hookimpl  # noqa: E402  (the decorator plugins import)
+Names are loaded on first use, so ``leaderboard --help`` imports neither numpy nor pydantic.
+"""
 
-__all__ = ["__version__", "hookimpl"]
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from leaderboard.contract.hookspecs import hookimpl
+
+_LAZY = {
+    "evaluate": "leaderboard.engine.api",
+    "RunOptions": "leaderboard.engine.api",
+    "RunOutcome": "leaderboard.engine.api",
+    "BadInput": "leaderboard.errors",
+    "LeaderboardError": "leaderboard.errors",
+}
+_CONTRACT = (
+    "Benchmark",
+    "BenchmarkTask",
+    "CandidateData",
+    "CandidateSet",
+    "CandidateTask",
+    "DataSource",
+    "DenseModel",
+    "EvaluationKind",
+    "ExternalData",
+    "ExternalTask",
+    "Judge",
+    "JudgeItem",
+    "JudgeRequest",
+    "Metric",
+    "Model",
+    "ModelKind",
+    "ModelMetadata",
+    "ModelRequest",
+    "Reranker",
+    "RetrievalData",
+    "RetrievalTask",
+    "Role",
+    "Run",
+    "ScoreReport",
+    "Scores",
+    "SparseModel",
+    "Task",
+    "TaskMetadata",
+    "TaskRequest",
+    "View",
+)
+_LAZY.update({name: "leaderboard.contract" for name in _CONTRACT})
+
+__all__ = ["__version__", "hookimpl", *_LAZY]
+
+if TYPE_CHECKING:
+    from leaderboard.contract import *  # noqa: F403
+
+    __version__: str
+    from leaderboard.engine.api import RunOptions, RunOutcome, evaluate  # noqa: F401
+    from leaderboard.errors import BadInput, LeaderboardError  # noqa: F401
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("retrieval-leaderboard")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":  # importlib.metadata costs ~25 ms: only when asked
+        globals()["__version__"] = _version()
+        return globals()["__version__"]
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'leaderboard' has no attribute {name!r}")

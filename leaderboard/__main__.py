@@ -1,3 +1,3 @@
-from .cli import main
+from leaderboard.cli import main
 
 main()

@@ -9,11 +9,20 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from . import __version__
+from leaderboard import __version__
 
 LIBRARIES = (
-    "torch", "sentence-transformers", "transformers", "bm25s", "PyStemmer", "pytrec-eval-terrier",
-    "numpy", "mteb", "pluggy", "datasets", "huggingface-hub",
+    "torch",
+    "sentence-transformers",
+    "transformers",
+    "bm25s",
+    "PyStemmer",
+    "pytrec-eval-terrier",
+    "numpy",
+    "mteb",
+    "pluggy",
+    "datasets",
+    "huggingface-hub",
 )
 
 

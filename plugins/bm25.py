@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.metadata import version
-from typing import Sequence
 
 import bm25s
 import numpy as np
 import Stemmer
 
 from leaderboard import hookimpl
-from leaderboard.model import ModelKind, ModelMetadata, Run, SparseModel
+from leaderboard.contract.model import ModelKind, ModelMetadata, Run, SparseModel
 from leaderboard.progress import step
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"  # bm25s' default (scikit-learn's CountVectorizer pattern)
 
 
 class BM25(SparseModel):
-    def __init__(self, k1: float = 1.5, b: float = 0.75, method: str = "lucene", stopwords: str = "en", stemmer: str | None = "english"):
+    def __init__(
+        self,
+        k1: float = 1.5,
+        b: float = 0.75,
+        method: str = "lucene",
+        stopwords: str = "en",
+        stemmer: str | None = "english",
+    ):
         self.k1, self.b, self.method, self.stopwords, self.stemmer_name = k1, b, method, stopwords, stemmer
         self._stemmer = Stemmer.Stemmer(stemmer) if stemmer else None
         self.metadata = ModelMetadata(
@@ -43,7 +50,9 @@ class BM25(SparseModel):
 
     def _index(self, documents: Sequence[str]) -> tuple[bm25s.BM25, bm25s.tokenization.Tokenizer]:
         """Index documents; the returned tokenizer maps later queries onto the same vocabulary."""
-        tokenizer = bm25s.tokenization.Tokenizer(lower=True, splitter=TOKEN_PATTERN, stopwords=self.stopwords, stemmer=self._stemmer)
+        tokenizer = bm25s.tokenization.Tokenizer(
+            lower=True, splitter=TOKEN_PATTERN, stopwords=self.stopwords, stemmer=self._stemmer
+        )
         index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
         index.index(tokenizer.tokenize(list(documents), return_as="ids", show_progress=False), show_progress=False)
         return index, tokenizer
@@ -78,4 +87,8 @@ class BM25(SparseModel):
 
 @hookimpl
 def register_models(register):
-    register("bm25", lambda request: BM25(), description="BM25 (bm25s, Lucene variant, k1=1.5, b=0.75, English stopwords + Snowball stemmer)")
+    register(
+        "bm25",
+        lambda request: BM25(),
+        description="BM25 (bm25s, Lucene variant, k1=1.5, b=0.75, English stopwords + Snowball stemmer)",
+    )

@@ -2,48 +2,86 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from leaderboard import hookimpl
+from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Reranker
 from leaderboard.errors import BadInput
-from leaderboard.model import ModelKind, ModelMetadata, ModelRequest, Reranker
 
-from .sentence_transformers import hub_revision, load_from_source, local_revision
+from .sentence_transformers import (
+    DENSE_INSTALL,
+    DENSE_REQUIRES,
+    check_source,
+    hub_revision,
+    load_from_source,
+    local_revision,
+)
 
 
 class CrossEncoderModel(Reranker):
-    def __init__(self, source: str, request: ModelRequest, revision: str | None = None):
-        from sentence_transformers import CrossEncoder
+    """Weights load in ``load()``: building the model downloads nothing."""
 
-        self.batch_size = request.batch_size
-        self.model, folder, is_local = load_from_source(CrossEncoder, source, "cross-encoder", revision,
-                                                        device=request.device, max_length=request.max_length)
+    def __init__(self, source: str, request: ModelRequest, revision: str | None = None):
+        self.source, self.request, self.hub_revision = source, request, revision
+        folder, is_local = check_source(source, "cross-encoder")
+        self.model = None
+        self.dtype: str | None = None
         self.metadata = ModelMetadata(
             name=folder.resolve().name if is_local else source,
             kind=ModelKind.RERANKER,
             revision=local_revision(folder) if is_local else hub_revision(source, revision),
-            n_parameters=sum(p.numel() for p in self.model.model.parameters()),
-            max_length=self.model.max_length,
+            max_length=request.max_length,
             similarity="cross-encoder",
             reference=None if is_local else f"https://huggingface.co/{source}",
         )
+
+    def load(self) -> None:
+        if self.model is not None:
+            return
+        from sentence_transformers import CrossEncoder
+
+        self.model = load_from_source(
+            CrossEncoder,
+            self.source,
+            "cross-encoder",
+            self.hub_revision,
+            device=self.request.device,
+            max_length=self.request.max_length,
+        )
+        self.metadata.n_parameters = sum(p.numel() for p in self.model.model.parameters())
+        self.metadata.max_length = self.model.max_length
         self.dtype = str(next(self.model.model.parameters()).dtype).removeprefix("torch.")
 
     def settings(self) -> dict:
-        return {"max_length": self.model.max_length, "activation": type(getattr(self.model, "activation_fn", None)).__name__}
+        self.load()  # the activation function is only known from the weights' config
+        return {
+            "max_length": self.model.max_length,
+            "activation": type(getattr(self.model, "activation_fn", None)).__name__,
+        }
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        scores = self.model.predict([list(p) for p in pairs], batch_size=self.batch_size, show_progress_bar=False, convert_to_numpy=True)
+        self.load()
+        scores = self.model.predict(
+            [list(p) for p in pairs], batch_size=self.request.batch_size, show_progress_bar=False, convert_to_numpy=True
+        )
         return [float(s) for s in scores]
 
 
 def from_argument(request: ModelRequest) -> CrossEncoderModel:
     model_id, _, revision = (request.argument or "").partition("@")
     if not model_id:
-        raise BadInput("Expected a model after 'ce:', e.g. ce:cross-encoder/ms-marco-MiniLM-L6-v2 or ce:/path/to/model[@revision].")
+        raise BadInput(
+            "Expected a model after 'ce:', e.g. ce:cross-encoder/ms-marco-MiniLM-L6-v2 or ce:/path/to/model[@revision]."
+        )
     return CrossEncoderModel(model_id, request, revision or None)
 
 
 @hookimpl
 def register_models(register):
-    register("ce:", from_argument, description="Any sentence-transformers CrossEncoder reranker: ce:<hub id or local folder>[@revision]")
+    register(
+        "ce:",
+        from_argument,
+        description="Any sentence-transformers CrossEncoder reranker: ce:<hub id or local folder>[@revision]",
+        requires=DENSE_REQUIRES,
+        install=DENSE_INSTALL,
+    )

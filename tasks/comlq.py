@@ -7,13 +7,13 @@ Data: GitHub xgl-git/ComLQR-main, dataset.zip (2,909 queries, 11,251 passages), 
 from __future__ import annotations
 
 from leaderboard import hookimpl
+from leaderboard.contract.model import Run
+from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport
 from leaderboard.data.beir import load_beir
 from leaderboard.data.remote import fetch_zip, local_dir
 from leaderboard.metrics.breakdown import subset_means
 from leaderboard.metrics.negation import lsnc_per_query
 from leaderboard.metrics.retrieval import per_query_scores
-from leaderboard.model import Run
-from leaderboard.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport
 
 from .beir import beir_metadata
 from .comlq_violations import NEGATION_TYPES, base_type, compute_judgments, judgments_path, read_judgments
@@ -28,7 +28,9 @@ PINNED = {  # sha256 of the released files; a download must match them exactly
 }
 QUERY_TYPES = ("1p", "2p", "3p", "2i", "3i", "pi", "ip", "2u", "up", "2in", "3in", "inp", "pin", "pni")
 LSNC_K = (10, 100)
-CITATION = "Benchmarking Complex Logical Queries in Information Retrieval. AAAI 2026. https://github.com/xgl-git/ComLQR-main"
+CITATION = (
+    "Benchmarking Complex Logical Queries in Information Retrieval. AAAI 2026. https://github.com/xgl-git/ComLQR-main"
+)
 
 
 class ComLQTask(RetrievalTask):
@@ -48,8 +50,12 @@ class ComLQTask(RetrievalTask):
             Metric(name, "higher", f"Log-Scaled Negation Consistency at {k}, violations judged by {self.judge.name}")
             for name, k in zip(self.lsnc_names, LSNC_K)
         ]
-        meta.subsets = (["default"] + [f"type={t}" for t in QUERY_TYPES] + ["group=negation", "group=non_negation"]
-                        + [f"evidence={n}" for n in (1, 2, 3)])
+        meta.subsets = (
+            ["default"]
+            + [f"type={t}" for t in QUERY_TYPES]
+            + ["group=negation", "group=non_negation"]
+            + [f"evidence={n}" for n in (1, 2, 3)]
+        )
         self.metadata = meta
 
     def load(self) -> RetrievalData:
@@ -63,9 +69,20 @@ class ComLQTask(RetrievalTask):
         """Violating passages per judged negation query, from the materialised file when it matches."""
         stored = read_judgments(judgments_path(self.judge.name))
         origin = "materialised file " + judgments_path(self.judge.name).name
-        if stored is None or stored["data_content_hash"] != data.source.content_hash or stored["judge_version"] != self.judge.version:
-            stored, origin = compute_judgments(data, self.judge), "computed at run time (no materialised file for this data hash)"
-        queries = {q: set(j["violating"]) for q, j in stored["queries"].items() if j["violating"] is not None and q in data.queries}
+        if (
+            stored is None
+            or stored["data_content_hash"] != data.source.content_hash
+            or stored["judge_version"] != self.judge.version
+        ):
+            stored, origin = (
+                compute_judgments(data, self.judge),
+                "computed at run time (no materialised file for this data hash)",
+            )
+        queries = {
+            q: set(j["violating"])
+            for q, j in stored["queries"].items()
+            if j["violating"] is not None and q in data.queries
+        }
         return queries, origin
 
     def groups(self, data: RetrievalData) -> dict[str, list[str]]:
@@ -74,8 +91,12 @@ class ComLQTask(RetrievalTask):
         for qid in data.queries:
             qtype = base_type(str(records[qid].get("type", "")))
             negation = qtype in NEGATION_TYPES
-            groups[qid] = ["default", f"type={qtype}", "group=negation" if negation else "group=non_negation",
-                           f"evidence={len(data.qrels[qid])}"]  # evidence count = number of qrels, not the suffix
+            groups[qid] = [
+                "default",
+                f"type={qtype}",
+                "group=negation" if negation else "group=non_negation",
+                f"evidence={len(data.qrels[qid])}",
+            ]  # evidence count = number of qrels, not the suffix
         return groups
 
     def compute_scores(self, data: RetrievalData, run: Run) -> ScoreReport:
@@ -85,11 +106,19 @@ class ComLQTask(RetrievalTask):
             for qid, value in lsnc_per_query(run, violating, k).items():
                 per_query[qid][name] = value
         means, sizes = subset_means(per_query, self.groups(data))
-        details = {"violation_judge": self.judge.name, "judge_version": self.judge.version, "judgments": origin,
-                   "negation_queries_judged": len(violating)}
+        details = {
+            "violation_judge": self.judge.name,
+            "judge_version": self.judge.version,
+            "judgments": origin,
+            "negation_queries_judged": len(violating),
+        }
         return ScoreReport({"test": means}, subset_sizes={"test": sizes}, details=details)
 
 
 @hookimpl
 def register_tasks(register):
-    register("comlq", lambda request: ComLQTask(request.data_dir), description=f"ComLQ complex logical queries (local dir: --data-dir or {ENV_VAR})")
+    register(
+        "comlq",
+        lambda request: ComLQTask(request.data_dir),
+        description=f"ComLQ complex logical queries (local dir: --data-dir or {ENV_VAR})",
+    )

@@ -39,8 +39,18 @@ def compute_judgments(data, judge) -> dict:
         if base_type(str(records[qid].get("type", ""))) not in NEGATION_TYPES:
             continue
         j = judge.judge(text, postings, set(data.qrels.get(qid, {})))
-        queries[qid] = {"cue": j.cue, "condition": j.condition, "keywords": j.keywords, "violating": j.violating if j.keywords else None}
-    return {"judge": judge.name, "judge_version": judge.version, "data_content_hash": data.source.content_hash, "queries": queries}
+        queries[qid] = {
+            "cue": j.cue,
+            "condition": j.condition,
+            "keywords": j.keywords,
+            "violating": j.violating if j.keywords else None,
+        }
+    return {
+        "judge": judge.name,
+        "judge_version": judge.version,
+        "data_content_hash": data.source.content_hash,
+        "queries": queries,
+    }
 
 
 def write_judgments(payload: dict, path: Path) -> None:
@@ -66,8 +76,10 @@ def main() -> None:
     out = args.out or judgments_path(judge.name)
     write_judgments(payload, out)
     judged = [q for q in payload["queries"].values() if q["violating"] is not None]
-    print(f"{out}: {len(payload['queries'])} negation queries, {len(judged)} judged, "
-          f"{sum(len(q['violating']) for q in judged)} violating passages in all, data {payload['data_content_hash']}")
+    print(
+        f"{out}: {len(payload['queries'])} negation queries, {len(judged)} judged, "
+        f"{sum(len(q['violating']) for q in judged)} violating passages in all, data {payload['data_content_hash']}"
+    )
 
 
 if __name__ == "__main__":

@@ -22,21 +22,52 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard import hookimpl
+from leaderboard.contract.task import (
+    DataSource,
+    ExternalData,
+    ExternalTask,
+    Metric,
+    ScoreReport,
+    TaskMetadata,
+    TaskRequest,
+)
 from leaderboard.data.hashing import content_hash
 from leaderboard.errors import BadInput
-from leaderboard.results import slug
-from leaderboard.task import DataSource, EvaluationKind, ExternalData, ExternalTask, Metric, ScoreReport, TaskMetadata, TaskRequest
+from leaderboard.metrics.bounds import bounds
+from leaderboard.records.files import slug
 
 CURATED = {
-    "followir": ("Robust04InstructionRetrieval", "News21InstructionRetrieval", "Core17InstructionRetrieval", "mFollowIR"),
+    "followir": (
+        "Robust04InstructionRetrieval",
+        "News21InstructionRetrieval",
+        "Core17InstructionRetrieval",
+        "mFollowIR",
+    ),
     "instructir": ("InstructIR",),
     "ifir": ("IFIRAila", "IFIRCds", "IFIRFiQA", "IFIRFire", "IFIRNFCorpus", "IFIRPm", "IFIRScifact"),
     "nevir": ("NevIR",),
-    "bright": tuple(f"Bright{d}Retrieval" for d in ("Biology", "EarthScience", "Economics", "Psychology", "Robotics", "Stackoverflow",
-                                                   "SustainableLiving", "Leetcode", "Pony", "Aops", "TheoremQAQuestions", "TheoremQATheorems")),
+    "bright": tuple(
+        f"Bright{d}Retrieval"
+        for d in (
+            "Biology",
+            "EarthScience",
+            "Economics",
+            "Psychology",
+            "Robotics",
+            "Stackoverflow",
+            "SustainableLiving",
+            "Leetcode",
+            "Pony",
+            "Aops",
+            "TheoremQAQuestions",
+            "TheoremQATheorems",
+        )
+    ),
 }
 FAMILY = {name: family for family, names in CURATED.items() for name in names}
 ROOT_ENV = "LEADERBOARD_MTEB_DATA"
+REQUIRES = ("mteb", "datasets")
+INSTALL = "pip install 'retrieval-leaderboard[mteb]'"
 FOLLOWIR_TEMPLATE = "Core17InstructionRetrieval"  # whose p-MRR scoring serves a local FollowIR-style folder
 
 
@@ -50,14 +81,19 @@ def is_mteb_folder(path: Path) -> bool:
 
 
 def local_folder(name: str, data_dir: str | None) -> Path | None:
-    for candidate, origin in ((data_dir, "--data-dir"), (os.environ.get(task_env(name)), task_env(name)),
-                              (os.path.join(os.environ[ROOT_ENV], name) if os.environ.get(ROOT_ENV) else None, ROOT_ENV)):
+    for candidate, origin in (
+        (data_dir, "--data-dir"),
+        (os.environ.get(task_env(name)), task_env(name)),
+        (os.path.join(os.environ[ROOT_ENV], name) if os.environ.get(ROOT_ENV) else None, ROOT_ENV),
+    ):
         if not candidate:
             continue
         path = Path(candidate).expanduser()
         if not is_mteb_folder(path):
-            raise BadInput(f"{origin} points to {path}, which is not an mteb dataset folder: expected a README.md whose YAML "
-                           "'configs' declare corpus, queries, default (qrels) and optionally instruction, top_ranked, qrel_diff.")
+            raise BadInput(
+                f"{origin} points to {path}, which is not an mteb dataset folder: expected a README.md whose YAML "
+                "'configs' declare corpus, queries, default (qrels) and optionally instruction, top_ranked, qrel_diff."
+            )
         return path
     return None
 
@@ -86,18 +122,26 @@ def loaded_content_hash(task: Any) -> str:
             for part in ("corpus", "queries"):
                 for row in data[part]:
                     digest.update(json.dumps(row, sort_keys=True, default=str).encode())
-            digest.update(json.dumps({"qrels": data["relevant_docs"], "top": data.get("top_ranked")}, sort_keys=True, default=str).encode())
+            digest.update(
+                json.dumps(
+                    {"qrels": data["relevant_docs"], "top": data.get("top_ranked")}, sort_keys=True, default=str
+                ).encode()
+            )
     return "sha256:" + digest.hexdigest()
 
 
 class MtebTask(ExternalTask):
-    def __init__(self, mteb_name: str, data_dir: str | None = None, name: str | None = None, folder: Path | None = None):
+    def __init__(
+        self, mteb_name: str, data_dir: str | None = None, name: str | None = None, folder: Path | None = None
+    ):
         import mteb
 
         try:
             self.mteb_task = mteb.get_task(mteb_name)
         except Exception as exc:
-            raise BadInput(f"mteb has no task {mteb_name!r} ({exc}). See `leaderboard tasks` for the curated list.") from None
+            raise BadInput(
+                f"mteb has no task {mteb_name!r} ({exc}). See `leaderboard tasks` for the curated list."
+            ) from None
         self.mteb_name = mteb_name
         meta = self.mteb_task.metadata
         self.folder = folder or local_folder(name or mteb_name, data_dir)
@@ -107,11 +151,11 @@ class MtebTask(ExternalTask):
             description=str(meta.description),
             reference=str(meta.reference or ""),
             citation=meta.bibtex_citation or None,
-            evaluation=EvaluationKind.RERANK if "Reranking" in str(meta.type) else EvaluationKind.RETRIEVAL,
-            metrics=[Metric(meta.main_score, "higher", "mteb's main score")],
+            metrics=[Metric(meta.main_score, "higher", "mteb's main score", *bounds(meta.main_score))],
             main_score=meta.main_score,
             splits=list(meta.eval_splits),
             subsets=["default"] + [s for s in (meta.hf_subsets or []) if s != "default"],
+            supports_limit=False,  # mteb evaluates the whole task
         )
 
     def load(self) -> ExternalData:
@@ -122,15 +166,19 @@ class MtebTask(ExternalTask):
             task.metadata.dataset["path"] = str(self.folder)  # mteb's loader accepts a local dataset folder
             source = DataSource(kind="local", uri=str(self.folder.resolve()))
         else:
-            source = DataSource(kind="hub", uri=f"hf://datasets/{meta.dataset['path']}", revision=meta.dataset.get("revision"))
+            source = DataSource(
+                kind="hub", uri=f"hf://datasets/{meta.dataset['path']}", revision=meta.dataset.get("revision")
+            )
         from datasets.utils.logging import disable_progress_bar
 
         disable_progress_bar()  # the runner draws its own progress
         try:
             task.load_data()
         except Exception as exc:
-            raise BadInput(f"mteb task {self.metadata.name}: could not load its data from {source.uri} ({type(exc).__name__}: {exc}). "
-                           f"Offline, point it at a local copy with --data-dir {self.metadata.name}=DIR or {task_env(self.metadata.name)}.") from None
+            raise BadInput(
+                f"mteb task {self.metadata.name}: could not load its data from {source.uri} ({type(exc).__name__}: {exc}). "
+                f"Offline, point it at a local copy with --data-dir {self.metadata.name}=DIR or {task_env(self.metadata.name)}."
+            ) from None
         if self.folder is not None:
             source.content_hash = content_hash([p for p in self.folder.rglob("*") if p.is_file()], self.folder)
         else:
@@ -139,17 +187,24 @@ class MtebTask(ExternalTask):
 
     def evaluate_model(self, model: Any, data: ExternalData, batch_size: int) -> ScoreReport:
         import mteb
-
-        from leaderboard.mteb_bridge import mteb_adapter
+        from leaderboard_plugins.mteb_bridge import mteb_adapter
 
         try:
-            outcome = mteb.evaluate(mteb_adapter(model, batch_size), data.handle, cache=None, overwrite_strategy="always",
-                                    show_progress_bar=False, encode_kwargs={"batch_size": batch_size})
+            outcome = mteb.evaluate(
+                mteb_adapter(model, batch_size),
+                data.handle,
+                cache=None,
+                overwrite_strategy="always",
+                show_progress_bar=False,
+                encode_kwargs={"batch_size": batch_size},
+            )
             result = outcome.task_results[0]
         except BadInput:
             raise
         except Exception as exc:
-            raise BadInput(f"mteb task {self.metadata.name} failed with model {model.metadata.name}: {type(exc).__name__}: {exc}") from None
+            raise BadInput(
+                f"mteb task {self.metadata.name} failed with model {model.metadata.name}: {type(exc).__name__}: {exc}"
+            ) from None
         scores: dict[str, dict[str, dict[str, float]]] = {}
         dropped: list[str] = []
         for split, entries in result.scores.items():
@@ -160,8 +215,19 @@ class MtebTask(ExternalTask):
             scores[split] = subsets
         names = sorted({n for subsets in scores.values() for values in subsets.values() for n in values})
         self.metadata.metrics = [Metric(n, "higher", "reported by mteb") for n in names]
-        details = {"framework": "mteb", "mteb_version": result.mteb_version, "mteb_task": self.mteb_name,
-                   "mteb_dataset_revision": result.dataset_revision, "mteb_task_type": str(data.handle.metadata.type)}
+        details = {
+            "framework": "mteb",
+            "mteb_version": result.mteb_version,
+            "mteb_task": self.mteb_name,
+            # the name an mteb results file uses: a local folder is not the mteb task it borrows scoring from
+            "export_names": {
+                "mteb": self.mteb_name
+                if self.folder is None or self.metadata.name == self.mteb_name
+                else self.metadata.name
+            },
+            "mteb_dataset_revision": result.dataset_revision,
+            "mteb_task_type": str(data.handle.metadata.type),
+        }
         if dropped:
             details["non_finite_metrics_dropped"] = sorted(set(dropped))
         return ScoreReport(scores, details=details)
@@ -172,12 +238,24 @@ def from_argument(request: TaskRequest) -> MtebTask:
     folder = Path(argument).expanduser()
     if folder.is_dir():
         if not is_mteb_folder(folder):
-            raise BadInput(f"{folder} is not an mteb dataset folder (README.md with YAML configs for corpus, queries, qrels).")
-        followir = (folder / "qrel_diff.jsonl").exists() or "config_name: qrel_diff" in (folder / "README.md").read_text("utf-8")
-        template = FOLLOWIR_TEMPLATE if followir else "InstructIR" if "config_name: instruction" in (folder / "README.md").read_text("utf-8") else None
+            raise BadInput(
+                f"{folder} is not an mteb dataset folder (README.md with YAML configs for corpus, queries, qrels)."
+            )
+        followir = (folder / "qrel_diff.jsonl").exists() or "config_name: qrel_diff" in (
+            folder / "README.md"
+        ).read_text("utf-8")
+        template = (
+            FOLLOWIR_TEMPLATE
+            if followir
+            else "InstructIR"
+            if "config_name: instruction" in (folder / "README.md").read_text("utf-8")
+            else None
+        )
         if template is None:
-            raise BadInput(f"{folder}: a local mteb folder needs 'instruction' (InstructIR-style) or 'qrel_diff' (FollowIR-style) configs; "
-                           "plain retrieval data belongs in a BEIR folder.")
+            raise BadInput(
+                f"{folder}: a local mteb folder needs 'instruction' (InstructIR-style) or 'qrel_diff' (FollowIR-style) configs; "
+                "plain retrieval data belongs in a BEIR folder."
+            )
         return MtebTask(template, name=f"mteb-local-{slug(folder.resolve().name)}", folder=folder)
     if not argument:
         raise BadInput("Expected an mteb task name or folder after 'mteb:', e.g. mteb:Core17InstructionRetrieval.")
@@ -188,7 +266,19 @@ def from_argument(request: TaskRequest) -> MtebTask:
 def register_tasks(register):
     for family, names in CURATED.items():
         for name in names:
-            register(name, lambda request, name=name: MtebTask(name, request.data_dir),
-                     description=f"{family} via mteb (local data: --data-dir {name}=DIR or {task_env(name)}; else the hub)")
-    register("mteb:", from_argument, description="Any mteb task by name (mteb:<TaskName>), or a local FollowIR/InstructIR-style mteb folder",
-             claims_directory=is_mteb_folder)
+            register(
+                name,
+                lambda request, name=name: MtebTask(name, request.data_dir),
+                description=f"{family} via mteb (local data: --data-dir {name}=DIR or {task_env(name)}; else the hub)",
+                requires=REQUIRES,
+                install=INSTALL,
+            )
+    register(
+        "mteb:",
+        from_argument,
+        description="Any mteb task by name (mteb:<TaskName>), or a local FollowIR/InstructIR-style mteb folder",
+        claims_directory=is_mteb_folder,
+        directory_priority=10,
+        requires=REQUIRES,
+        install=INSTALL,
+    )

@@ -19,12 +19,20 @@ import numpy as np
 import pandas as pd
 
 from leaderboard import hookimpl
+from leaderboard.contract.task import (
+    CandidateData,
+    CandidateSet,
+    CandidateTask,
+    DataSource,
+    Metric,
+    ScoreReport,
+    TaskMetadata,
+)
 from leaderboard.data.hashing import content_hash
 from leaderboard.data.remote import local_dir
 from leaderboard.errors import BadInput
 from leaderboard.fileio import cache_home
 from leaderboard.metrics.bootstrap import bootstrap_interval, macro_mean
-from leaderboard.task import CandidateData, CandidateSet, CandidateTask, DataSource, EvaluationKind, Metric, ScoreReport, TaskMetadata
 
 DOMAINS = ("Books", "Movies", "People", "Medical Case", "Legal Document")
 K = range(1, 11)
@@ -50,11 +58,41 @@ class Variant:
 TASK1_COLUMNS = tuple(f"Query{k}" for k in K) + ("Positive",) + tuple(f"HN{k}" for k in K)
 TASK2_COLUMNS = ("Query10", "Natural_Query10", "Positive") + tuple(f"HN{k}" for k in K)
 VARIANTS = {
-    "task1": Variant("multiconir-task1", "Task1", "{domain}_Task1.csv", TASK1_COLUMNS, "complexity robustness: win rate vs number of conditions (1-10)"),
-    "task2": Variant("multiconir-task2", "Task2_&_3", "{domain}_Task2_&_3.csv", TASK2_COLUMNS, "relevance monotonicity: adjacent win rates Positive>HN1>...>HN10"),
-    "task3": Variant("multiconir-task3", "Task2_&_3", "{domain}_Task2_&_3.csv", TASK2_COLUMNS, "format invariance: flip rate between instruction-style and descriptive queries"),
-    "task4-512": Variant("multiconir-task4-512", "Task4", "{domain}_512.csv", TASK2_COLUMNS, "document length: adjacent win rates on documents padded to 512 words"),
-    "task4-1024": Variant("multiconir-task4-1024", "Task4", "{domain}_1024.csv", TASK2_COLUMNS, "document length: adjacent win rates on documents padded to 1024 words"),
+    "task1": Variant(
+        "multiconir-task1",
+        "Task1",
+        "{domain}_Task1.csv",
+        TASK1_COLUMNS,
+        "complexity robustness: win rate vs number of conditions (1-10)",
+    ),
+    "task2": Variant(
+        "multiconir-task2",
+        "Task2_&_3",
+        "{domain}_Task2_&_3.csv",
+        TASK2_COLUMNS,
+        "relevance monotonicity: adjacent win rates Positive>HN1>...>HN10",
+    ),
+    "task3": Variant(
+        "multiconir-task3",
+        "Task2_&_3",
+        "{domain}_Task2_&_3.csv",
+        TASK2_COLUMNS,
+        "format invariance: flip rate between instruction-style and descriptive queries",
+    ),
+    "task4-512": Variant(
+        "multiconir-task4-512",
+        "Task4",
+        "{domain}_512.csv",
+        TASK2_COLUMNS,
+        "document length: adjacent win rates on documents padded to 512 words",
+    ),
+    "task4-1024": Variant(
+        "multiconir-task4-1024",
+        "Task4",
+        "{domain}_1024.csv",
+        TASK2_COLUMNS,
+        "document length: adjacent win rates on documents padded to 1024 words",
+    ),
 }
 
 
@@ -77,7 +115,9 @@ def read_table(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
         empty = frame.index[frame[column].str.strip() == ""]
         if len(empty):
             row = int(empty[0]) + 1
-            raise BadInput(f"{path}, data row {row} (after the header), column {column!r}: empty cell; every cell of this column must hold text.")
+            raise BadInput(
+                f"{path}, data row {row} (after the header), column {column!r}: empty cell; every cell of this column must hold text."
+            )
     if frame.empty:
         raise BadInput(f"{path}: no records.")
     return frame[list(columns)]
@@ -90,8 +130,10 @@ def fetch_from_hub() -> tuple[Path, DataSource]:
     try:
         path = Path(snapshot_download(HUB_REPO, repo_type="dataset", revision=revision, allow_patterns=["*.csv"]))
     except Exception as exc:
-        raise BadInput(f"Could not fetch {HUB_REPO}@{revision} from the Hugging Face hub ({type(exc).__name__}: {exc}). "
-                       f"Point the task at a local copy with --data-dir or {ENV_VAR}.") from None
+        raise BadInput(
+            f"Could not fetch {HUB_REPO}@{revision} from the Hugging Face hub ({type(exc).__name__}: {exc}). "
+            f"Point the task at a local copy with --data-dir or {ENV_VAR}."
+        ) from None
     return path, DataSource(kind="hub", uri=f"hf://datasets/{HUB_REPO}", revision=path.name)  # snapshot folder = commit
 
 
@@ -106,21 +148,39 @@ class MultiConIRTask(CandidateTask):
         if self.key == "task1":
             metrics = [Metric(f"win_rate_k{k}", "higher", f"P[s(Query{k}, Positive) > s(Query{k}, HN{k})]") for k in K]
             metrics += [Metric(f"margin_k{k}", "higher", f"mean s(Query{k}, Positive) - s(Query{k}, HN{k})") for k in K]
-            metrics += [Metric("decline", "lower", "win_rate_k1 - win_rate_k10"), Metric("mean_win_rate", "higher", "mean of win_rate_k1..k10")]
+            metrics += [
+                Metric("decline", "lower", "win_rate_k1 - win_rate_k10"),
+                Metric("mean_win_rate", "higher", "mean of win_rate_k1..k10"),
+            ]
             main = "mean_win_rate"
         elif self.key == "task3":
-            metrics = [Metric("flip_rate", "lower", "fraction of (record, adjacent pair) outcomes that differ between Query10 and Natural_Query10")]
+            metrics = [
+                Metric(
+                    "flip_rate",
+                    "lower",
+                    "fraction of (record, adjacent pair) outcomes that differ between Query10 and Natural_Query10",
+                )
+            ]
             metrics += [Metric(f"flip_rate_{p}", "lower") for p in PAIR_NAMES]
             metrics += [Metric(f"mean_adjacent_win_rate_{style}", "higher") for style in ("instruction", "natural")]
             main = "flip_rate"
         else:
-            metrics = [Metric(f"win_rate_{p}", "higher", f"P[s({a}) > s({b})] under Query10") for p, (a, b) in zip(PAIR_NAMES, PAIRS)]
+            metrics = [
+                Metric(f"win_rate_{p}", "higher", f"P[s({a}) > s({b})] under Query10")
+                for p, (a, b) in zip(PAIR_NAMES, PAIRS)
+            ]
             metrics += [Metric("mean_adjacent_win_rate", "higher", "mean of the ten adjacent win rates")]
             main = "mean_adjacent_win_rate"
         return TaskMetadata(
-            name=self.variant.name, family="multiconir", description=f"MultiConIR {self.variant.description}",
-            reference=REFERENCE, citation=CITATION, evaluation=EvaluationKind.CANDIDATES, metrics=metrics, main_score=main,
-            subsets=["default"] + [f"domain={d}" for d in DOMAINS], instruction=INSTRUCTION,
+            name=self.variant.name,
+            family="multiconir",
+            description=f"MultiConIR {self.variant.description}",
+            reference=REFERENCE,
+            citation=CITATION,
+            metrics=metrics,
+            main_score=main,
+            subsets=["default"] + [f"domain={d}" for d in DOMAINS],
+            instruction=INSTRUCTION,
         )
 
     # -- data ---------------------------------------------------------------------------------
@@ -146,7 +206,10 @@ class MultiConIRTask(CandidateTask):
         for domain, table in tables.items():
             for i, row in enumerate(table.to_dict("records")):
                 if self.key == "task1":
-                    sets += [CandidateSet(f"{domain}/{i}/k{k}", row[f"Query{k}"], [row["Positive"], row[f"HN{k}"]]) for k in K]
+                    sets += [
+                        CandidateSet(f"{domain}/{i}/k{k}", row[f"Query{k}"], [row["Positive"], row[f"HN{k}"]])
+                        for k in K
+                    ]
                 else:
                     docs = [row["Positive"]] + [row[f"HN{k}"] for k in K]
                     sets.append(CandidateSet(f"{domain}/{i}/instruction", row["Query10"], docs))
@@ -155,7 +218,9 @@ class MultiConIRTask(CandidateTask):
         return sets
 
     # -- metrics ------------------------------------------------------------------------------
-    def per_record(self, data: CandidateData, scores: dict[str, list[float]]) -> tuple[list[str], dict[str, np.ndarray]]:
+    def per_record(
+        self, data: CandidateData, scores: dict[str, list[float]]
+    ) -> tuple[list[str], dict[str, np.ndarray]]:
         """Metric names and, per domain, a (records x metrics) array whose column means are the metrics."""
         per_domain = {}
         for domain, n in data.extra["records"].items():
@@ -187,7 +252,9 @@ class MultiConIRTask(CandidateTask):
     def compute_scores(self, data: CandidateData, scores: dict[str, list[float]]) -> ScoreReport:
         names, per_domain = self.per_record(data, scores)
         if not per_domain:
-            raise BadInput(f"{self.metadata.name}: no complete record was scored (is --limit smaller than one record's candidate sets?).")
+            raise BadInput(
+                f"{self.metadata.name}: no complete record was scored (is --limit smaller than one record's candidate sets?)."
+            )
         out, intervals, sizes = {}, {}, {}
         strata = {"default": list(per_domain.values())} | {f"domain={d}": [x] for d, x in per_domain.items()}
         for subset, groups in strata.items():
@@ -196,15 +263,24 @@ class MultiConIRTask(CandidateTask):
             out[subset] = dict(zip(names, means.tolist()))
             intervals[subset] = {n: [float(lo), float(hi)] for n, lo, hi in zip(names, low, high)}
             sizes[subset] = sum(g.shape[0] for g in groups)
-        details = {"ties": "a tie counts as a loss (strict >)", "average": "macro over domains", "bootstrap": f"1000 resamples over records, seed {self.seed}"}
-        return ScoreReport({"test": out}, confidence_intervals={"test": intervals}, subset_sizes={"test": sizes}, details=details)
+        details = {
+            "ties": "a tie counts as a loss (strict >)",
+            "average": "macro over domains",
+            "bootstrap": f"1000 resamples over records, seed {self.seed}",
+        }
+        return ScoreReport(
+            {"test": out}, confidence_intervals={"test": intervals}, subset_sizes={"test": sizes}, details=details
+        )
 
 
 @hookimpl
 def register_tasks(register):
     for key, variant in VARIANTS.items():
-        register(variant.name, lambda request, key=key: MultiConIRTask(key, request.data_dir, request.seed),
-                 description=f"MultiConIR {variant.description} (local dir: --data-dir or {ENV_VAR}; else hub {HUB_REPO})")
+        register(
+            variant.name,
+            lambda request, key=key: MultiConIRTask(key, request.data_dir, request.seed),
+            description=f"MultiConIR {variant.description} (local dir: --data-dir or {ENV_VAR}; else hub {HUB_REPO})",
+        )
 
 
 class DemoMultiConIRTask(MultiConIRTask):
@@ -227,5 +303,8 @@ class DemoMultiConIRTask(MultiConIRTask):
 def register_demo_tasks(register):
     for key, variant in VARIANTS.items():
         demo = variant.name.replace("multiconir-", "multiconir-demo-")
-        register(demo, lambda request, key=key: DemoMultiConIRTask(key, request.data_dir, request.seed),
-                 description=f"MultiConIR {variant.description}, on the embedded synthetic fixture (offline demo)")
+        register(
+            demo,
+            lambda request, key=key: DemoMultiConIRTask(key, request.data_dir, request.seed),
+            description=f"MultiConIR {variant.description}, on the embedded synthetic fixture (offline demo)",
+        )

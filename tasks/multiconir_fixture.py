@@ -14,16 +14,63 @@ import pandas as pd
 
 from leaderboard.fileio import atomic_open
 
-from .multiconir import DOMAINS, K, TASK1_COLUMNS, TASK2_COLUMNS
+from .multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, K
 
 ATTRIBUTES = {
     "Books": ("genre", "setting", "narrator", "decade", "theme", "ending", "award", "length", "publisher", "series"),
     "Movies": ("genre", "director", "country", "decade", "lead", "score", "ending", "runtime", "studio", "rating"),
-    "People": ("profession", "birthplace", "era", "education", "field", "award", "language", "spouse", "hobby", "legacy"),
-    "Medical Case": ("age", "sex", "symptom", "duration", "history", "finding", "test", "diagnosis", "treatment", "outcome"),
-    "Legal Document": ("court", "jurisdiction", "year", "party", "claim", "statute", "remedy", "ruling", "appeal", "judge"),
+    "People": (
+        "profession",
+        "birthplace",
+        "era",
+        "education",
+        "field",
+        "award",
+        "language",
+        "spouse",
+        "hobby",
+        "legacy",
+    ),
+    "Medical Case": (
+        "age",
+        "sex",
+        "symptom",
+        "duration",
+        "history",
+        "finding",
+        "test",
+        "diagnosis",
+        "treatment",
+        "outcome",
+    ),
+    "Legal Document": (
+        "court",
+        "jurisdiction",
+        "year",
+        "party",
+        "claim",
+        "statute",
+        "remedy",
+        "ruling",
+        "appeal",
+        "judge",
+    ),
 }
-VALUES = ("amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kestrel", "lagoon", "meadow")
+VALUES = (
+    "amber",
+    "basalt",
+    "cedar",
+    "delta",
+    "ember",
+    "fjord",
+    "garnet",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kestrel",
+    "lagoon",
+    "meadow",
+)
 RECORDS_PER_DOMAIN = 3
 FILLER = "This sentence pads the document without adding any condition."
 
@@ -44,7 +91,13 @@ def _document(sentences: list[str], words: int | None = None) -> str:
 
 
 def _noun(domain: str) -> str:
-    return {"Books": "book", "Movies": "movie", "People": "person", "Medical Case": "case", "Legal Document": "document"}[domain]
+    return {
+        "Books": "book",
+        "Movies": "movie",
+        "People": "person",
+        "Medical Case": "case",
+        "Legal Document": "document",
+    }[domain]
 
 
 def task1_rows(domain: str) -> list[dict]:
@@ -64,7 +117,9 @@ def task2_rows(domain: str, words: int | None = None) -> list[dict]:
         conds = conditions(domain, r)
         row = {
             "Query10": f"Find a {_noun(domain)} where: " + " ".join(conds),
-            "Natural_Query10": f"I am looking for a {_noun(domain)} in which " + ", and ".join(c.rstrip(".").lower() for c in conds) + ".",
+            "Natural_Query10": f"I am looking for a {_noun(domain)} in which "
+            + ", and ".join(c.rstrip(".").lower() for c in conds)
+            + ".",
             "Positive": _document(conds, words),
         }
         row.update({f"HN{i}": _document(conditions(domain, r, set(range(i))), words) for i in K})

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from leaderboard import hookimpl
+from leaderboard.contract.model import Run
+from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport
 from leaderboard.data.hashing import content_hash
 from leaderboard.data.jsonl import read_jsonl
 from leaderboard.data.remote import fetch_files, local_dir
@@ -13,8 +15,6 @@ from leaderboard.errors import BadInput
 from leaderboard.metrics.breakdown import subset_means
 from leaderboard.metrics.negation import lsnc_per_query, paired_wins
 from leaderboard.metrics.retrieval import per_query_scores
-from leaderboard.model import Run
-from leaderboard.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport
 
 from .beir import beir_metadata
 
@@ -25,13 +25,23 @@ PINNED = {
     "queries.jsonl": "fa676f585efd8bae2250ae068b490f601e031da013f4d2c36f878a56b98b5197",
 }
 CATEGORIES = ("A - a", "(A - a) ∪ B", "(A - a) ∪ (B - b)")
-QUERY_FIELDS = ("query_id", "query", "category", "constraint_satisfying_doc_ids", "constraint_violating_doc_ids", "graded_relevance")
+QUERY_FIELDS = (
+    "query_id",
+    "query",
+    "category",
+    "constraint_satisfying_doc_ids",
+    "constraint_violating_doc_ids",
+    "graded_relevance",
+)
 LSNC_K = (10, 100)
 
 
 def load_negconstraint(root: Path, source: DataSource | None = None) -> RetrievalData:
     corpus_path, queries_path = root / "corpus.jsonl", root / "queries.jsonl"
-    corpus = {str(r["doc_id"]): str(r["text"]) for _, r in read_jsonl(corpus_path, ("doc_id", "text"), "a NegConstraint passage")}
+    corpus = {
+        str(r["doc_id"]): str(r["text"])
+        for _, r in read_jsonl(corpus_path, ("doc_id", "text"), "a NegConstraint passage")
+    }
     queries, qrels, records = {}, {}, {}
     for line_no, r in read_jsonl(queries_path, QUERY_FIELDS[:3], "a NegConstraint query"):
         where = f"{queries_path}, line {line_no}"
@@ -48,7 +58,9 @@ def load_negconstraint(root: Path, source: DataSource | None = None) -> Retrieva
         if missing:
             raise BadInput(f"{where}: passage id {missing[0]!r} is not in {corpus_path}.")
         queries[qid] = str(r["query"])
-        qrels[qid] = {str(d): int(g) for d, g in r["graded_relevance"].items()}  # covers all queries; qrels/test.tsv does not
+        qrels[qid] = {
+            str(d): int(g) for d, g in r["graded_relevance"].items()
+        }  # covers all queries; qrels/test.tsv does not
         records[qid] = r
     source = source or DataSource(kind="local", uri=str(root.resolve()))
     source.content_hash = content_hash([corpus_path, queries_path], root)
@@ -65,9 +77,20 @@ class NegConstraintTask(RetrievalTask):
             family="negconstraint",
             reference="https://github.com/troyyxk/NS-IR-main",
         )
-        meta.metrics = meta.metrics + [
-            Metric(f"lsnc_at_{k}", "higher", f"Log-Scaled Negation Consistency at {k} (released violating ids)") for k in LSNC_K
-        ] + [Metric("paired_win_rate", "higher", "fraction of queries whose satisfying passage ranks strictly above the violating one (tie = loss)")]
+        meta.metrics = (
+            meta.metrics
+            + [
+                Metric(f"lsnc_at_{k}", "higher", f"Log-Scaled Negation Consistency at {k} (released violating ids)")
+                for k in LSNC_K
+            ]
+            + [
+                Metric(
+                    "paired_win_rate",
+                    "higher",
+                    "fraction of queries whose satisfying passage ranks strictly above the violating one (tie = loss)",
+                )
+            ]
+        )
         meta.subsets = ["default"] + [f"category={c}" for c in CATEGORIES]
         self.metadata = meta
 
@@ -76,7 +99,9 @@ class NegConstraintTask(RetrievalTask):
         if folder is not None:
             return load_negconstraint(folder)
         root = fetch_files("negconstraint", BASE_URL, PINNED)
-        return load_negconstraint(root, DataSource(kind="url", uri=BASE_URL, revision="content pinned by sha256 (see PINNED)"))
+        return load_negconstraint(
+            root, DataSource(kind="url", uri=BASE_URL, revision="content pinned by sha256 (see PINNED)")
+        )
 
     def compute_scores(self, data: RetrievalData, run: Run) -> ScoreReport:
         records = data.extra["query_records"]
@@ -85,7 +110,9 @@ class NegConstraintTask(RetrievalTask):
         for k in LSNC_K:
             for qid, value in lsnc_per_query(run, violating, k).items():
                 per_query[qid][f"lsnc_at_{k}"] = value
-        pairs = {q: ([str(d) for d in records[q]["constraint_satisfying_doc_ids"]], list(violating[q])) for q in data.queries}
+        pairs = {
+            q: ([str(d) for d in records[q]["constraint_satisfying_doc_ids"]], list(violating[q])) for q in data.queries
+        }
         for qid, win in paired_wins(run, pairs).items():
             per_query[qid]["paired_win_rate"] = win
         groups = {q: ["default", f"category={records[q]['category']}"] for q in data.queries}
@@ -95,4 +122,8 @@ class NegConstraintTask(RetrievalTask):
 
 @hookimpl
 def register_tasks(register):
-    register("negconstraint", lambda request: NegConstraintTask(request.data_dir), description=f"NegConstraint negative-constraint queries (local dir: --data-dir or {ENV_VAR})")
+    register(
+        "negconstraint",
+        lambda request: NegConstraintTask(request.data_dir),
+        description=f"NegConstraint negative-constraint queries (local dir: --data-dir or {ENV_VAR})",
+    )

@@ -14,11 +14,30 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 def build_results(root: Path) -> Path:
-    ran = CliRunner().invoke(cli, ["run", "-m", "bm25", "-t", "demo", "-t", "multiconir-demo-task1", "-t", "multiconir-demo-task2",
-                                   "-t", "multiconir-demo-task3", "--output", str(root)])
+    ran = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "-m",
+            "bm25",
+            "-t",
+            "demo",
+            "-t",
+            "multiconir-demo-task1",
+            "-t",
+            "multiconir-demo-task2",
+            "-t",
+            "multiconir-demo-task3",
+            "--output",
+            str(root),
+        ],
+    )
     assert ran.exit_code == 0, ran.output
     for source in sorted(root.rglob("*.json")):
-        for name, kind, params, scale in (("tiny-dense-model", "dense", 5_000_000, 0.5), (HOSTILE, "dense", 50_000_000, 0.9)):
+        for name, kind, params, scale in (
+            ("tiny-dense-model", "dense", 5_000_000, 0.5),
+            (HOSTILE, "dense", 50_000_000, 0.9),
+        ):
             data = json.loads(source.read_text())
             data["model"].update(name=name, kind=kind, revision="r1")
             data["model"]["metadata"].update(name=name, kind=kind, n_parameters=params, reference=None)

@@ -10,15 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import plugins
+from leaderboard import registry as plugins
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 COMLQ = SHARED_DATA / "comlq"
 NEGCONSTRAINT = SHARED_DATA / "negconstraint"
 
-needs_comlq = pytest.mark.skipif(not COMLQ.is_dir(), reason=f"real ComLQ data not found at {COMLQ} (CI always has ../shared/data)")
-needs_negconstraint = pytest.mark.skipif(not NEGCONSTRAINT.is_dir(), reason=f"real NegConstraint data not found at {NEGCONSTRAINT}")
+needs_comlq = pytest.mark.skipif(
+    not COMLQ.is_dir(), reason=f"real ComLQ data not found at {COMLQ} (CI always has ../shared/data)"
+)
+needs_negconstraint = pytest.mark.skipif(
+    not NEGCONSTRAINT.is_dir(), reason=f"real NegConstraint data not found at {NEGCONSTRAINT}"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -31,13 +35,24 @@ def _fresh_registry(monkeypatch, tmp_path):
     plugins._cached = None
 
 
-def run_cli(*args: str, env: dict | None = None, cwd: Path | None = None, python: str | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, env: dict | None = None, cwd: Path | None = None, python: str | None = None
+) -> subprocess.CompletedProcess:
     """Run `leaderboard ARGS` in a fresh interpreter, as a user would."""
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "250", **(env or {})}
-    return subprocess.run([python or sys.executable, "-m", "leaderboard", *args], capture_output=True, text=True, env=full_env, cwd=cwd, timeout=600)
+    return subprocess.run(
+        [python or sys.executable, "-m", "leaderboard", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=600,
+    )
 
 
-def make_plugin_dist(root: Path, dist_name: str, module_name: str, source: str, entry_points: dict[str, str], version: str = "0.1.0") -> Path:
+def make_plugin_dist(
+    root: Path, dist_name: str, module_name: str, source: str, entry_points: dict[str, str], version: str = "0.1.0"
+) -> Path:
     """Lay out an importable module plus its *.dist-info on ``root``, exactly what an install leaves.
 
     Putting ``root`` on PYTHONPATH makes importlib.metadata discover its entry points.
@@ -58,5 +73,14 @@ def write_beir(root: Path, corpus: dict[str, str], queries: dict[str, str], qrel
     (root / "qrels").mkdir(parents=True, exist_ok=True)
     (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in corpus.items()))
     (root / "queries.jsonl").write_text("".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in queries.items()))
-    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{s}\n" for q, j in qrels.items() for d, s in j.items()))
+    (root / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{s}\n" for q, j in qrels.items() for d, s in j.items())
+    )
     return root
+
+
+def read_result_dict(path: Path) -> dict:
+    """A result file validated through the typed record, as plain JSON for assertions."""
+    from leaderboard.records.files import read_result
+
+    return read_result(path).to_json()

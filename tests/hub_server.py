@@ -47,10 +47,14 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     # -- helpers ------------------------------------------------------------------------------
-    def _send(self, status: int, body: bytes | dict | list = b"", headers: dict | None = None, head_only: bool = False) -> None:
+    def _send(
+        self, status: int, body: bytes | dict | list = b"", headers: dict | None = None, head_only: bool = False
+    ) -> None:
         data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
         self.send_response(status)
-        self.send_header("Content-Type", "application/json" if isinstance(body, (dict, list)) else "application/octet-stream")
+        self.send_header(
+            "Content-Type", "application/json" if isinstance(body, (dict, list)) else "application/octet-stream"
+        )
         self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
@@ -79,7 +83,13 @@ class Handler(BaseHTTPRequestHandler):
             repo_id = f"{payload['organization']}/{payload['name']}" if payload.get("organization") else payload["name"]
             with self.state.lock:
                 if repo_id in self.state.repos:
-                    return self._send(409, {"error": "You already created this dataset repo", "url": f"{self.endpoint}/datasets/{repo_id}"})
+                    return self._send(
+                        409,
+                        {
+                            "error": "You already created this dataset repo",
+                            "url": f"{self.endpoint}/datasets/{repo_id}",
+                        },
+                    )
                 self.state.repos[repo_id] = Repo()
             return self._send(200, {"url": f"{self.endpoint}/datasets/{repo_id}", "name": repo_id})
         match = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/(preupload|commit)/(.+)", url.path)
@@ -89,23 +99,38 @@ class Handler(BaseHTTPRequestHandler):
         repo = self.state.repos[repo_id]
         if action == "preupload":
             files = json.loads(self._body())["files"]
-            return self._send(200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]})
+            return self._send(
+                200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]}
+            )
         lines = [json.loads(line) for line in self._body().decode().splitlines() if line.strip()]
         header = next(line["value"] for line in lines if line["key"] == "header")
-        added = {line["value"]["path"]: base64.b64decode(line["value"]["content"]) for line in lines if line["key"] == "file"}
+        added = {
+            line["value"]["path"]: base64.b64decode(line["value"]["content"]) for line in lines if line["key"] == "file"
+        }
         create_pr = parse_qs(url.query).get("create_pr", ["0"])[0] in ("1", "true", "True")
         with self.state.lock:
             parent = header.get("parentCommit")
             if parent and parent != repo.head:
-                return self._send(412, {"error": f"A commit has happened since. Please refresh and try again. (parent {parent} is not {repo.head})"})
+                return self._send(
+                    412,
+                    {
+                        "error": f"A commit has happened since. Please refresh and try again. (parent {parent} is not {repo.head})"
+                    },
+                )
             files = {**repo.files, **added}
             sha = _sha(files, repo.head)
             if create_pr:
                 repo.prs.append(files)
                 number = len(repo.prs)
                 repo.commits[sha] = files
-                return self._send(200, {"commitOid": sha, "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{sha}",
-                                        "pullRequestUrl": f"{self.endpoint}/datasets/{repo_id}/discussions/{number}"})
+                return self._send(
+                    200,
+                    {
+                        "commitOid": sha,
+                        "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{sha}",
+                        "pullRequestUrl": f"{self.endpoint}/datasets/{repo_id}/discussions/{number}",
+                    },
+                )
             repo.files, repo.head = files, sha
             repo.commits[sha] = files
         return self._send(200, {"commitOid": sha, "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{sha}"})
@@ -125,8 +150,21 @@ class Handler(BaseHTTPRequestHandler):
             if repo is None:
                 return self._send(404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"}, head_only)
             files = self._files_at(repo, match.group(2) or "main")
-            sha = repo.head if files is repo.files else next((s for s, f in repo.commits.items() if f is files), repo.head)
-            return self._send(200, {"id": match.group(1), "sha": sha, "private": False, "siblings": [{"rfilename": p} for p in sorted(files or {})]}, head_only=head_only)
+            sha = (
+                repo.head
+                if files is repo.files
+                else next((s for s, f in repo.commits.items() if f is files), repo.head)
+            )
+            return self._send(
+                200,
+                {
+                    "id": match.group(1),
+                    "sha": sha,
+                    "private": False,
+                    "siblings": [{"rfilename": p} for p in sorted(files or {})],
+                },
+                head_only=head_only,
+            )
         match = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/tree/([^/]+)(/.*)?", path)
         if match:
             repo = self.state.repos.get(match.group(1))
@@ -134,8 +172,11 @@ class Handler(BaseHTTPRequestHandler):
             if files is None:
                 return self._send(404, {"error": "not found"}, head_only=head_only)
             prefix = unquote((match.group(3) or "").lstrip("/"))
-            entries = [{"type": "file", "path": p, "size": len(b), "oid": hashlib.sha1(b).hexdigest()}
-                       for p, b in sorted(files.items()) if p.startswith(prefix)]
+            entries = [
+                {"type": "file", "path": p, "size": len(b), "oid": hashlib.sha1(b).hexdigest()}
+                for p, b in sorted(files.items())
+                if p.startswith(prefix)
+            ]
             return self._send(200, entries, head_only=head_only)
         match = re.fullmatch(r"/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
         if match:
@@ -146,7 +187,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(404, {"error": "Entry not found"}, {"X-Error-Code": "EntryNotFound"}, head_only)
             data = files[name]
             commit = repo.head if files is repo.files else match.group(2)
-            return self._send(200, data, {"X-Repo-Commit": commit, "ETag": f'"{hashlib.sha1(data).hexdigest()}"'}, head_only)
+            return self._send(
+                200, data, {"X-Repo-Commit": commit, "ETag": f'"{hashlib.sha1(data).hexdigest()}"'}, head_only
+            )
         return self._send(404, {"error": f"not implemented: {path}"}, head_only=head_only)
 
 
@@ -159,7 +202,7 @@ class HubServer:
         self.server.RequestHandlerClass = handler
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> "HubServer":
+    def __enter__(self) -> HubServer:
         self.thread.start()
         return self
 

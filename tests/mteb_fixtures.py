@@ -40,34 +40,74 @@ def followir_folder(root: Path) -> Path:
         "docY": "Saturn has rings of ice.",
         "docZ": "Neptune has strong winds.",
     }
-    return write_mteb_folder(root, {
-        "corpus": [{"_id": d, "title": "", "text": t} for d, t in docs.items()],
-        "queries": [{"_id": "q1-og", "text": "q1 original"}, {"_id": "q1-changed", "text": "q1 changed"},
-                    {"_id": "q2-og", "text": "q2 original"}, {"_id": "q2-changed", "text": "q2 changed"}],
-        "instruction": [{"query-id": "q1-og", "instruction": "documents about Mars are relevant"},
-                        {"query-id": "q1-changed", "instruction": "only documents about the moons of Mars are relevant"},
-                        {"query-id": "q2-og", "instruction": "documents about hot planets are relevant"},
-                        {"query-id": "q2-changed", "instruction": "only documents about gas giants are relevant"}],
-        "default": [{"query-id": "q1-og", "corpus-id": "docA", "score": 1}, {"query-id": "q1-og", "corpus-id": "docB", "score": 1},
-                    {"query-id": "q1-changed", "corpus-id": "docA", "score": 1}, {"query-id": "q1-changed", "corpus-id": "docB", "score": 0},
-                    {"query-id": "q2-og", "corpus-id": "docC", "score": 1},
-                    {"query-id": "q2-changed", "corpus-id": "docY", "score": 1}, {"query-id": "q2-changed", "corpus-id": "docC", "score": 0}],
-        "top_ranked": [{"query-id": "q1-og", "corpus-ids": ["docA", "docX", "docB"]}, {"query-id": "q1-changed", "corpus-ids": ["docA", "docX", "docB"]},
-                       {"query-id": "q2-og", "corpus-ids": ["docC", "docY"]}, {"query-id": "q2-changed", "corpus-ids": ["docY", "docZ"]}],
-        "qrel_diff": [{"query-id": "q1", "corpus-ids": ["docA", "docB"]}, {"query-id": "q2", "corpus-ids": ["docC"]}],
-    })
+    return write_mteb_folder(
+        root,
+        {
+            "corpus": [{"_id": d, "title": "", "text": t} for d, t in docs.items()],
+            "queries": [
+                {"_id": "q1-og", "text": "q1 original"},
+                {"_id": "q1-changed", "text": "q1 changed"},
+                {"_id": "q2-og", "text": "q2 original"},
+                {"_id": "q2-changed", "text": "q2 changed"},
+            ],
+            "instruction": [
+                {"query-id": "q1-og", "instruction": "documents about Mars are relevant"},
+                {"query-id": "q1-changed", "instruction": "only documents about the moons of Mars are relevant"},
+                {"query-id": "q2-og", "instruction": "documents about hot planets are relevant"},
+                {"query-id": "q2-changed", "instruction": "only documents about gas giants are relevant"},
+            ],
+            "default": [
+                {"query-id": "q1-og", "corpus-id": "docA", "score": 1},
+                {"query-id": "q1-og", "corpus-id": "docB", "score": 1},
+                {"query-id": "q1-changed", "corpus-id": "docA", "score": 1},
+                {"query-id": "q1-changed", "corpus-id": "docB", "score": 0},
+                {"query-id": "q2-og", "corpus-id": "docC", "score": 1},
+                {"query-id": "q2-changed", "corpus-id": "docY", "score": 1},
+                {"query-id": "q2-changed", "corpus-id": "docC", "score": 0},
+            ],
+            "top_ranked": [
+                {"query-id": "q1-og", "corpus-ids": ["docA", "docX", "docB"]},
+                {"query-id": "q1-changed", "corpus-ids": ["docA", "docX", "docB"]},
+                {"query-id": "q2-og", "corpus-ids": ["docC", "docY"]},
+                {"query-id": "q2-changed", "corpus-ids": ["docY", "docZ"]},
+            ],
+            "qrel_diff": [
+                {"query-id": "q1", "corpus-ids": ["docA", "docB"]},
+                {"query-id": "q2", "corpus-ids": ["docC"]},
+            ],
+        },
+    )
 
 
 def instructir_folder(root: Path) -> Path:
     """InstructIR-style: each base query (id before '_') appears with several instructions."""
-    docs = {"d1": "A guide to baking sourdough bread at home.", "d2": "The history of bread in ancient Egypt.",
-            "d3": "How to repair a bicycle tyre.", "d4": "Choosing a road bike for commuting."}
-    return write_mteb_folder(root, {
-        "corpus": [{"_id": d, "title": "", "text": t} for d, t in docs.items()],
-        "queries": [{"_id": "b_0", "text": "bread"}, {"_id": "b_1", "text": "bread"},
-                    {"_id": "c_0", "text": "bicycle"}, {"_id": "c_1", "text": "bicycle"}],
-        "instruction": [{"query-id": "b_0", "instruction": "I am a home baker."}, {"query-id": "b_1", "instruction": "I am a historian."},
-                        {"query-id": "c_0", "instruction": "I have a flat tyre."}, {"query-id": "c_1", "instruction": "I want to buy a bike."}],
-        "default": [{"query-id": "b_0", "corpus-id": "d1", "score": 1}, {"query-id": "b_1", "corpus-id": "d2", "score": 1},
-                    {"query-id": "c_0", "corpus-id": "d3", "score": 1}, {"query-id": "c_1", "corpus-id": "d4", "score": 1}],
-    })
+    docs = {
+        "d1": "A guide to baking sourdough bread at home.",
+        "d2": "The history of bread in ancient Egypt.",
+        "d3": "How to repair a bicycle tyre.",
+        "d4": "Choosing a road bike for commuting.",
+    }
+    return write_mteb_folder(
+        root,
+        {
+            "corpus": [{"_id": d, "title": "", "text": t} for d, t in docs.items()],
+            "queries": [
+                {"_id": "b_0", "text": "bread"},
+                {"_id": "b_1", "text": "bread"},
+                {"_id": "c_0", "text": "bicycle"},
+                {"_id": "c_1", "text": "bicycle"},
+            ],
+            "instruction": [
+                {"query-id": "b_0", "instruction": "I am a home baker."},
+                {"query-id": "b_1", "instruction": "I am a historian."},
+                {"query-id": "c_0", "instruction": "I have a flat tyre."},
+                {"query-id": "c_1", "instruction": "I want to buy a bike."},
+            ],
+            "default": [
+                {"query-id": "b_0", "corpus-id": "d1", "score": 1},
+                {"query-id": "b_1", "corpus-id": "d2", "score": 1},
+                {"query-id": "c_0", "corpus-id": "d3", "score": 1},
+                {"query-id": "c_1", "corpus-id": "d4", "score": 1},
+            ],
+        },
+    )

@@ -13,13 +13,14 @@ import time
 import urllib.request
 
 import pytest
-
 from app_fixtures import HOSTILE, build_results
 from conftest import REPO
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = REPO / "test-artifacts" / "screenshots"
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (.ci/run installs it)"
+)
 
 
 def free_port() -> int:
@@ -33,8 +34,12 @@ def server(tmp_path_factory):
     root = build_results(tmp_path_factory.mktemp("served"))
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
-    proc = subprocess.Popen([sys.executable, "-m", "leaderboard", "serve", "--results", str(root), "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "leaderboard", "serve", "--results", str(root), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}/"
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -59,9 +64,18 @@ def page(server):
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run", "--disable-quic"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],
+        )
         page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
         page.dialogs = []
         page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
@@ -93,11 +107,15 @@ def test_hostile_model_name_renders_as_text(page):
 
 def test_kind_filter_removes_a_model(page):
     page.locator("#filter-kind").get_by_label("dense").uncheck()
-    page.wait_for_function("() => !document.querySelector('#overview-table').innerText.includes('tiny-dense-model')", timeout=15000)
+    page.wait_for_function(
+        "() => !document.querySelector('#overview-table').innerText.includes('tiny-dense-model')", timeout=15000
+    )
     assert "bm25" in table_text(page) and HOSTILE not in table_text(page)
     page.screenshot(path=str(SHOTS / "overview-filtered.png"), full_page=True)
     page.locator("#filter-kind").get_by_label("dense").check()
-    page.wait_for_function("() => document.querySelector('#overview-table').innerText.includes('tiny-dense-model')", timeout=15000)
+    page.wait_for_function(
+        "() => document.querySelector('#overview-table').innerText.includes('tiny-dense-model')", timeout=15000
+    )
 
 
 def test_search_and_csv_download(page, tmp_path):
@@ -121,8 +139,15 @@ def test_multiconir_tab_shows_the_chart(page):
     page.screenshot(path=str(SHOTS / "multiconir.png"), full_page=True)
 
 
-@pytest.mark.parametrize("tab, selector", [("ComLQ", "#comlq-types"), ("Instruction following", "#instruction-table"),
-                                           ("Provenance", "#provenance-table"), ("Skipped (2)", "#skipped-table")])
+@pytest.mark.parametrize(
+    "tab, selector",
+    [
+        ("ComLQ", "#comlq-types"),
+        ("Instruction following", "#instruction-table"),
+        ("Provenance", "#provenance-table"),
+        ("Skipped (2)", "#skipped-table"),
+    ],
+)
 def test_other_tabs(page, tab, selector):
     page.get_by_role("tab", name=tab).click()
     page.wait_for_selector(selector, state="visible", timeout=15000)

@@ -1,9 +1,8 @@
 """The leaderboard's tables, without a browser: direction, missing values, coverage, escaping, filters."""
 
-
 import pytest
-
 from app_fixtures import HOSTILE, build_results
+
 from leaderboard.app import data
 
 
@@ -31,7 +30,11 @@ def test_overview_columns_direction_and_rank(loaded):
 
 def test_missing_task_is_missing_and_partial_average_is_marked(loaded):
     rows = [r for r in loaded.rows if not (r["model"]["name"] == "tiny-dense-model" and r["task"]["name"] == "demo")]
-    rows = [r for r in rows if not (r["model"]["name"] == "tiny-dense-model" and r["task"]["name"] == "multiconir-demo-task2")]
+    rows = [
+        r
+        for r in rows
+        if not (r["model"]["name"] == "tiny-dense-model" and r["task"]["name"] == "multiconir-demo-task2")
+    ]
     frame = data.overview(rows).set_index("_name")
     assert frame.loc["tiny-dense-model", "Demo"] == data.MISSING
     assert frame.loc["tiny-dense-model", "MultiConIR demo"].endswith("*")  # 1 of its 2 "higher" tasks

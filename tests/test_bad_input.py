@@ -2,8 +2,8 @@
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import run_cli, write_beir
+
 from leaderboard.cli import cli
 
 CORPUS = {"d1": "alpha beta", "d2": "gamma delta", "d3": "beta gamma"}
@@ -90,9 +90,9 @@ def test_bad_options(tmp_path):
 
 
 def test_reranker_asked_to_search_suggests_a_pipeline(tmp_path):
+    from leaderboard.contract.model import ModelKind, ModelMetadata, Reranker
+    from leaderboard.engine.evaluation import Context, retrieve
     from leaderboard.errors import BadInput
-    from leaderboard.evaluation import Context, retrieve
-    from leaderboard.model import ModelKind, ModelMetadata, Reranker
 
     class Tiny(Reranker):
         metadata = ModelMetadata("tiny-ce", ModelKind.RERANKER)
@@ -100,7 +100,7 @@ def test_reranker_asked_to_search_suggests_a_pipeline(tmp_path):
         def score_pairs(self, pairs):
             return [0.0] * len(pairs)
 
-    with pytest.raises(BadInput, match=r'bm25 >> tiny-ce'):
+    with pytest.raises(BadInput, match=r"bm25 >> tiny-ce"):
         retrieve(Tiny(), {"d": "x"}, {"q": "x"}, 10, Context(batch_size=8))
 
 

@@ -8,16 +8,16 @@ import threading
 import zipfile
 
 import pytest
-
 from conftest import COMLQ, NEGCONSTRAINT, needs_comlq, needs_negconstraint, run_cli
-from leaderboard.errors import BadInput
-from leaderboard.metrics.negation import lsnc
 from leaderboard_tasks import comlq as comlq_module
 from leaderboard_tasks import negconstraint as neg_module
 from leaderboard_tasks.comlq import ComLQTask
 from leaderboard_tasks.comlq_violations import compute_judgments, judgments_path, read_judgments
-from leaderboard_tasks.negconstraint import NegConstraintTask
 from leaderboard_tasks.negation_judge import LexicalJudge
+from leaderboard_tasks.negconstraint import NegConstraintTask
+
+from leaderboard.errors import BadInput
+from leaderboard.metrics.negation import lsnc
 
 LOG2_3 = math.log2(3)
 
@@ -31,21 +31,40 @@ def write_jsonl(path, rows):
 def comlq_fixture(tmp_path):
     root = tmp_path / "comlq"
     passages = {
-        "p1": "Saturn has bright rings of ice.", "p2": "Ethanol is an alcohol.", "p3": "Beer contains ethanol.",
-        "p4": "Ahab ruled Israel.", "p5": "Jupiter is a gas giant.", "p6": "Omri was the founder of a dynasty.",
-        "p7": "Uranus has faint rings.", "p8": "David was the founder of the dynasty of Judah.",
+        "p1": "Saturn has bright rings of ice.",
+        "p2": "Ethanol is an alcohol.",
+        "p3": "Beer contains ethanol.",
+        "p4": "Ahab ruled Israel.",
+        "p5": "Jupiter is a gas giant.",
+        "p6": "Omri was the founder of a dynasty.",
+        "p7": "Uranus has faint rings.",
+        "p8": "David was the founder of the dynasty of Judah.",
     }
     write_jsonl(root / "corpus.jsonl", [{"_id": k, "text": v} for k, v in passages.items()])
-    write_jsonl(root / "queries.jsonl", [
-        {"_id": "q1", "text": "Which planet has rings of ice?", "answer": "Saturn", "type": "1p"},
-        {"_id": "q2", "text": "Which alcohol is in beer?", "answer": "Ethanol", "type": "2i_1"},
-        {"_id": "q3", "text": "Which kings ruled over Israel but were not founders of a dynasty?", "answer": "Ahab", "type": "2in_2"},
-        # suffix _1, but three qrels: the evidence count comes from the qrels
-        {"_id": "q4", "text": "Which planets are gas giants but do not have rings?", "answer": "none", "type": "3in_1"},
-    ])
+    write_jsonl(
+        root / "queries.jsonl",
+        [
+            {"_id": "q1", "text": "Which planet has rings of ice?", "answer": "Saturn", "type": "1p"},
+            {"_id": "q2", "text": "Which alcohol is in beer?", "answer": "Ethanol", "type": "2i_1"},
+            {
+                "_id": "q3",
+                "text": "Which kings ruled over Israel but were not founders of a dynasty?",
+                "answer": "Ahab",
+                "type": "2in_2",
+            },
+            # suffix _1, but three qrels: the evidence count comes from the qrels
+            {
+                "_id": "q4",
+                "text": "Which planets are gas giants but do not have rings?",
+                "answer": "none",
+                "type": "3in_1",
+            },
+        ],
+    )
     (root / "qrels").mkdir()
     (root / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\nq1\tp1\t2\nq2\tp2\t1\nq2\tp3\t1\nq3\tp4\t2\nq4\tp5\t1\nq4\tp7\t1\nq4\tp2\t1\n")
+        "query-id\tcorpus-id\tscore\nq1\tp1\t2\nq2\tp2\t1\nq2\tp3\t1\nq3\tp4\t2\nq4\tp5\t1\nq4\tp7\t1\nq4\tp2\t1\n"
+    )
     return root
 
 
@@ -61,7 +80,7 @@ def test_comlq_breakdowns_by_hand(comlq_fixture):
     report = task.compute_scores(data, run)
     s = report.scores["test"]
     q1, q2, q3, q4 = 1.0, 1 / (1 + 1 / LOG2_3), 1 / LOG2_3, 0.0
-    ndcg = lambda subset: s[subset]["ndcg_at_10"]  # noqa: E731
+    ndcg = lambda subset: s[subset]["ndcg_at_10"]
     assert ndcg("default") == pytest.approx((q1 + q2 + q3 + q4) / 4)
     assert ndcg("type=1p") == pytest.approx(q1)
     assert ndcg("type=2i") == pytest.approx(q2)
@@ -82,7 +101,16 @@ def test_comlq_breakdowns_by_hand(comlq_fixture):
 
 
 def test_comlq_runs_from_the_cli_with_an_env_var(comlq_fixture, tmp_path):
-    ran = run_cli("run", "--model", "bm25", "--task", "comlq", "--output", str(tmp_path / "out"), env={"LEADERBOARD_COMLQ_DIR": str(comlq_fixture)})
+    ran = run_cli(
+        "run",
+        "--model",
+        "bm25",
+        "--task",
+        "comlq",
+        "--output",
+        str(tmp_path / "out"),
+        env={"LEADERBOARD_COMLQ_DIR": str(comlq_fixture)},
+    )
     assert ran.returncode == 0, ran.stderr
     (path,) = (tmp_path / "out").rglob("comlq.json")
     result = json.loads(path.read_text())
@@ -92,13 +120,25 @@ def test_comlq_runs_from_the_cli_with_an_env_var(comlq_fixture, tmp_path):
 
 def test_negconstraint_by_hand(tmp_path):
     root = tmp_path / "neg"
-    write_jsonl(root / "corpus.jsonl", [{"doc_id": d, "text": f"passage {d}"} for d in ("s1", "v1", "s2", "v2", "s3", "v3", "x")])
+    write_jsonl(
+        root / "corpus.jsonl",
+        [{"doc_id": d, "text": f"passage {d}"} for d in ("s1", "v1", "s2", "v2", "s3", "v3", "x")],
+    )
     cats = ["A - a", "(A - a) ∪ B", "(A - a) ∪ (B - b)"]
-    write_jsonl(root / "queries.jsonl", [
-        {"query_id": str(i), "query": f"query {i}", "category": cats[i - 1], "constraint_satisfying_doc_ids": [f"s{i}"],
-         "constraint_violating_doc_ids": [f"v{i}"], "graded_relevance": {f"s{i}": 2.0, f"v{i}": 0.0}}
-        for i in (1, 2, 3)
-    ])
+    write_jsonl(
+        root / "queries.jsonl",
+        [
+            {
+                "query_id": str(i),
+                "query": f"query {i}",
+                "category": cats[i - 1],
+                "constraint_satisfying_doc_ids": [f"s{i}"],
+                "constraint_violating_doc_ids": [f"v{i}"],
+                "graded_relevance": {f"s{i}": 2.0, f"v{i}": 0.0},
+            }
+            for i in (1, 2, 3)
+        ],
+    )
     task = NegConstraintTask(str(root))
     data = task.load()
     assert data.qrels["1"] == {"s1": 2, "v1": 0}
@@ -116,8 +156,19 @@ def test_negconstraint_by_hand(tmp_path):
 def test_negconstraint_bad_row(tmp_path):
     root = tmp_path / "neg"
     write_jsonl(root / "corpus.jsonl", [{"doc_id": "a", "text": "x"}])
-    write_jsonl(root / "queries.jsonl", [{"query_id": "1", "query": "q", "category": "A - a", "constraint_satisfying_doc_ids": ["a"],
-                                          "constraint_violating_doc_ids": [], "graded_relevance": {"a": 2}}])
+    write_jsonl(
+        root / "queries.jsonl",
+        [
+            {
+                "query_id": "1",
+                "query": "q",
+                "category": "A - a",
+                "constraint_satisfying_doc_ids": ["a"],
+                "constraint_violating_doc_ids": [],
+                "graded_relevance": {"a": 2},
+            }
+        ],
+    )
     with pytest.raises(BadInput, match=r"queries.jsonl, line 1: field 'constraint_violating_doc_ids'"):
         NegConstraintTask(str(root)).load()
 
@@ -125,8 +176,21 @@ def test_negconstraint_bad_row(tmp_path):
 @needs_comlq
 @needs_negconstraint
 def test_bm25_on_the_real_data_has_every_breakdown(tmp_path):
-    ran = run_cli("run", "-m", "bm25", "-t", "comlq", "-t", "negconstraint", "--data-dir", f"comlq={COMLQ}",
-                  "--data-dir", f"negconstraint={NEGCONSTRAINT}", "--output", str(tmp_path))
+    ran = run_cli(
+        "run",
+        "-m",
+        "bm25",
+        "-t",
+        "comlq",
+        "-t",
+        "negconstraint",
+        "--data-dir",
+        f"comlq={COMLQ}",
+        "--data-dir",
+        f"negconstraint={NEGCONSTRAINT}",
+        "--output",
+        str(tmp_path),
+    )
     assert ran.returncode == 0, ran.stderr
     comlq = json.loads(next(tmp_path.rglob("comlq.json")).read_text())
     subsets = comlq["scores"]["test"]
@@ -150,6 +214,7 @@ def test_materialised_judgments_are_reproducible():
 
 
 # -- downloads, verified against pinned hashes, served by a local HTTP server ---------------------
+
 
 @pytest.fixture
 def http_root(tmp_path):

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from leaderboard import dense
-from leaderboard.model import DenseModel, ModelKind, ModelMetadata
+from leaderboard.contract.model import DenseModel, ModelKind, ModelMetadata
+from leaderboard.engine import dense
 
 
 class CountingEncoder(DenseModel):

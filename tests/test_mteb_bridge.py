@@ -4,28 +4,41 @@ import json
 import shutil
 
 import pytest
-
 from conftest import run_cli
 
 
 def demo_as_mteb_task(root):
     """The embedded demo dataset as an in-memory mteb retrieval task."""
     from datasets import Dataset
+    from leaderboard_tasks.demo import write_demo
     from mteb.abstasks.retrieval import AbsTaskRetrieval
     from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
     from mteb.abstasks.task_metadata import TaskMetadata
 
     from leaderboard.data.beir import load_beir
-    from leaderboard_tasks.demo import write_demo
 
     data = load_beir(write_demo(root))
 
     class DemoRetrieval(AbsTaskRetrieval):
         metadata = TaskMetadata(
-            name="LeaderboardDemoRetrieval", type="Retrieval", main_score="ndcg_at_10", description="the harness's demo data",
-            reference=None, dataset={"path": "NA", "revision": "NA"}, category="t2t", eval_splits=["test"], eval_langs=["eng-Latn"],
-            date=None, dialect=[], domains=[], task_subtypes=[], license=None, annotations_creators=None, modalities=["text"],
-            sample_creation=None, bibtex_citation="",
+            name="LeaderboardDemoRetrieval",
+            type="Retrieval",
+            main_score="ndcg_at_10",
+            description="the harness's demo data",
+            reference=None,
+            dataset={"path": "NA", "revision": "NA"},
+            category="t2t",
+            eval_splits=["test"],
+            eval_langs=["eng-Latn"],
+            date=None,
+            dialect=[],
+            domains=[],
+            task_subtypes=[],
+            license=None,
+            annotations_creators=None,
+            modalities=["text"],
+            sample_creation=None,
+            bibtex_citation="",
         )
 
         def load_data(self, num_proc=None, **kwargs):
@@ -45,10 +58,10 @@ def demo_as_mteb_task(root):
 @pytest.mark.slow
 def test_our_bi_encoder_in_mteb_evaluate_matches_our_runner(tmp_path):
     import mteb
-
-    from leaderboard.model import ModelRequest
-    from leaderboard.mteb_bridge import to_mteb
+    from leaderboard_plugins.mteb_bridge import to_mteb
     from leaderboard_plugins.sentence_transformers import minilm
+
+    from leaderboard.contract.model import ModelRequest
 
     model = minilm(ModelRequest("all-MiniLM-L6-v2"))
     adapter = to_mteb(model)
@@ -58,7 +71,9 @@ def test_our_bi_encoder_in_mteb_evaluate_matches_our_runner(tmp_path):
 
     ran = run_cli("run", "-m", "all-MiniLM-L6-v2", "-t", "demo", "--output", str(tmp_path / "out"), "--no-cache")
     assert ran.returncode == 0, ran.stderr
-    ours = json.loads(next((tmp_path / "out").rglob("demo.json")).read_text())["scores"]["test"]["default"]["ndcg_at_10"]
+    ours = json.loads(next((tmp_path / "out").rglob("demo.json")).read_text())["scores"]["test"]["default"][
+        "ndcg_at_10"
+    ]
     assert ours == pytest.approx(mteb_ndcg, abs=1e-5)  # mteb rounds reported scores to 5 decimals
 
 
@@ -74,10 +89,23 @@ def test_mteb_registry_model_runs_through_our_harness(tmp_path):
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(meta.revision)
     env = {"HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
-    ran = run_cli("run", "-m", "mteb:sentence-transformers/all-MiniLM-L6-v2", "-t", "demo", "--output", str(tmp_path / "out"), "--no-cache", env=env)
+    ran = run_cli(
+        "run",
+        "-m",
+        "mteb:sentence-transformers/all-MiniLM-L6-v2",
+        "-t",
+        "demo",
+        "--output",
+        str(tmp_path / "out"),
+        "--no-cache",
+        env=env,
+    )
     assert ran.returncode == 0, ran.stderr
     result = json.loads(next((tmp_path / "out").rglob("demo.json")).read_text())
-    assert result["model"]["revision"] == meta.revision and result["model"]["metadata"]["n_parameters"] == meta.n_parameters
+    assert (
+        result["model"]["revision"] == meta.revision
+        and result["model"]["metadata"]["n_parameters"] == meta.n_parameters
+    )
     assert result["model"]["metadata"]["max_length"] == int(meta.max_tokens)
     ours = run_cli("run", "-m", "all-MiniLM-L6-v2", "-t", "demo", "--output", str(tmp_path / "ours"), "--no-cache")
     assert ours.returncode == 0, ours.stderr
@@ -91,8 +119,9 @@ def test_unknown_mteb_model_is_bad_input(tmp_path):
 
 
 def test_reranker_adapter_scores_pairs():
-    from leaderboard.model import ModelKind, ModelMetadata, Reranker
-    from leaderboard.mteb_bridge import to_mteb
+    from leaderboard_plugins.mteb_bridge import to_mteb
+
+    from leaderboard.contract.model import ModelKind, ModelMetadata, Reranker
 
     class Length(Reranker):
         metadata = ModelMetadata("org/length", ModelKind.RERANKER)

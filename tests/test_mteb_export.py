@@ -4,19 +4,29 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
-from conftest import run_cli
-from leaderboard import results
-from leaderboard.cli import cli
+from conftest import read_result_dict, run_cli
 from mteb_fixtures import followir_folder
+
+from leaderboard.cli import cli
+from leaderboard.records import files as results
 
 
 @pytest.fixture(scope="module")
 def our_results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ours")
     folder = followir_folder(tmp / "core17")
-    ran = run_cli("run", "-m", "bm25", "-t", "demo", "-t", "Core17InstructionRetrieval", "--output", str(tmp / "results"),
-                  env={"LEADERBOARD_MTEB_DATA_CORE17INSTRUCTIONRETRIEVAL": str(folder)})
+    ran = run_cli(
+        "run",
+        "-m",
+        "bm25",
+        "-t",
+        "demo",
+        "-t",
+        "Core17InstructionRetrieval",
+        "--output",
+        str(tmp / "results"),
+        env={"LEADERBOARD_MTEB_DATA_CORE17INSTRUCTIONRETRIEVAL": str(folder)},
+    )
     assert ran.returncode == 0, ran.stderr
     return tmp / "results"
 
@@ -25,7 +35,9 @@ def test_export_is_read_back_by_mteb(our_results, tmp_path):
     from mteb.cache import ResultCache
     from mteb.results import TaskResult
 
-    ran = CliRunner().invoke(cli, ["export", "--format", "mteb", "--results", str(our_results), str(tmp_path / "results")])
+    ran = CliRunner().invoke(
+        cli, ["export", "--format", "mteb", "--results", str(our_results), str(tmp_path / "results")]
+    )
     assert ran.exit_code == 0, ran.output
     files = sorted((tmp_path / "results").rglob("*.json"))
     names = {p.relative_to(tmp_path / "results").as_posix().split("/", 2)[-1] for p in files}
@@ -33,7 +45,7 @@ def test_export_is_read_back_by_mteb(our_results, tmp_path):
     for path in files:
         if path.name != "model_meta.json":
             task_result = TaskResult.from_disk(path)  # mteb's own reader
-            ours = results.read_result(next(our_results.rglob(f"*{'demo' if 'demo' in path.name else 'Core17'}*.json")))
+            ours = read_result_dict(next(our_results.rglob(f"*{'demo' if 'demo' in path.name else 'Core17'}*.json")))
             assert task_result.get_score() == pytest.approx(ours["main_score"], abs=1e-6)
     loaded = ResultCache(tmp_path).load_results(tasks=["Core17InstructionRetrieval"], include_remote=False)
     assert [r.task_name for m in loaded.model_results for r in m.task_results] == ["Core17InstructionRetrieval"]
@@ -45,9 +57,9 @@ def test_import_keeps_provenance_and_skips_foreign_tasks(our_results, tmp_path):
     ran = CliRunner().invoke(cli, ["import", str(tmp_path / "mteb"), "--output", str(tmp_path / "imported")])
     assert ran.exit_code == 0, ran.output
     assert "Imported 2 result(s)" in ran.output  # demo and Core17 are both tasks we run
-    imported = results.read_result(next((tmp_path / "imported").rglob("Core17InstructionRetrieval.json")))
+    imported = read_result_dict(next((tmp_path / "imported").rglob("Core17InstructionRetrieval.json")))
     assert imported["imported_from"]["format"] == "mteb" and imported["harness"]["name"] == "mteb"
-    original = results.read_result(next(our_results.rglob("Core17InstructionRetrieval.json")))
+    original = read_result_dict(next(our_results.rglob("Core17InstructionRetrieval.json")))
     assert imported["main_score"] == pytest.approx(original["main_score"], abs=1e-6)
     assert imported["task"]["main_score"] == "p-MRR"
     # a task we do not run is skipped with a reason

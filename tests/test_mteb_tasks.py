@@ -3,14 +3,13 @@
 import json
 
 import pytest
-
 from conftest import make_plugin_dist, run_cli
 from mteb_fixtures import followir_folder, instructir_folder
 
 # An oracle reranker: its scores are fixed per (query, document), so the rankings are known.
 ORACLE = """
 from leaderboard import hookimpl
-from leaderboard.model import ModelKind, ModelMetadata, Reranker
+from leaderboard.contract.model import ModelKind, ModelMetadata, Reranker
 
 SCORES = {  # (query marker, document marker) -> score
     ("q1 original", "Phobos"): 0.9, ("q1 original", "Jupiter"): 0.8, ("q1 original", "rover"): 0.7,
@@ -34,8 +33,12 @@ def register_models(register):
 def run_fixed_reranker(tmp_path, model):
     """Run MODEL (which may use the fixed reranker) on the FollowIR-style folder; return the result."""
     folder = followir_folder(tmp_path / "followir")
-    site = make_plugin_dist(tmp_path / "site", "fixed-reranker", "fixed_reranker", ORACLE, {"fixed-reranker": "fixed_reranker"})
-    ran = run_cli("run", "-m", model, "-t", str(folder), "--output", str(tmp_path / "out"), env={"PYTHONPATH": str(site)})
+    site = make_plugin_dist(
+        tmp_path / "site", "fixed-reranker", "fixed_reranker", ORACLE, {"fixed-reranker": "fixed_reranker"}
+    )
+    ran = run_cli(
+        "run", "-m", model, "-t", str(folder), "--output", str(tmp_path / "out"), env={"PYTHONPATH": str(site)}
+    )
     assert ran.returncode == 0, ran.stderr
     return json.loads(next((tmp_path / "out").rglob("*.json")).read_text())
 
@@ -57,9 +60,11 @@ def test_p_mrr_by_hand_and_equal_to_mteb(tmp_path):
     assert scores["p-MRR"] == pytest.approx(by_hand, abs=1e-5)
     # og / changed sub-scores: q1-og has docA@1, docB@3 relevant; q2-og docC@1
     assert scores["og_ndcg_at_1"] == pytest.approx(1.0, abs=1e-5)
-    assert scores["changed_ndcg_at_1"] == pytest.approx(0.5, abs=1e-5)  # q1-changed: docX first (0); q2-changed: docY first (1)
+    assert scores["changed_ndcg_at_1"] == pytest.approx(
+        0.5, abs=1e-5
+    )  # q1-changed: docX first (0); q2-changed: docY first (1)
     assert result["task_details"]["mteb_version"] and result["task"]["source"]["kind"] == "local"
-    assert result["task"]["evaluation"] == "rerank" and result["task"]["main_score"] == "p-MRR"
+    assert result["task"]["evaluation"] == "external" and result["task"]["main_score"] == "p-MRR"
 
 
 @pytest.mark.slow
@@ -86,26 +91,63 @@ def test_instructir_style_folder(tmp_path):
     assert ran.returncode == 0, ran.stderr
     result = json.loads(next((tmp_path / "out").rglob("*.json")).read_text())
     assert result["task"]["main_score"] == "robustness_at_10"
-    assert 0 <= result["scores"]["test"]["default"]["robustness_at_10"] <= result["scores"]["test"]["default"]["ndcg_at_10"]
+    assert (
+        0
+        <= result["scores"]["test"]["default"]["robustness_at_10"]
+        <= result["scores"]["test"]["default"]["ndcg_at_10"]
+    )
 
 
 def test_curated_task_with_local_data_via_env(tmp_path):
     folder = followir_folder(tmp_path / "core17")
-    ran = run_cli("run", "-m", "bm25", "-t", "Core17InstructionRetrieval", "--output", str(tmp_path / "out"),
-                  env={"LEADERBOARD_MTEB_DATA_CORE17INSTRUCTIONRETRIEVAL": str(folder)})
+    ran = run_cli(
+        "run",
+        "-m",
+        "bm25",
+        "-t",
+        "Core17InstructionRetrieval",
+        "--output",
+        str(tmp_path / "out"),
+        env={"LEADERBOARD_MTEB_DATA_CORE17INSTRUCTIONRETRIEVAL": str(folder)},
+    )
     assert ran.returncode == 0, ran.stderr
     result = json.loads(next((tmp_path / "out").rglob("Core17InstructionRetrieval.json")).read_text())
     assert result["task"]["family"] == "followir" and "p-MRR" in result["scores"]["test"]["default"]
 
 
 def test_mteb_failures_are_clear_exit_2(tmp_path):
-    offline = run_cli("run", "-m", "bm25", "-t", "News21InstructionRetrieval", "--output", str(tmp_path / "a"), env={"HF_HUB_OFFLINE": "1"})
-    assert offline.returncode == 2 and "mteb task News21InstructionRetrieval" in offline.stderr and "Traceback" not in offline.stderr
+    offline = run_cli(
+        "run",
+        "-m",
+        "bm25",
+        "-t",
+        "News21InstructionRetrieval",
+        "--output",
+        str(tmp_path / "a"),
+        env={"HF_HUB_OFFLINE": "1"},
+    )
+    assert (
+        offline.returncode == 2
+        and "mteb task News21InstructionRetrieval" in offline.stderr
+        and "Traceback" not in offline.stderr
+    )
     broken = followir_folder(tmp_path / "broken")
     (broken / "top_ranked.jsonl").unlink()
     failed = run_cli("run", "-m", "bm25", "-t", str(broken), "--output", str(tmp_path / "b"))
-    assert failed.returncode == 2 and "mteb task mteb-local-broken" in failed.stderr and "Traceback" not in failed.stderr
+    assert (
+        failed.returncode == 2 and "mteb task mteb-local-broken" in failed.stderr and "Traceback" not in failed.stderr
+    )
     unknown = run_cli("run", "-m", "bm25", "-t", "mteb:NoSuchTaskAnywhere", "--output", str(tmp_path / "c"))
     assert unknown.returncode == 2 and "mteb has no task 'NoSuchTaskAnywhere'" in unknown.stderr
-    limited = run_cli("run", "-m", "bm25", "-t", str(followir_folder(tmp_path / "ok")), "--limit", "1", "--output", str(tmp_path / "d"))
+    limited = run_cli(
+        "run",
+        "-m",
+        "bm25",
+        "-t",
+        str(followir_folder(tmp_path / "ok")),
+        "--limit",
+        "1",
+        "--output",
+        str(tmp_path / "d"),
+    )
     assert limited.returncode == 2 and "--limit is not supported" in limited.stderr

@@ -4,7 +4,6 @@ import json
 
 import pandas as pd
 import pytest
-
 from conftest import make_plugin_dist, run_cli
 from leaderboard_tasks.multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, MultiConIRTask
 from leaderboard_tasks.multiconir_fixture import write_fixture, write_table
@@ -13,7 +12,7 @@ from leaderboard_tasks.multiconir_fixture import write_fixture, write_table
 ORACLE = """
 import json, os
 from leaderboard import hookimpl
-from leaderboard.model import ModelKind, ModelMetadata, Reranker
+from leaderboard.contract.model import ModelKind, ModelMetadata, Reranker
 
 class Oracle(Reranker):
     metadata = ModelMetadata("oracle", ModelKind.RERANKER, revision="1")
@@ -59,7 +58,11 @@ def task2_tables(scores):
         rows = []
         for r in range(2):
             docs = [f"T2 {domain} {r} positive"] + [f"T2 {domain} {r} negative {i}" for i in range(1, 11)]
-            row = {"Query10": f"T2 {domain} {r} instruction query", "Natural_Query10": f"T2 {domain} {r} natural query", "Positive": docs[0]}
+            row = {
+                "Query10": f"T2 {domain} {r} instruction query",
+                "Natural_Query10": f"T2 {domain} {r} natural query",
+                "Positive": docs[0],
+            }
             row.update({f"HN{i}": docs[i] for i in range(1, 11)})
             instruction = [11.0 - j for j in range(11)]
             if (domain, r) == ("Books", 0):
@@ -92,8 +95,18 @@ def oracle_results(tmp_path_factory):
             write_table(data / "Task4" / f"{domain}_{words}.csv", rows, TASK2_COLUMNS)
     (tmp / "scores.json").write_text(json.dumps(scores))
     site = make_plugin_dist(tmp / "site", "oracle", "oracle_plugin", ORACLE, {"oracle": "oracle_plugin"})
-    env = {"PYTHONPATH": str(site), "ORACLE_SCORES": str(tmp / "scores.json"), "LEADERBOARD_MULTICONIR_DIR": str(tmp / "data")}
-    tasks = ["multiconir-task1", "multiconir-task2", "multiconir-task3", "multiconir-task4-512", "multiconir-task4-1024"]
+    env = {
+        "PYTHONPATH": str(site),
+        "ORACLE_SCORES": str(tmp / "scores.json"),
+        "LEADERBOARD_MULTICONIR_DIR": str(tmp / "data"),
+    }
+    tasks = [
+        "multiconir-task1",
+        "multiconir-task2",
+        "multiconir-task3",
+        "multiconir-task4-512",
+        "multiconir-task4-1024",
+    ]
     args = ["run", "--model", "oracle", "--output", str(tmp / "out")] + [a for t in tasks for a in ("--task", t)]
     ran = run_cli(*args, env=env)
     assert ran.returncode == 0, ran.stderr
@@ -144,7 +157,9 @@ def test_task4_uses_the_length_files(oracle_results):
     for length in (512, 1024):
         r = oracle_results[f"multiconir-task4-{length}"]
         assert r["main_score"] == pytest.approx(0.98)
-        assert r["task"]["source"]["content_hash"] != oracle_results["multiconir-task2"]["task"]["source"]["content_hash"]
+        assert (
+            r["task"]["source"]["content_hash"] != oracle_results["multiconir-task2"]["task"]["source"]["content_hash"]
+        )
 
 
 def test_records_unique_texts_versus_scores(oracle_results):
@@ -157,23 +172,36 @@ def test_missing_column_and_empty_cell(tmp_path):
     path = root / "datasets" / "Task1" / "Medical Case_Task1.csv"
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame.drop(columns=["HN7"]).to_csv(path, index=False)
-    ran = run_cli("run", "-m", "bm25", "-t", "multiconir-task1", "--data-dir", str(root), "--output", str(tmp_path / "out"))
-    assert ran.returncode == 2 and "Medical Case_Task1.csv: missing column 'HN7'" in ran.stderr and "Traceback" not in ran.stderr
+    ran = run_cli(
+        "run", "-m", "bm25", "-t", "multiconir-task1", "--data-dir", str(root), "--output", str(tmp_path / "out")
+    )
+    assert (
+        ran.returncode == 2
+        and "Medical Case_Task1.csv: missing column 'HN7'" in ran.stderr
+        and "Traceback" not in ran.stderr
+    )
     frame.loc[1, "Query4"] = " "
     frame.to_csv(path, index=False)
-    ran = run_cli("run", "-m", "bm25", "-t", "multiconir-task1", "--data-dir", str(root), "--output", str(tmp_path / "out"))
+    ran = run_cli(
+        "run", "-m", "bm25", "-t", "multiconir-task1", "--data-dir", str(root), "--output", str(tmp_path / "out")
+    )
     assert ran.returncode == 2 and "data row 2" in ran.stderr and "column 'Query4': empty cell" in ran.stderr
     assert not (tmp_path / "out").exists()
 
 
 def test_instruction_reaches_instruction_aware_models_only(tmp_path):
-    from leaderboard.evaluation import Context, score_candidates
-    from leaderboard.model import ModelKind, ModelMetadata, Reranker
-    from leaderboard.task import CandidateSet
+    from leaderboard.contract.model import ModelKind, ModelMetadata, Reranker
+    from leaderboard.contract.task import CandidateSet
+    from leaderboard.engine.evaluation import Context, score_candidates
 
     class Recorder(Reranker):
         def __init__(self, takes):
-            self.metadata = ModelMetadata("rec", ModelKind.RERANKER, takes_instructions=takes, instruction_template="Instruct: {instruction}\nQuery: {query}")
+            self.metadata = ModelMetadata(
+                "rec",
+                ModelKind.RERANKER,
+                takes_instructions=takes,
+                instruction_template="Instruct: {instruction}\nQuery: {query}",
+            )
             self.seen = []
 
         def score_pairs(self, pairs):
@@ -192,13 +220,27 @@ def test_all_tasks_run_for_dense_sparse_and_reranker(tmp_path):
     from tiny_models import build_random_cross_encoder
 
     ce = build_random_cross_encoder(tmp_path / "tiny-random-ce")  # random weights: only the code path is tested
-    tasks = ["multiconir-demo-task1", "multiconir-demo-task2", "multiconir-demo-task3", "multiconir-demo-task4-512", "multiconir-demo-task4-1024"]
-    args = ["run", "-m", "bm25", "-m", "all-MiniLM-L6-v2", "-m", f"ce:{ce}", "--output", str(tmp_path / "out")] + [a for t in tasks for a in ("-t", t)]
+    tasks = [
+        "multiconir-demo-task1",
+        "multiconir-demo-task2",
+        "multiconir-demo-task3",
+        "multiconir-demo-task4-512",
+        "multiconir-demo-task4-1024",
+    ]
+    args = ["run", "-m", "bm25", "-m", "all-MiniLM-L6-v2", "-m", f"ce:{ce}", "--output", str(tmp_path / "out")] + [
+        a for t in tasks for a in ("-t", t)
+    ]
     ran = run_cli(*args)
     assert ran.returncode == 0, ran.stderr
     files = list((tmp_path / "out").rglob("*.json"))
     assert len(files) == 15
-    dense = json.loads(next((tmp_path / "out").rglob("sentence-transformers__all-MiniLM-L6-v2/*/multiconir-demo-task1.json")).read_text())
-    assert dense["counts"]["texts_encoded"] < dense["counts"]["texts_requested"]  # the positive is encoded once, not ten times
+    dense = json.loads(
+        next(
+            (tmp_path / "out").rglob("sentence-transformers__all-MiniLM-L6-v2/*/multiconir-demo-task1.json")
+        ).read_text()
+    )
+    assert (
+        dense["counts"]["texts_encoded"] < dense["counts"]["texts_requested"]
+    )  # the positive is encoded once, not ten times
     reranker = json.loads(next((tmp_path / "out").rglob("tiny-random-ce/*/multiconir-demo-task2.json")).read_text())
     assert reranker["model"]["kind"] == "reranker" and reranker["settings"]["max_length"] == 128

@@ -3,9 +3,9 @@
 import math
 
 import pytest
+from leaderboard_tasks.negation_judge import LexicalJudge
 
 from leaderboard.metrics.negation import lsnc, lsnc_per_query, paired_wins
-from leaderboard_tasks.negation_judge import LexicalJudge
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,14 @@ def test_paired_wins():
     }
     pairs = {q: (["sat"], ["vio" if q == "tie_by_id" else "bad"]) for q in run}
     wins = paired_wins(run, pairs)
-    assert wins == {"win": 1.0, "loss": 0.0, "sat_missing": 0.0, "bad_missing": 1.0, "both_missing": 0.0, "tie_by_id": 0.0}
+    assert wins == {
+        "win": 1.0,
+        "loss": 0.0,
+        "sat_missing": 0.0,
+        "bad_missing": 1.0,
+        "both_missing": 0.0,
+        "tie_by_id": 0.0,
+    }
 
 
 @pytest.mark.parametrize(
@@ -61,7 +68,11 @@ def test_paired_wins():
         ("Which kings ruled over Israel but were not founders of a dynasty?", "but were not", "founders of a dynasty"),
         ("Aaron's profile, but don't mention Moses.", "don't", "mention Moses"),
         ("Provide an introduction to Aalborg Municipality without Denmark.", "without", "Denmark"),
-        ("Renaissance art, excluding the influence of classical antiquity, and later movements", "excluding", "the influence of classical antiquity"),
+        (
+            "Renaissance art, excluding the influence of classical antiquity, and later movements",
+            "excluding",
+            "the influence of classical antiquity",
+        ),
         ("Which planets have moons other than Titan and are gas giants?", "other than", "Titan and are gas giants"),
         ("Which rivers flow north?", None, None),
     ],
@@ -81,7 +92,11 @@ def test_judge_keywords_and_violation_rule():
         "relevant": "Ahab, son of Omri, was a founder of nothing: no dynasty began with him.",
         "unrelated": "Jericho is an ancient city.",
     }
-    judgment = judge.judge("Which kings ruled over Israel but were not founders of a dynasty?", judge.build_postings(corpus), relevant={"relevant"})
+    judgment = judge.judge(
+        "Which kings ruled over Israel but were not founders of a dynasty?",
+        judge.build_postings(corpus),
+        relevant={"relevant"},
+    )
     # two keywords: both must appear; a relevant passage is never a violation
     assert judgment.violating == ["mentions_both"]
 
@@ -92,5 +107,8 @@ def test_judge_threshold_for_longer_conditions():
     query = "Parties that did not favor the creation of an independent Irish republic?"
     _, _, keywords = judge.negated_condition(query)
     assert keywords == ["creation", "favor", "independ", "irish", "republ"]  # 5 keywords: 4 needed
-    corpus = {"four": "the creation of an Irish republic, independent of Britain", "three": "an independent Irish state"}
+    corpus = {
+        "four": "the creation of an Irish republic, independent of Britain",
+        "three": "an independent Irish state",
+    }
     assert judge.judge(query, judge.build_postings(corpus), set()).violating == ["four"]

@@ -9,7 +9,7 @@ from venv_helpers import make_child_venv, pip_install_offline
 PLUGIN_MODULE = '''
 """A model author's plugin: a word-overlap retriever, written against the public contract only."""
 from leaderboard import hookimpl
-from leaderboard.model import ModelKind, ModelMetadata, SparseModel
+from leaderboard.contract.model import ModelKind, ModelMetadata, SparseModel
 
 
 class WordOverlap(SparseModel):
@@ -66,7 +66,9 @@ def test_out_of_tree_plugin_in_a_fresh_venv(tmp_path):
     assert listed["word-overlap"]["distribution"] == "leaderboard-word-overlap"
     assert listed["word-overlap"]["version"] == "0.3.0"
     assert listed["word-overlap"]["models"] == ["word-overlap"]
-    ran = run_cli("run", "--model", "word-overlap", "--task", "demo", "--output", str(tmp_path / "out"), python=str(python))
+    ran = run_cli(
+        "run", "--model", "word-overlap", "--task", "demo", "--output", str(tmp_path / "out"), python=str(python)
+    )
     assert ran.returncode == 0, ran.stderr
     (path,) = (tmp_path / "out").rglob("demo.json")
     result = json.loads(path.read_text())

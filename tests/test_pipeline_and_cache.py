@@ -9,12 +9,12 @@ import sqlite3
 
 import numpy as np
 import pytest
-
 from conftest import run_cli
-from leaderboard.cache import EmbeddingCache
-from leaderboard.errors import BadInput
-from leaderboard.pipeline import PipelineSpec, parse
 from tiny_models import build_random_cross_encoder
+
+from leaderboard.engine.cache import EmbeddingCache
+from leaderboard.engine.pipeline import PipelineSpec, parse
+from leaderboard.errors import BadInput
 
 
 def test_pipeline_syntax():
@@ -29,7 +29,9 @@ def test_pipeline_syntax():
 @pytest.fixture(scope="module")
 def two_random_rerankers(tmp_path_factory):
     root = tmp_path_factory.mktemp("ce")
-    return build_random_cross_encoder(root / "random-ce-a", seed=1), build_random_cross_encoder(root / "random-ce-b", seed=2)
+    return build_random_cross_encoder(root / "random-ce-a", seed=1), build_random_cross_encoder(
+        root / "random-ce-b", seed=2
+    )
 
 
 def test_pipeline_end_to_end_reuses_the_first_stage(tmp_path, two_random_rerankers):
@@ -37,7 +39,9 @@ def test_pipeline_end_to_end_reuses_the_first_stage(tmp_path, two_random_reranke
     ran = run_cli("run", "-m", f"bm25 >>10 ce:{a}", "-m", f"bm25 >>10 ce:{b}", "-t", "demo", "--output", str(tmp_path))
     assert ran.returncode == 0, ran.stderr
     assert "first-stage runs: 1 computed, 1 reused" in ran.stdout
-    results = {json.loads(p.read_text())["model"]["name"]: json.loads(p.read_text()) for p in tmp_path.rglob("demo.json")}
+    results = {
+        json.loads(p.read_text())["model"]["name"]: json.loads(p.read_text()) for p in tmp_path.rglob("demo.json")
+    }
     first, second = results["bm25 >>10 random-ce-a"], results["bm25 >>10 random-ce-b"]
     assert first["counts"]["first_stage_reused"] == 0 and second["counts"]["first_stage_reused"] == 1
     assert first["model"]["kind"] == "pipeline"
@@ -51,7 +55,7 @@ def test_pipeline_end_to_end_reuses_the_first_stage(tmp_path, two_random_reranke
 def test_reranker_alone_cannot_retrieve(tmp_path, two_random_rerankers):
     a, _ = two_random_rerankers
     ran = run_cli("run", "-m", f"ce:{a}", "-t", "demo", "--output", str(tmp_path))
-    assert ran.returncode == 2 and "is a reranker" in ran.stderr and f'bm25 >> random-ce-a' in ran.stderr
+    assert ran.returncode == 2 and "is a reranker" in ran.stderr and "bm25 >> random-ce-a" in ran.stderr
 
 
 def test_pipeline_needs_a_reranker_second(tmp_path):

@@ -97,6 +97,15 @@ def register_models(register):
     register("exploding", explode)
 """
     site = make_plugin_dist(tmp_path / "site", "exploding", "exploding", source, {"exploding": "exploding"})
-    ran = run_cli("run", "--model", "exploding", "--task", "demo", "--output", str(tmp_path / "out"), env={"PYTHONPATH": str(site)})
+    ran = run_cli(
+        "run",
+        "--model",
+        "exploding",
+        "--task",
+        "demo",
+        "--output",
+        str(tmp_path / "out"),
+        env={"PYTHONPATH": str(site)},
+    )
     assert ran.returncode == 1
     assert "'exploding'" in ran.stderr and "weights are corrupt" in ran.stderr and "Traceback" not in ran.stderr

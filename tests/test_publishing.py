@@ -6,12 +6,12 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import run_cli
 from hub_server import HubServer
+
 from leaderboard.cli import cli
 from leaderboard.errors import BadInput
-from leaderboard.store import HubStore, LocalStore, PushConflict, collect
+from leaderboard.records.store import HubStore, LocalStore, PushConflict, collect
 
 TOKEN = "hf_TestTokenThatMustNeverBePrinted123"
 ONLINE = {"HF_HUB_OFFLINE": "0"}  # the test server is local; huggingface_hub refuses every URL when offline
@@ -28,13 +28,19 @@ def _online(monkeypatch):
 @pytest.fixture(scope="module")
 def results_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("results")
-    ran = CliRunner().invoke(cli, ["run", "-m", "bm25", "-t", "demo", "-t", "multiconir-demo-task1", "--output", str(out)])
+    ran = CliRunner().invoke(
+        cli, ["run", "-m", "bm25", "-t", "demo", "-t", "multiconir-demo-task1", "--output", str(out)]
+    )
     assert ran.exit_code == 0, ran.output
     return out
 
 
 def files_under(root):
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".cache" not in p.parts
+    }
 
 
 def test_collect_layout_and_model_card(results_dir):
@@ -86,23 +92,43 @@ def test_hub_store_push_conflict_and_pull(results_dir, tmp_path):
 def test_cli_push_dry_run_pr_and_pull(results_dir, tmp_path):
     with HubServer() as hub:
         env = {"HF_TOKEN": TOKEN, **ONLINE}
-        dry = run_cli("push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, "--dry-run", env=env)
+        dry = run_cli(
+            "push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, "--dry-run", env=env
+        )
         assert dry.returncode == 0, dry.stderr
         assert "add results/bm25/" in dry.stdout and "demo.json" in dry.stdout and "sha256" in dry.stdout
         assert hub.state.repos == {}  # a dry run sends nothing
         pushed = run_cli("push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
         assert pushed.returncode == 0, pushed.stderr
-        pr = run_cli("push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, "--create-pr", env=env)
+        pr = run_cli(
+            "push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, "--create-pr", env=env
+        )
         assert pr.returncode == 0 and f"{hub.endpoint}/datasets/lb/results/discussions/1" in pr.stdout
         pulled = run_cli("pull", str(tmp_path / "dest"), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
         assert pulled.returncode == 0, pulled.stderr
         shown = run_cli("show", str(tmp_path / "dest"))
-        offline = run_cli("push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, env={"HF_TOKEN": TOKEN, "HF_HUB_OFFLINE": "1"})
+        offline = run_cli(
+            "push",
+            str(results_dir),
+            "--repo",
+            "lb/results",
+            "--endpoint",
+            hub.endpoint,
+            env={"HF_TOKEN": TOKEN, "HF_HUB_OFFLINE": "1"},
+        )
         assert offline.returncode == 2 and "HF_HUB_OFFLINE" in offline.stderr
         assert "bm25" in shown.stdout and "skipped" not in shown.stderr
         for proc in (dry, pushed, pr, pulled, shown, offline):
             assert TOKEN not in proc.stdout + proc.stderr
-        missing = run_cli("push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, env={"HF_TOKEN": "", "HF_HOME": str(tmp_path / "no-token-home"), **ONLINE})
+        missing = run_cli(
+            "push",
+            str(results_dir),
+            "--repo",
+            "lb/results",
+            "--endpoint",
+            hub.endpoint,
+            env={"HF_TOKEN": "", "HF_HOME": str(tmp_path / "no-token-home"), **ONLINE},
+        )
         assert missing.returncode == 2 and "No Hugging Face token" in missing.stderr
     for path in results_dir.rglob("*.json"):
         assert TOKEN not in path.read_text()
@@ -122,8 +148,9 @@ def test_app_reads_results_from_a_hub_dataset(results_dir, tmp_path, monkeypatch
 
 def test_multiconir_loads_from_the_hub(tmp_path):
     """The hub path of the MultiConIR tasks, through huggingface_hub's snapshot_download (HF_ENDPOINT read at import)."""
-    from leaderboard.store import Upload
     from leaderboard_tasks.multiconir_fixture import write_fixture
+
+    from leaderboard.records.store import Upload
 
     fixture = write_fixture(tmp_path / "fixture")
     uploads = [Upload(p.relative_to(fixture).as_posix(), p.read_bytes()) for p in sorted(fixture.rglob("*.csv"))]

@@ -4,9 +4,8 @@ import json
 
 import pytest
 import pytrec_eval
+from conftest import COMLQ, needs_comlq, read_result_dict, run_cli
 
-from conftest import COMLQ, needs_comlq, run_cli
-from leaderboard import results
 from leaderboard.data.beir import load_beir
 
 
@@ -15,8 +14,14 @@ def test_bm25_on_comlq_equals_pytrec_eval(tmp_path):
     ran = run_cli("run", "--model", "bm25", "--task", str(COMLQ), "--output", str(tmp_path))
     assert ran.returncode == 0, ran.stderr
     (path,) = tmp_path.rglob("beir-comlq.json")
-    result = results.read_result(path)  # schema-valid
-    assert result["counts"] == {"queries": 2909, "documents": 11251, "texts_requested": 0, "texts_encoded": 0, "pairs_scored": 0}
+    result = read_result_dict(path)  # schema-valid
+    assert result["counts"] == {
+        "queries": 2909,
+        "documents": 11251,
+        "texts_requested": 0,
+        "texts_encoded": 0,
+        "pairs_scored": 0,
+    }
     assert result["task"]["source"]["uri"] == str(COMLQ.resolve())
     # Recompute independently: the same model's run, scored by pytrec_eval alone.
     from leaderboard_plugins.bm25 import BM25
@@ -32,7 +37,9 @@ def test_bm25_on_comlq_equals_pytrec_eval(tmp_path):
 
 @pytest.mark.slow
 def test_minilm_runs_offline_and_encodes_each_text_once(tmp_path):
-    ran = run_cli("run", "--model", "all-MiniLM-L6-v2", "--task", "demo", "--output", str(tmp_path), env={"HF_HUB_OFFLINE": "1"})
+    ran = run_cli(
+        "run", "--model", "all-MiniLM-L6-v2", "--task", "demo", "--output", str(tmp_path), env={"HF_HUB_OFFLINE": "1"}
+    )
     assert ran.returncode == 0, ran.stderr
     (path,) = tmp_path.rglob("demo.json")
     result = json.loads(path.read_text())

@@ -4,14 +4,17 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from conftest import read_result_dict
 
-from leaderboard import results
 from leaderboard.cli import cli
 from leaderboard.errors import BadInput
+from leaderboard.records import files as results
 
 
 def run_demo(out, *extra):
-    return CliRunner().invoke(cli, ["run", "--model", "bm25", "--task", "demo", "--output", str(out), *extra], catch_exceptions=False)
+    return CliRunner().invoke(
+        cli, ["run", "--model", "bm25", "--task", "demo", "--output", str(out), *extra], catch_exceptions=False
+    )
 
 
 def only_result(out):
@@ -22,8 +25,8 @@ def only_result(out):
 
 def test_result_is_schema_valid_and_complete(tmp_path):
     assert run_demo(tmp_path).exit_code == 0
-    data = results.read_result(only_result(tmp_path))
-    assert data["schema_version"] == "1"
+    data = read_result_dict(only_result(tmp_path))
+    assert data["schema_version"] == "2"
     assert data["task"]["source"]["content_hash"].startswith("sha256:")
     assert data["task"]["source"]["kind"] == "embedded"
     assert data["model"]["plugin"] == "bm25" and data["model"]["revision"].startswith("bm25s-")
@@ -37,9 +40,9 @@ def test_result_is_schema_valid_and_complete(tmp_path):
 @pytest.mark.parametrize(
     "mutate, fragment",
     [
-        (lambda r: r.pop("scores"), "'scores' is a required property"),
-        (lambda r: r.__setitem__("schema_version", "99"), "unknown version"),
-        (lambda r: r["scores"]["test"]["default"].__setitem__("ndcg_at_10", float("nan")), "not a finite number"),
+        (lambda r: r.pop("scores"), "scores: Field required"),
+        (lambda r: r.__setitem__("schema_version", "99"), "unknown schema_version"),
+        (lambda r: r["scores"]["test"]["default"].__setitem__("ndcg_at_10", float("nan")), "finite number"),
         (lambda r: r["task"]["source"].__setitem__("content_hash", "md5:xyz"), "content_hash"),
         (lambda r: r["model"].__setitem__("kind", "magic"), "kind"),
     ],
@@ -51,7 +54,7 @@ def test_invalid_results_are_refused_on_read(tmp_path, mutate, fragment):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
     with pytest.raises(BadInput, match=fragment):
-        results.read_result(bad)
+        read_result_dict(bad)
     shown = CliRunner().invoke(cli, ["show", str(tmp_path)])
     assert shown.exit_code == 0 and "skipped" in shown.output and "bad.json" in shown.output
 

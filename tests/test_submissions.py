@@ -4,7 +4,6 @@ import json
 import shutil
 
 import pytest
-
 from conftest import REPO, run_cli
 
 
@@ -42,7 +41,7 @@ def assert_rejected(folder, *fragments):
 def test_nan_score(submission):
     path = result_file(submission)
     path.write_text(path.read_text().replace('"ndcg_at_10": ', '"ndcg_at_10": NaN, "x": ', 1))
-    assert_rejected(submission, "demo.json", "not a finite number")
+    assert_rejected(submission, "demo.json", "finite number")
 
 
 def test_score_out_of_range(submission):
@@ -71,7 +70,10 @@ def test_duplicate(submission):
     [
         (lambda s: s["model"].pop("license"), "'license' is a required property"),
         (lambda s: s["model"].__setitem__("kind", "magic"), "model/kind"),
-        (lambda s: s["plugin"].__setitem__("package", "not-installed-anywhere"), "'not-installed-anywhere' is not installed"),
+        (
+            lambda s: s["plugin"].__setitem__("package", "not-installed-anywhere"),
+            "'not-installed-anywhere' is not installed",
+        ),
         (lambda s: s["model"].__setitem__("id", "nonexistent-model"), "is not discoverable"),
     ],
 )

@@ -9,8 +9,32 @@ from __future__ import annotations
 from pathlib import Path
 
 WORDS = [
-    "the", "is", "a", "of", "and", "find", "where", "planet", "book", "movie", "rings", "moon", "red", "amber",
-    "basalt", "cedar", "delta", "ember", "genre", "setting", "bread", "yeast", "bee", "honey", "bird", "wall",
+    "the",
+    "is",
+    "a",
+    "of",
+    "and",
+    "find",
+    "where",
+    "planet",
+    "book",
+    "movie",
+    "rings",
+    "moon",
+    "red",
+    "amber",
+    "basalt",
+    "cedar",
+    "delta",
+    "ember",
+    "genre",
+    "setting",
+    "bread",
+    "yeast",
+    "bee",
+    "honey",
+    "bird",
+    "wall",
 ]
 
 
@@ -20,11 +44,23 @@ def build_random_cross_encoder(folder: Path, seed: int = 0) -> Path:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS + [chr(c) for c in range(ord("a"), ord("z") + 1)] + [".", ",", ":", "?"]
+    vocab = (
+        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+        + WORDS
+        + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+        + [".", ",", ":", "?"]
+    )
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
     BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True).save_pretrained(folder)
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128, num_labels=1)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        num_labels=1,
+    )
     BertForSequenceClassification(config).save_pretrained(folder)
     return folder

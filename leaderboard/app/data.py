@@ -12,13 +12,22 @@ from typing import Any
 
 import pandas as pd
 
-from ..resultfiles import result_files
-from ..results import validation_errors
+from leaderboard.records.files import validation_errors
+from leaderboard.records.listing import result_files
 
 FAMILY_LABELS = {
-    "multiconir": "MultiConIR", "comlq": "ComLQ", "negconstraint": "NegConstraint", "followir": "FollowIR",
-    "instructir": "InstructIR", "ifir": "IFIR", "nevir": "NevIR", "bright": "BRIGHT", "mteb": "mteb", "beir": "BEIR",
-    "demo": "Demo", "multiconir-demo": "MultiConIR demo",
+    "multiconir": "MultiConIR",
+    "comlq": "ComLQ",
+    "negconstraint": "NegConstraint",
+    "followir": "FollowIR",
+    "instructir": "InstructIR",
+    "ifir": "IFIR",
+    "nevir": "NevIR",
+    "bright": "BRIGHT",
+    "mteb": "mteb",
+    "beir": "BEIR",
+    "demo": "Demo",
+    "multiconir-demo": "MultiConIR demo",
 }
 NEGATION_TYPES = ("2in", "3in", "inp", "pin", "pni")
 QUERY_TYPES = ("1p", "2p", "3p", "2i", "3i", "pi", "ip", "2u", "up") + NEGATION_TYPES
@@ -76,6 +85,7 @@ def fmt(value: float | None, partial: bool = False) -> str:
 
 # -- the overview ------------------------------------------------------------------------------------
 
+
 def _direction(result: dict) -> str:
     main = result["task"]["main_score"]
     return next((m["direction"] for m in result["task"]["metrics"] if m["name"] == main), "higher")
@@ -119,7 +129,9 @@ def overview(results: list[dict]) -> pd.DataFrame:
             "Instructions": "yes" if meta.get("takes_instructions") else "no",
             "Revision": revision,
             "Harness": f"{latest['harness']['name']} {latest['harness']['version']}",
-            "_name": name, "_params": meta.get("n_parameters"), "_kind": latest["model"]["kind"],
+            "_name": name,
+            "_params": meta.get("n_parameters"),
+            "_kind": latest["model"]["kind"],
             "_instructions": bool(meta.get("takes_instructions")),
         }
         family_means = []
@@ -131,7 +143,9 @@ def overview(results: list[dict]) -> pd.DataFrame:
                 family_means.append(value)
         coverage = len(family_means)
         average = sum(family_means) / coverage if coverage else None
-        row["Average"] = fmt(average) + (f" ({coverage}/{len(higher)} families)" if average is not None and coverage < len(higher) else "")
+        row["Average"] = fmt(average) + (
+            f" ({coverage}/{len(higher)} families)" if average is not None and coverage < len(higher) else ""
+        )
         row["_coverage"], row["_average"] = coverage, average if average is not None else -math.inf
         rows.append(row)
     # Models covering more families rank first; within equal coverage, by average ("higher" families only).
@@ -140,12 +154,20 @@ def overview(results: list[dict]) -> pd.DataFrame:
         row["Rank"] = i
     columns = ["Rank", "Model", "Kind", "Params", "Instructions", "Revision", "Harness", "Average"] + order
     frame = pd.DataFrame(rows, columns=columns + ["_name", "_params", "_kind", "_instructions"])
-    frame["Params"] = frame["Params"].map(lambda p: f"{p / 1e6:.1f}M" if isinstance(p, (int, float)) and not pd.isna(p) else MISSING)
+    frame["Params"] = frame["Params"].map(
+        lambda p: f"{p / 1e6:.1f}M" if isinstance(p, (int, float)) and not pd.isna(p) else MISSING
+    )
     return frame
 
 
-def filter_models(frame: pd.DataFrame, kinds: list[str] | None, min_params: float | None, max_params: float | None,
-                  instructions: str, search: str) -> pd.DataFrame:
+def filter_models(
+    frame: pd.DataFrame,
+    kinds: list[str] | None,
+    min_params: float | None,
+    max_params: float | None,
+    instructions: str,
+    search: str,
+) -> pd.DataFrame:
     keep = pd.Series(True, index=frame.index)
     if kinds:
         keep &= frame["_kind"].isin(kinds)
@@ -164,23 +186,36 @@ def filter_models(frame: pd.DataFrame, kinds: list[str] | None, min_params: floa
 
 
 def visible(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
-    shown = [c for c in frame.columns if not c.startswith("_") and (columns is None or c in columns or c in ("Rank", "Model"))]
+    shown = [
+        c
+        for c in frame.columns
+        if not c.startswith("_") and (columns is None or c in columns or c in ("Rank", "Model"))
+    ]
     return frame[shown]
 
 
 # -- family views ------------------------------------------------------------------------------------
+
 
 def _label(r: dict) -> str:
     return f"{r['model']['name']} @ {r['model']['revision']}"
 
 
 def _with(results: list[dict], metric: str) -> list[dict]:
-    return [r for r in results if r["task"]["family"].startswith("multiconir") and metric in r["scores"]["test"].get("default", {})]
+    return [
+        r
+        for r in results
+        if r["task"]["family"].startswith("multiconir") and metric in r["scores"]["test"].get("default", {})
+    ]
 
 
 def win_rate_curve(results: list[dict], subset: str = "default") -> pd.DataFrame:
-    rows = [{"model": _label(r), "conditions": str(k), "win rate": r["scores"]["test"][subset][f"win_rate_k{k}"]}
-            for r in _with(results, "win_rate_k1") if subset in r["scores"]["test"] for k in range(1, 11)]
+    rows = [
+        {"model": _label(r), "conditions": str(k), "win rate": r["scores"]["test"][subset][f"win_rate_k{k}"]}
+        for r in _with(results, "win_rate_k1")
+        if subset in r["scores"]["test"]
+        for k in range(1, 11)
+    ]
     return pd.DataFrame(rows, columns=["model", "conditions", "win rate"])
 
 
@@ -189,9 +224,17 @@ def decline_table(results: list[dict], subset: str = "default") -> pd.DataFrame:
     for r in _with(results, "decline"):
         s, ci = r["scores"]["test"].get(subset), r.get("confidence_intervals", {}).get("test", {}).get(subset, {})
         if s:
-            rows.append({"model": _label(r), "task": r["task"]["name"], "WR k=1": fmt(s["win_rate_k1"]), "WR k=10": fmt(s["win_rate_k10"]),
-                         "Decline": fmt(s["decline"]), "mean WR": fmt(s["mean_win_rate"]),
-                         "mean WR 95% CI": " – ".join(fmt(v) for v in ci.get("mean_win_rate", [])) or MISSING})
+            rows.append(
+                {
+                    "model": _label(r),
+                    "task": r["task"]["name"],
+                    "WR k=1": fmt(s["win_rate_k1"]),
+                    "WR k=10": fmt(s["win_rate_k10"]),
+                    "Decline": fmt(s["decline"]),
+                    "mean WR": fmt(s["mean_win_rate"]),
+                    "mean WR 95% CI": " – ".join(fmt(v) for v in ci.get("mean_win_rate", [])) or MISSING,
+                }
+            )
     return pd.DataFrame(rows, columns=["model", "task", "WR k=1", "WR k=10", "Decline", "mean WR", "mean WR 95% CI"])
 
 
@@ -201,9 +244,12 @@ PAIR_KEYS = ["pos_vs_hn1"] + [f"hn{i}_vs_hn{i + 1}" for i in range(1, 10)]
 
 
 def adjacent_curve(results: list[dict], subset: str = "default") -> pd.DataFrame:
-    rows = [{"model": _label(r), "pair": PAIR_LABELS[i], "win rate": r["scores"]["test"][subset][f"win_rate_{key}"]}
-            for r in _with(results, "win_rate_pos_vs_hn1") if r["task"]["name"].endswith("task2") and subset in r["scores"]["test"]
-            for i, key in enumerate(PAIR_KEYS)]
+    rows = [
+        {"model": _label(r), "pair": PAIR_LABELS[i], "win rate": r["scores"]["test"][subset][f"win_rate_{key}"]}
+        for r in _with(results, "win_rate_pos_vs_hn1")
+        if r["task"]["name"].endswith("task2") and subset in r["scores"]["test"]
+        for i, key in enumerate(PAIR_KEYS)
+    ]
     return pd.DataFrame(rows, columns=["model", "pair", "win rate"])
 
 
@@ -211,17 +257,27 @@ def flip_rate_table(results: list[dict]) -> pd.DataFrame:
     rows = []
     for r in _with(results, "flip_rate"):
         s = r["scores"]["test"]
-        rows.append({"model": _label(r), **{d: fmt(s.get(f"domain={d}", {}).get("flip_rate")) for d in DOMAINS}, "average ↓": fmt(s["default"]["flip_rate"])})
+        rows.append(
+            {
+                "model": _label(r),
+                **{d: fmt(s.get(f"domain={d}", {}).get("flip_rate")) for d in DOMAINS},
+                "average ↓": fmt(s["default"]["flip_rate"]),
+            }
+        )
     return pd.DataFrame(rows, columns=["model", *DOMAINS, "average ↓"])
 
 
 def length_table(results: list[dict], subset: str = "default") -> pd.DataFrame:
     by_model: dict[str, dict] = {}
     for r in _with(results, "mean_adjacent_win_rate"):
-        column = {"task2": "original", "task4-512": "512 words", "task4-1024": "1024 words"}.get(r["task"]["name"].split("-", 2)[-1].replace("demo-", ""))
+        column = {"task2": "original", "task4-512": "512 words", "task4-1024": "1024 words"}.get(
+            r["task"]["name"].split("-", 2)[-1].replace("demo-", "")
+        )
         if column and subset in r["scores"]["test"]:
             by_model.setdefault(_label(r), {})[column] = r["scores"]["test"][subset]["mean_adjacent_win_rate"]
-    rows = [{"model": m, **{c: fmt(v.get(c)) for c in ("original", "512 words", "1024 words")}} for m, v in by_model.items()]
+    rows = [
+        {"model": m, **{c: fmt(v.get(c)) for c in ("original", "512 words", "1024 words")}} for m, v in by_model.items()
+    ]
     return pd.DataFrame(rows, columns=["model", "original", "512 words", "1024 words"])
 
 
@@ -229,38 +285,102 @@ def comlq_tables(results: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
     type_rows, other_rows = [], []
     for r in (r for r in results if r["task"]["family"] == "comlq"):
         s = r["scores"]["test"]
-        type_rows.append({"model": _label(r), **{(f"¬{t}" if t in NEGATION_TYPES else t): fmt(s.get(f"type={t}", {}).get("ndcg_at_10")) for t in QUERY_TYPES}})
+        type_rows.append(
+            {
+                "model": _label(r),
+                **{
+                    (f"¬{t}" if t in NEGATION_TYPES else t): fmt(s.get(f"type={t}", {}).get("ndcg_at_10"))
+                    for t in QUERY_TYPES
+                },
+            }
+        )
         lsnc = {k: v for k, v in s["default"].items() if k.startswith("lsnc_")}
-        other_rows.append({"model": _label(r), "nDCG@10": fmt(s["default"]["ndcg_at_10"]),
-                           "negation nDCG@10": fmt(s.get("group=negation", {}).get("ndcg_at_10")),
-                           "LSNC@10": fmt(next((v for k, v in lsnc.items() if k.endswith("_at_10")), None)),
-                           "LSNC@100": fmt(next((v for k, v in lsnc.items() if k.endswith("_at_100")), None)),
-                           **{f"{n} evidence": fmt(s.get(f"evidence={n}", {}).get("ndcg_at_10")) for n in (1, 2, 3)}})
+        other_rows.append(
+            {
+                "model": _label(r),
+                "nDCG@10": fmt(s["default"]["ndcg_at_10"]),
+                "negation nDCG@10": fmt(s.get("group=negation", {}).get("ndcg_at_10")),
+                "LSNC@10": fmt(next((v for k, v in lsnc.items() if k.endswith("_at_10")), None)),
+                "LSNC@100": fmt(next((v for k, v in lsnc.items() if k.endswith("_at_100")), None)),
+                **{f"{n} evidence": fmt(s.get(f"evidence={n}", {}).get("ndcg_at_10")) for n in (1, 2, 3)},
+            }
+        )
     type_columns = ["model"] + [f"¬{t}" if t in NEGATION_TYPES else t for t in QUERY_TYPES]
-    return (pd.DataFrame(type_rows, columns=type_columns),
-            pd.DataFrame(other_rows, columns=["model", "nDCG@10", "negation nDCG@10", "LSNC@10", "LSNC@100", "1 evidence", "2 evidence", "3 evidence"]))
+    return (
+        pd.DataFrame(type_rows, columns=type_columns),
+        pd.DataFrame(
+            other_rows,
+            columns=[
+                "model",
+                "nDCG@10",
+                "negation nDCG@10",
+                "LSNC@10",
+                "LSNC@100",
+                "1 evidence",
+                "2 evidence",
+                "3 evidence",
+            ],
+        ),
+    )
 
 
 def instruction_table(results: list[dict]) -> pd.DataFrame:
     rows = []
-    for r in (r for r in results if r["task"]["family"] in INSTRUCTION_FAMILIES or r.get("task_details", {}).get("framework") == "mteb"):
+    for r in (
+        r
+        for r in results
+        if r["task"]["family"] in INSTRUCTION_FAMILIES or r.get("task_details", {}).get("framework") == "mteb"
+    ):
         s = r["scores"]["test"].get("default", {})
-        rows.append({"model": _label(r), "task": r["task"]["name"], "main score": r["task"]["main_score"],
-                     "value": fmt(r["main_score"]), "p-MRR": fmt(s.get("p-MRR")),
-                     "MAP@1000 og": fmt(s.get("og_map_at_1000")), "MAP@1000 changed": fmt(s.get("changed_map_at_1000")),
-                     "nDCG@5 og": fmt(s.get("og_ndcg_at_5")), "nDCG@5 changed": fmt(s.get("changed_ndcg_at_5")),
-                     "source": "imported from mteb" if r.get("imported_from") else "run here"})
-    return pd.DataFrame(rows, columns=["model", "task", "main score", "value", "p-MRR", "MAP@1000 og", "MAP@1000 changed", "nDCG@5 og", "nDCG@5 changed", "source"])
+        rows.append(
+            {
+                "model": _label(r),
+                "task": r["task"]["name"],
+                "main score": r["task"]["main_score"],
+                "value": fmt(r["main_score"]),
+                "p-MRR": fmt(s.get("p-MRR")),
+                "MAP@1000 og": fmt(s.get("og_map_at_1000")),
+                "MAP@1000 changed": fmt(s.get("changed_map_at_1000")),
+                "nDCG@5 og": fmt(s.get("og_ndcg_at_5")),
+                "nDCG@5 changed": fmt(s.get("changed_ndcg_at_5")),
+                "source": "imported from mteb" if r.get("imported_from") else "run here",
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "task",
+            "main score",
+            "value",
+            "p-MRR",
+            "MAP@1000 og",
+            "MAP@1000 changed",
+            "nDCG@5 og",
+            "nDCG@5 changed",
+            "source",
+        ],
+    )
 
 
 def provenance_table(results: list[dict]) -> pd.DataFrame:
     rows = []
     for r in results:
         ci = r.get("confidence_intervals", {}).get("test", {}).get("default", {}).get(r["task"]["main_score"])
-        rows.append({"model": _label(r), "task": r["task"]["name"], "main score": fmt(r["main_score"]),
-                     "95% CI": " – ".join(fmt(v) for v in ci) if ci else MISSING,
-                     "data hash": (r["task"]["source"].get("content_hash") or MISSING)[:19],
-                     "data revision": r["task"]["source"].get("revision") or MISSING,
-                     "harness": f"{r['harness']['name']} {r['harness']['version']} {(r['harness'].get('git_commit') or '')[:8]}".strip(),
-                     "date": r["created_at"], "imported": "yes" if r.get("imported_from") else "no"})
-    return pd.DataFrame(rows, columns=["model", "task", "main score", "95% CI", "data hash", "data revision", "harness", "date", "imported"])
+        rows.append(
+            {
+                "model": _label(r),
+                "task": r["task"]["name"],
+                "main score": fmt(r["main_score"]),
+                "95% CI": " – ".join(fmt(v) for v in ci) if ci else MISSING,
+                "data hash": (r["task"]["source"].get("content_hash") or MISSING)[:19],
+                "data revision": r["task"]["source"].get("revision") or MISSING,
+                "harness": f"{r['harness']['name']} {r['harness']['version']} {(r['harness'].get('git_commit') or '')[:8]}".strip(),
+                "date": r["created_at"],
+                "imported": "yes" if r.get("imported_from") else "no",
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=["model", "task", "main score", "95% CI", "data hash", "data revision", "harness", "date", "imported"],
+    )

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import BadInput
-from ..fileio import cache_home
+from leaderboard.errors import BadInput
+from leaderboard.fileio import cache_home
 
 
 def resolve_results(spec: str, endpoint: str | None = None) -> Path:
     if spec.startswith("hf://"):
-        from ..store import HubStore
+        from leaderboard.records.store import HubStore
 
         repo = spec.removeprefix("hf://").removeprefix("datasets/")
         base = cache_home() / "hub-results" / repo.replace("/", "__")

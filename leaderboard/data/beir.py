@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import BadInput
-from ..task import DataSource, RetrievalData
-from .hashing import content_hash
-from .jsonl import read_jsonl, read_qrels_tsv
+from leaderboard.contract.task import DataSource, RetrievalData
+from leaderboard.data.hashing import content_hash
+from leaderboard.data.jsonl import read_jsonl, read_qrels_tsv
+from leaderboard.errors import BadInput
 
 CORPUS_WHAT = "a BEIR corpus record"
 QUERIES_WHAT = "a BEIR query record"
@@ -23,8 +23,14 @@ def corpus_text(record: dict) -> str:
 def load_beir(root: Path, split: str = "test", source: DataSource | None = None) -> RetrievalData:
     root = Path(root)
     if not root.is_dir():
-        raise BadInput(f"BEIR data directory {root} does not exist; expected a folder with corpus.jsonl, queries.jsonl and qrels/{split}.tsv.")
-    corpus_path, queries_path, qrels_path = root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
+        raise BadInput(
+            f"BEIR data directory {root} does not exist; expected a folder with corpus.jsonl, queries.jsonl and qrels/{split}.tsv."
+        )
+    corpus_path, queries_path, qrels_path = (
+        root / "corpus.jsonl",
+        root / "queries.jsonl",
+        root / "qrels" / f"{split}.tsv",
+    )
     corpus: dict[str, str] = {}
     for line_no, record in read_jsonl(corpus_path, ("_id", "text"), CORPUS_WHAT):
         doc_id = str(record["_id"])
@@ -45,7 +51,9 @@ def load_beir(root: Path, split: str = "test", source: DataSource | None = None)
             raise BadInput(f"{qrels_path}: query-id {query_id!r} is not in {queries_path}.")
         missing = [d for d in judged if d not in corpus]
         if missing:
-            raise BadInput(f"{qrels_path}: query-id {query_id!r} judges corpus-id {missing[0]!r}, which is not in {corpus_path}.")
+            raise BadInput(
+                f"{qrels_path}: query-id {query_id!r} judges corpus-id {missing[0]!r}, which is not in {corpus_path}."
+            )
     # BEIR evaluates the queries that have judgments.
     queries = {qid: text for qid, text in queries.items() if qid in qrels}
     source = source or DataSource(kind="local", uri=str(root.resolve()))

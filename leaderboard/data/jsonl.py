@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from ..errors import BadInput
+from leaderboard.errors import BadInput
 
 
 def require_file(path: Path, what: str) -> Path:
@@ -59,7 +60,9 @@ def read_qrels_tsv(path: Path) -> dict[str, dict[str, int]]:
                 if value != float(score):
                     raise ValueError
             except ValueError:
-                raise BadInput(f"{path}, line {line_no}: field 'score' must be an integer grade, got {score!r}.") from None
+                raise BadInput(
+                    f"{path}, line {line_no}: field 'score' must be an integer grade, got {score!r}."
+                ) from None
             if not query_id or not doc_id:
                 raise BadInput(f"{path}, line {line_no}: empty 'query-id' or 'corpus-id'.")
             qrels.setdefault(query_id, {})[doc_id] = value

@@ -10,10 +10,10 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from ..errors import BadInput
-from ..fileio import cache_home
-from ..progress import step
-from .hashing import sha256_file
+from leaderboard.data.hashing import sha256_file
+from leaderboard.errors import BadInput
+from leaderboard.fileio import cache_home
+from leaderboard.progress import step
 
 
 def cache_root() -> Path:
@@ -38,10 +38,12 @@ def _verify(root: Path, expected: dict[str, str]) -> list[str]:
 
 def _download(url: str) -> bytes:
     try:
-        with step(f"downloading {url}"), urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 (fixed https URLs)
+        with step(f"downloading {url}"), urllib.request.urlopen(url, timeout=60) as response:
             return response.read()
     except OSError as exc:
-        raise BadInput(f"Could not download {url} ({exc}). Point the task at a local copy with --data-dir or its environment variable.") from None
+        raise BadInput(
+            f"Could not download {url} ({exc}). Point the task at a local copy with --data-dir or its environment variable."
+        ) from None
 
 
 def fetch_zip(name: str, url: str, expected: dict[str, str]) -> Path:
@@ -53,9 +55,15 @@ def fetch_zip(name: str, url: str, expected: dict[str, str]) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         archive.extractall(tmp)
         anchor = next(iter(expected))
-        candidates = [p for p in Path(tmp).rglob(Path(anchor).name) if not _verify(p.parents[len(Path(anchor).parts) - 1], expected)]
+        candidates = [
+            p
+            for p in Path(tmp).rglob(Path(anchor).name)
+            if not _verify(p.parents[len(Path(anchor).parts) - 1], expected)
+        ]
         if not candidates:
-            raise BadInput(f"{url}: no folder in the archive matches the pinned sha256 hashes of {', '.join(expected)}; the upstream data changed.")
+            raise BadInput(
+                f"{url}: no folder in the archive matches the pinned sha256 hashes of {', '.join(expected)}; the upstream data changed."
+            )
         found = candidates[0].parents[len(Path(anchor).parts) - 1]
         _install(found, target, expected)
     return target
@@ -72,7 +80,9 @@ def fetch_files(name: str, base_url: str, expected: dict[str, str]) -> Path:
             (Path(tmp) / rel).write_bytes(_download(f"{base_url.rstrip('/')}/{rel}"))
         bad = _verify(Path(tmp), expected)
         if bad:
-            raise BadInput(f"{base_url}: {', '.join(bad)} do not match the pinned sha256 hashes; the upstream data changed.")
+            raise BadInput(
+                f"{base_url}: {', '.join(bad)} do not match the pinned sha256 hashes; the upstream data changed."
+            )
         _install(Path(tmp), target, expected)
     return target
 

@@ -7,7 +7,7 @@ macro average of per-domain means, and records are resampled within each domain 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -19,7 +19,9 @@ def macro_mean(groups: Sequence[np.ndarray]) -> np.ndarray:
     return np.mean([g.mean(axis=0) for g in groups], axis=0)
 
 
-def bootstrap_interval(groups: Sequence[np.ndarray], seed: int = 0, n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_interval(
+    groups: Sequence[np.ndarray], seed: int = 0, n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE
+) -> tuple[np.ndarray, np.ndarray]:
     """groups: one (records x metrics) array per stratum. Returns (low, high) per metric."""
     rng = np.random.default_rng(seed)
     draws = np.zeros((n_resamples, groups[0].shape[1]))

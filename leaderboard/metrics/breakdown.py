@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 
-def subset_means(per_query: Mapping[str, Mapping[str, float]], groups: Mapping[str, Iterable[str]]) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
+def subset_means(
+    per_query: Mapping[str, Mapping[str, float]], groups: Mapping[str, Iterable[str]]
+) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
     """groups: query id -> subset names it belongs to. Returns (subset -> metric -> mean, subset -> size).
 
     A metric is averaged over the subset's queries that have it (LSNC exists only for negation queries).
@@ -20,5 +22,8 @@ def subset_means(per_query: Mapping[str, Mapping[str, float]], groups: Mapping[s
             for name, value in values.items():
                 sums[subset][name] += value
                 counts[subset][name] += 1
-    means = {subset: {name: total / counts[subset][name] for name, total in metrics.items()} for subset, metrics in sums.items()}
+    means = {
+        subset: {name: total / counts[subset][name] for name, total in metrics.items()}
+        for subset, metrics in sums.items()
+    }
     return means, dict(sizes)

@@ -10,10 +10,10 @@ trec_eval order (score descending, ties by id descending), the same order every 
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
-from ..model import Run
-from .retrieval import trec_order
+from leaderboard.contract.model import Run
+from leaderboard.metrics.retrieval import trec_order
 
 
 def lsnc(violations: int, k: int) -> float:

@@ -9,12 +9,12 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import pytrec_eval
 
-from ..model import Run
-from ..task import Metric
+from leaderboard.contract.model import Run
+from leaderboard.contract.task import Metric
 
 K_VALUES = (1, 3, 5, 10, 100)
 MRR_CUTOFF = 10
@@ -32,7 +32,7 @@ def metric_names(k_values: Iterable[int] = K_VALUES) -> list[str]:
 
 
 def metric_definitions(k_values: Iterable[int] = K_VALUES) -> list[Metric]:
-    return [Metric(name, "higher", f"pytrec_eval, mean over judged queries") for name in metric_names(k_values)]
+    return [Metric(name, "higher", "pytrec_eval, mean over judged queries") for name in metric_names(k_values)]
 
 
 def trec_order(ranking: dict[str, float]) -> list[tuple[str, float]]:
@@ -44,12 +44,18 @@ def truncate(run: Run, depth: int) -> Run:
     return {qid: dict(trec_order(ranking)[:depth]) for qid, ranking in run.items()}
 
 
-def per_query_scores(qrels: dict[str, dict[str, int]], run: Run, k_values: Iterable[int] = K_VALUES) -> dict[str, dict[str, float]]:
+def per_query_scores(
+    qrels: dict[str, dict[str, int]], run: Run, k_values: Iterable[int] = K_VALUES
+) -> dict[str, dict[str, float]]:
     """query id -> metric -> value, for every judged query."""
     k_values = tuple(k_values)
     cut = ",".join(str(k) for k in k_values)
     measures = {f"{trec}.{cut}" for trec in _MEASURES.values()}
-    run = {qid: {doc: float(score) for doc, score in ranking.items()} for qid, ranking in run.items() if qid in qrels and ranking}
+    run = {
+        qid: {doc: float(score) for doc, score in ranking.items()}
+        for qid, ranking in run.items()
+        if qid in qrels and ranking
+    }
     evaluated = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
     mrr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(truncate(run, MRR_CUTOFF))
     names = metric_names(k_values)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from leaderboard import hookimpl
-from leaderboard.dense import dense_search
-from leaderboard.model import ModelKind, ModelMetadata, ModelRequest, Run, SparseModel
 from leaderboard_plugins.bm25 import BM25
 from leaderboard_plugins.sentence_transformers import minilm
+
+from leaderboard import hookimpl
+from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Run, SparseModel
+from leaderboard.engine.dense import dense_search
 
 from .fusion import RRF_K, rrf
 
@@ -56,4 +57,6 @@ class HybridRRF(SparseModel):
 
 @hookimpl
 def register_models(register):
-    register("hybrid-rrf", HybridRRF, description="BM25 + all-MiniLM-L6-v2 fused by reciprocal rank fusion (example plugin)")
+    register(
+        "hybrid-rrf", HybridRRF, description="BM25 + all-MiniLM-L6-v2 fused by reciprocal rank fusion (example plugin)"
+    )

@@ -1,7 +1,6 @@
 """The example plugin's own tests: fusion by hand, and the plugin registering through the hook."""
 
 import pytest
-
 from leaderboard_hybrid_rrf.fusion import rrf
 
 

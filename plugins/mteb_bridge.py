@@ -8,31 +8,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
 
-from .dense import encode_unique
-from .model import DenseModel, Model, ModelKind, ModelMetadata, Reranker, Role
-
-_SIMILARITIES = {"cosine": "cosine", "dot": "dot"}
+from leaderboard.contract.model import DenseModel, Model, ModelKind, ModelMetadata, Reranker, Role
+from leaderboard.engine.dense import encode_unique
+from leaderboard.records.mteb_results import mteb_meta
 
 
 def _texts(inputs: Any) -> list[str]:
     return [text for batch in inputs for text in batch["text"]]
-
-
-def mteb_meta(meta: ModelMetadata, model_type: str) -> Any:
-    from mteb.models.model_meta import ModelMeta
-
-    name = meta.name if "/" in meta.name else f"retrieval-leaderboard/{meta.name}"  # mteb expects org/name
-    return ModelMeta.create_empty({
-        "name": name, "revision": meta.revision or "no_revision_available", "n_parameters": meta.n_parameters,
-        "max_tokens": meta.max_length, "similarity_fn_name": _SIMILARITIES.get(meta.similarity or ""),
-        "use_instructions": meta.takes_instructions, "model_type": [model_type], "framework": ["PyTorch"],
-        "languages": ["eng-Latn"],
-    })
 
 
 class MtebEncoder:
@@ -42,7 +30,9 @@ class MtebEncoder:
         self.model, self.batch_size = model, batch_size
         self.mteb_model_meta = mteb_meta(model.metadata, "dense")
 
-    def encode(self, inputs, *, task_metadata=None, hf_split=None, hf_subset=None, prompt_type=None, **kwargs) -> np.ndarray:
+    def encode(
+        self, inputs, *, task_metadata=None, hf_split=None, hf_subset=None, prompt_type=None, **kwargs
+    ) -> np.ndarray:
         role: Role = "query" if str(getattr(prompt_type, "value", prompt_type)) == "query" else "document"
         prompt = self.model.metadata.query_prompt if role == "query" else self.model.metadata.document_prompt
         return encode_unique(self.model, [prompt + t for t in _texts(inputs)], role, self.batch_size)
@@ -50,7 +40,9 @@ class MtebEncoder:
     def _prepare(self, x) -> torch.Tensor:
         t = torch.as_tensor(np.asarray(x, dtype=np.float32))
         t = t.unsqueeze(0) if t.dim() == 1 else t
-        return torch.nn.functional.normalize(t, dim=-1) if (self.model.metadata.similarity or "cosine") == "cosine" else t
+        return (
+            torch.nn.functional.normalize(t, dim=-1) if (self.model.metadata.similarity or "cosine") == "cosine" else t
+        )
 
     def similarity(self, embeddings1, embeddings2) -> torch.Tensor:
         return self._prepare(embeddings1) @ self._prepare(embeddings2).T
@@ -66,7 +58,9 @@ class MtebCrossEncoder:
         self.model = model
         self.mteb_model_meta = mteb_meta(model.metadata, "cross-encoder")
 
-    def predict(self, inputs1, inputs2, *, task_metadata=None, hf_split=None, hf_subset=None, prompt_type=None, **kwargs) -> np.ndarray:
+    def predict(
+        self, inputs1, inputs2, *, task_metadata=None, hf_split=None, hf_subset=None, prompt_type=None, **kwargs
+    ) -> np.ndarray:
         return np.asarray(self.model.score_pairs(list(zip(_texts(inputs1), _texts(inputs2)))), dtype=np.float32)
 
 
@@ -78,30 +72,51 @@ def to_mteb(model: Model, batch_size: int = 32) -> MtebEncoder | MtebCrossEncode
     pipeline_reranker = getattr(model, "reranker", None)
     if isinstance(pipeline_reranker, Reranker):  # mteb's reranking tasks supply the first stage
         return MtebCrossEncoder(pipeline_reranker)
-    raise TypeError(f"{model.metadata.name} ({model.metadata.kind.value}) has no mteb counterpart: only bi-encoders and rerankers do")
+    raise TypeError(
+        f"{model.metadata.name} ({model.metadata.kind.value}) has no mteb counterpart: only bi-encoders and rerankers do"
+    )
 
 
 # -- the reverse: mteb registry models behind our contract --------------------------------------
+
 
 def _harness_task_metadata() -> Any:
     """A neutral retrieval TaskMetadata: mteb encoders pick prompts from it."""
     from mteb.abstasks.task_metadata import TaskMetadata
 
     return TaskMetadata(
-        name="RetrievalLeaderboardHarness", type="Retrieval", main_score="ndcg_at_10", description="retrieval-leaderboard",
-        reference=None, dataset={"path": "NA", "revision": "NA"}, category="t2t", eval_splits=["test"], eval_langs=["eng-Latn"],
-        date=None, dialect=[], domains=[], task_subtypes=[], license=None, annotations_creators=None, modalities=["text"],
-        sample_creation=None, bibtex_citation="",
+        name="RetrievalLeaderboardHarness",
+        type="Retrieval",
+        main_score="ndcg_at_10",
+        description="retrieval-leaderboard",
+        reference=None,
+        dataset={"path": "NA", "revision": "NA"},
+        category="t2t",
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        date=None,
+        dialect=[],
+        domains=[],
+        task_subtypes=[],
+        license=None,
+        annotations_creators=None,
+        modalities=["text"],
+        sample_creation=None,
+        bibtex_citation="",
     )
 
 
 def metadata_from_mteb(meta: Any, kind: ModelKind) -> ModelMetadata:
     similarity = getattr(meta.similarity_fn_name, "value", meta.similarity_fn_name)
     return ModelMetadata(
-        name=meta.name, kind=kind, revision=meta.revision, n_parameters=meta.n_parameters,
+        name=meta.name,
+        kind=kind,
+        revision=meta.revision,
+        n_parameters=meta.n_parameters,
         max_length=int(meta.max_tokens) if meta.max_tokens else None,
         similarity=str(similarity) if similarity else ("cross-encoder" if kind == ModelKind.RERANKER else "cosine"),
-        takes_instructions=bool(meta.use_instructions), license=str(meta.license) if meta.license else None,
+        takes_instructions=bool(meta.use_instructions),
+        license=str(meta.license) if meta.license else None,
         reference=str(meta.reference) if meta.reference else None,
     )
 
@@ -117,7 +132,11 @@ class _FromMteb:
         self._task = _harness_task_metadata()
 
     def settings(self) -> dict:
-        return {"mteb_model": self.meta.name, "mteb_revision": self.meta.revision, "mteb_loader": getattr(self.meta.loader, "__name__", str(self.meta.loader))}
+        return {
+            "mteb_model": self.meta.name,
+            "mteb_revision": self.meta.revision,
+            "mteb_loader": getattr(self.meta.loader, "__name__", str(self.meta.loader)),
+        }
 
 
 class MtebDenseModel(_FromMteb, DenseModel):
@@ -128,8 +147,15 @@ class MtebDenseModel(_FromMteb, DenseModel):
         from mteb.types import PromptType
 
         prompt = PromptType.query if role == "query" else PromptType.document
-        out = self.inner.encode(_create_dataloader_from_texts(list(texts), batch_size=self.batch_size), task_metadata=self._task,
-                                hf_split="test", hf_subset="default", prompt_type=prompt, batch_size=self.batch_size, show_progress_bar=False)
+        out = self.inner.encode(
+            _create_dataloader_from_texts(list(texts), batch_size=self.batch_size),
+            task_metadata=self._task,
+            hf_split="test",
+            hf_subset="default",
+            prompt_type=prompt,
+            batch_size=self.batch_size,
+            show_progress_bar=False,
+        )
         return np.asarray(out.cpu() if hasattr(out, "cpu") else out, dtype=np.float32)
 
 
@@ -141,7 +167,9 @@ class MtebReranker(_FromMteb, Reranker):
 
         queries = _create_dataloader_from_texts([q for q, _ in pairs], batch_size=self.batch_size)
         docs = _create_dataloader_from_texts([d for _, d in pairs], batch_size=self.batch_size)
-        out = self.inner.predict(queries, docs, task_metadata=self._task, hf_split="test", hf_subset="default", batch_size=self.batch_size)
+        out = self.inner.predict(
+            queries, docs, task_metadata=self._task, hf_split="test", hf_subset="default", batch_size=self.batch_size
+        )
         return [float(x) for x in np.asarray(out.cpu() if hasattr(out, "cpu") else out).reshape(-1)]
 
 
@@ -158,13 +186,27 @@ class MtebSearch:
         self.mteb_model_meta = mteb_meta(model.metadata, "dense")
         self.corpus: dict[str, str] = {}
 
-    def index(self, corpus, *, task_metadata=None, hf_split=None, hf_subset=None, encode_kwargs=None, num_proc=None, **kwargs) -> None:
+    def index(
+        self, corpus, *, task_metadata=None, hf_split=None, hf_subset=None, encode_kwargs=None, num_proc=None, **kwargs
+    ) -> None:
         self.corpus = {str(r["id"]): f"{r.get('title') or ''} {r['text']}".strip() for r in corpus}
 
-    def search(self, queries, *, task_metadata=None, hf_split=None, hf_subset=None, top_k=1000, encode_kwargs=None, top_ranked=None, num_proc=None, **kwargs):
+    def search(
+        self,
+        queries,
+        *,
+        task_metadata=None,
+        hf_split=None,
+        hf_subset=None,
+        top_k=1000,
+        encode_kwargs=None,
+        top_ranked=None,
+        num_proc=None,
+        **kwargs,
+    ):
         from mteb._create_dataloaders import _combine_queries_with_instruction_text
 
-        from .evaluation import Context, rerank_pairs, retrieve
+        from leaderboard.engine.evaluation import Context, rerank_pairs, retrieve
 
         texts = {str(i): t for i, t in zip(queries["id"], _combine_queries_with_instruction_text(queries)["text"])}
         reranker = getattr(self.model, "reranker", None)
@@ -177,7 +219,10 @@ class MtebSearch:
             return run
         run = retrieve(self.model, self.corpus, texts, min(top_k, len(self.corpus)), Context(self.batch_size))
         if top_ranked:
-            run = {qid: {d: s for d, s in ranking.items() if d in set(top_ranked.get(qid, []))} for qid, ranking in run.items()}
+            run = {
+                qid: {d: s for d, s in ranking.items() if d in set(top_ranked.get(qid, []))}
+                for qid, ranking in run.items()
+            }
         return run
 
 

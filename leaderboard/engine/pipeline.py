@@ -10,11 +10,11 @@ shares it (e.g. one BM25 run feeding two rerankers).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
-from .errors import BadInput
-from .model import Model, ModelKind, ModelMetadata, Reranker, Run
+from leaderboard.contract.model import Model, ModelKind, ModelMetadata, Reranker, Run
+from leaderboard.errors import BadInput
 
 DEFAULT_DEPTH = 100
 _ARROW = re.compile(r"\s*>>(\d*)\s*")
@@ -32,7 +32,9 @@ def parse(spec: str) -> PipelineSpec | None:
     if len(parts) == 1:
         return None
     if len(parts) != 3 or not parts[0].strip() or not parts[2].strip():
-        raise BadInput(f"Model {spec!r}: a pipeline is 'FIRST >> RERANKER' or 'FIRST >>K RERANKER' (one stage of reranking), e.g. \"bm25 >>50 ce:<model>\".")
+        raise BadInput(
+            f"Model {spec!r}: a pipeline is 'FIRST >> RERANKER' or 'FIRST >>K RERANKER' (one stage of reranking), e.g. \"bm25 >>50 ce:<model>\"."
+        )
     depth = int(parts[1]) if parts[1] else DEFAULT_DEPTH
     if depth < 1:
         raise BadInput(f"Model {spec!r}: the rerank depth after '>>' must be at least 1.")
@@ -59,9 +61,13 @@ class FirstStageRuns:
 class Pipeline(Model):
     def __init__(self, spec: PipelineSpec, first: Model, reranker: Model):
         if not isinstance(reranker, Reranker):
-            raise BadInput(f"Pipeline {spec.first} >> {spec.reranker}: the second stage must be a reranker, but {spec.reranker!r} is a {reranker.metadata.kind.value} model.")
+            raise BadInput(
+                f"Pipeline {spec.first} >> {spec.reranker}: the second stage must be a reranker, but {spec.reranker!r} is a {reranker.metadata.kind.value} model."
+            )
         if isinstance(first, Reranker):
-            raise BadInput(f"Pipeline {spec.first} >> {spec.reranker}: the first stage must be a retriever, but {spec.first!r} is a reranker.")
+            raise BadInput(
+                f"Pipeline {spec.first} >> {spec.reranker}: the first stage must be a retriever, but {spec.first!r} is a reranker."
+            )
         self.spec, self.first, self.reranker = spec, first, reranker
         f, r = first.metadata, reranker.metadata
         self.metadata = ModelMetadata(
@@ -82,6 +88,14 @@ class Pipeline(Model):
     def settings(self) -> dict:
         return {
             "depth": self.spec.depth,
-            "first_stage": {"name": self.first.metadata.name, "revision": self.first.metadata.revision, "settings": self.first.settings()},
-            "reranker": {"name": self.reranker.metadata.name, "revision": self.reranker.metadata.revision, "settings": self.reranker.settings()},
+            "first_stage": {
+                "name": self.first.metadata.name,
+                "revision": self.first.metadata.revision,
+                "settings": self.first.settings(),
+            },
+            "reranker": {
+                "name": self.reranker.metadata.name,
+                "revision": self.reranker.metadata.revision,
+                "settings": self.reranker.settings(),
+            },
         }

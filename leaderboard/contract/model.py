@@ -12,11 +12,13 @@ Models never read files, draw progress bars or write results: the runner does.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is only named in annotations: importing the contract stays cheap
+    import numpy as np
 
 Run = dict[str, dict[str, float]]  # query id -> document id -> score (higher is better)
 Role = Literal["query", "document"]
@@ -63,7 +65,16 @@ class ModelMetadata:
 
 
 class Model(ABC):
+    """Factories build models cheaply; weights load in ``load()``, which the runner calls just before
+    first use, so a run whose results already exist loads nothing. ``metadata.name``,
+    ``metadata.revision`` and ``settings()`` must be known before ``load()``; other metadata
+    (parameter count, dtype) may be filled in by it.
+    """
+
     metadata: ModelMetadata
+
+    def load(self) -> None:
+        """Load weights (idempotent). The default does nothing: for models with nothing to load."""
 
     def settings(self) -> dict[str, Any]:
         """Every setting that can change scores (recorded in results and part of their identity)."""

@@ -13,13 +13,13 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
-from .fileio import cache_home
+from leaderboard.fileio import cache_home
 
 CACHE_ENV = "LEADERBOARD_CACHE_DIR"
 
@@ -31,7 +31,7 @@ def cache_dir() -> Path:
 
 
 def text_key(role: str, text: str) -> str:
-    return hashlib.sha256(f"{role}\0{text}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{role}\0{text}".encode()).hexdigest()
 
 
 @dataclass
@@ -43,7 +43,9 @@ class CacheStats:
 
 class EmbeddingCache:
     def __init__(self, model_name: str, revision: str | None, settings: dict, root: Path | None = None):
-        identity = json.dumps({"model": model_name, "revision": revision, "settings": settings}, sort_keys=True, default=str)
+        identity = json.dumps(
+            {"model": model_name, "revision": revision, "settings": settings}, sort_keys=True, default=str
+        )
         self.key = hashlib.sha256(identity.encode()).hexdigest()[:24]
         self.path = (root or cache_dir()) / f"{self.key}.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -55,7 +57,9 @@ class EmbeddingCache:
     def _open(self) -> sqlite3.Connection:
         try:
             db = sqlite3.connect(self.path)
-            db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER, checksum TEXT, data BLOB)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER, checksum TEXT, data BLOB)"
+            )
             db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
             db.execute("SELECT count(*) FROM vectors").fetchone()
             return db
@@ -70,7 +74,9 @@ class EmbeddingCache:
         for start in range(0, len(items), 500):  # stay under SQLite's bound-parameter limit
             chunk = dict(items[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            for key, dim, checksum, data in self._db.execute(f"SELECT key, dim, checksum, data FROM vectors WHERE key IN ({marks})", list(chunk)):
+            for key, dim, checksum, data in self._db.execute(
+                f"SELECT key, dim, checksum, data FROM vectors WHERE key IN ({marks})", list(chunk)
+            ):
                 if data is None or len(data) != dim * 4 or hashlib.sha256(data).hexdigest() != checksum:
                     self.stats.corrupt += 1  # detected: recomputed by the caller, overwritten on put
                     continue

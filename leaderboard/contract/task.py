@@ -3,6 +3,14 @@
 A task never talks to the model or writes files. It declares metadata, loads its data
 (recording source, revision and content hash) and turns model output into metric values.
 The runner owns model calls, progress, caching and result files.
+
+Pick the base class for how the task is evaluated; the class *is* the declaration:
+
+* ``RetrievalTask``  -> the runner retrieves the top ``metadata.top_k`` from ``load().corpus``.
+* ``CandidateTask``  -> the runner scores each query against its own small candidate set.
+* ``ExternalTask``   -> another framework (mteb) runs the loop through ``evaluate_model``.
+
+Where the main score lives: ``scores[metadata.splits[0]]["default"][metadata.main_score]``.
 """
 
 from __future__ import annotations
@@ -12,15 +20,18 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
-from .model import Run
+from leaderboard.contract.model import Run
 
 Scores = dict[str, dict[str, dict[str, float]]]  # split -> subset -> metric -> value
 
 
 class EvaluationKind(str, Enum):
+    """Recorded in results; set by the task's base class, never declared separately."""
+
     RETRIEVAL = "retrieval"  # retrieve top-k from a corpus
     CANDIDATES = "candidates"  # score a small candidate set per query
-    RERANK = "rerank"  # rerank a given top-k list per query (mteb's reranking-style tasks)
+    EXTERNAL = "external"  # another framework runs the evaluation loop
+    RERANK = "rerank"  # only in version 1 result files (mteb reranking tasks); no task declares it now
 
 
 @dataclass(frozen=True)
@@ -28,6 +39,28 @@ class Metric:
     name: str
     direction: Literal["higher", "lower"] = "higher"
     description: str = ""
+    # The values the metric can take (None: unbounded on that side). Readers refuse values outside it.
+    low: float | None = 0.0
+    high: float | None = 1.0
+
+
+@dataclass(frozen=True)
+class View:
+    """A table or chart the leaderboard app draws for a task, from the results alone.
+
+    ``kind``: "table" (rows = models, columns = the subsets or metrics), "curve" (a line per model
+    along ``subsets`` or ``metrics`` in the given order) or "bars". Exactly one of ``subsets`` and
+    ``metrics`` has several entries: that is the axis; ``labels`` maps an entry to its display label.
+    """
+
+    kind: Literal["table", "curve", "bars"]
+    title: str
+    subsets: tuple[str, ...] = ("default",)
+    metrics: tuple[str, ...] = ()
+    split: str = "test"
+    labels: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+    y_range: tuple[float, float] | None = None
 
 
 @dataclass
@@ -52,7 +85,6 @@ class TaskMetadata:
     family: str
     description: str
     reference: str
-    evaluation: EvaluationKind
     metrics: list[Metric]
     main_score: str
     version: str = "1"
@@ -60,11 +92,14 @@ class TaskMetadata:
     splits: list[str] = field(default_factory=lambda: ["test"])
     subsets: list[str] = field(default_factory=lambda: ["default"])
     instruction: str | None = None  # given to instruction-aware models
-    top_k: int = 100  # depth of the retrieved list for RETRIEVAL tasks
+    top_k: int = 100  # depth of the retrieved list for retrieval tasks
+    supports_limit: bool = True  # may `--limit N` cut it to its first N queries (or sets)?
+    views: list[View] = field(default_factory=list)  # what the app draws for this task
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, evaluation: EvaluationKind) -> dict[str, Any]:
         data = asdict(self)
-        data["evaluation"] = self.evaluation.value
+        data["evaluation"] = evaluation.value
+        data["views"] = [asdict(v) for v in self.views]
         return data
 
 
@@ -89,6 +124,7 @@ class RetrievalData:
 
 class Task(ABC):
     metadata: TaskMetadata
+    evaluation: EvaluationKind  # set by each base class below
 
     @abstractmethod
     def load(self) -> Any:
@@ -96,6 +132,8 @@ class Task(ABC):
 
 
 class RetrievalTask(Task):
+    evaluation = EvaluationKind.RETRIEVAL
+
     @abstractmethod
     def load(self) -> RetrievalData: ...
 
@@ -121,6 +159,8 @@ class CandidateData:
 
 
 class CandidateTask(Task):
+    evaluation = EvaluationKind.CANDIDATES
+
     @abstractmethod
     def load(self) -> CandidateData: ...
 
@@ -143,6 +183,8 @@ class ExternalTask(Task):
 
     The runner still owns result files, identity, timings and provenance.
     """
+
+    evaluation = EvaluationKind.EXTERNAL
 
     @abstractmethod
     def load(self) -> ExternalData: ...

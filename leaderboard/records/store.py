@@ -13,10 +13,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BadInput, LeaderboardError
-from .fileio import write_bytes_atomic
-from .resultfiles import result_files
-from .results import read_result
+from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.fileio import write_bytes_atomic
+from leaderboard.records.files import read_result
+from leaderboard.records.listing import result_files
 
 PREFIX = "results"
 
@@ -48,7 +48,7 @@ def collect(results_dir: Path) -> list[Upload]:
     problems, uploads, cards = [], [], {}
     for path in files:
         try:
-            result = read_result(path)
+            result = read_result(path).to_json()
         except BadInput as exc:
             problems.append(str(exc))
             continue
@@ -59,13 +59,23 @@ def collect(results_dir: Path) -> list[Upload]:
         uploads.append(Upload(f"{PREFIX}/{rel}", path.read_bytes()))
         model_dir = rel.split("/")[0]
         if model_dir not in cards or result["created_at"] > cards[model_dir]["updated_at"]:
-            cards[model_dir] = {"name": result["model"]["name"], "kind": result["model"]["kind"], "revision": result["model"]["revision"],
-                                "plugin": result["model"]["plugin"], "plugin_version": result["model"]["plugin_version"],
-                                "metadata": result["model"]["metadata"], "updated_at": result["created_at"]}
+            cards[model_dir] = {
+                "name": result["model"]["name"],
+                "kind": result["model"]["kind"],
+                "revision": result["model"]["revision"],
+                "plugin": result["model"]["plugin"],
+                "plugin_version": result["model"]["plugin_version"],
+                "metadata": result["model"]["metadata"],
+                "updated_at": result["created_at"],
+            }
     if problems:
         raise BadInput(f"Refusing to push: {len(problems)} invalid file(s): " + " | ".join(problems))
     for model_dir, card in sorted(cards.items()):
-        uploads.append(Upload(f"{PREFIX}/{model_dir}/model_card.json", (json.dumps(card, indent=2, sort_keys=True) + "\n").encode()))
+        uploads.append(
+            Upload(
+                f"{PREFIX}/{model_dir}/model_card.json", (json.dumps(card, indent=2, sort_keys=True) + "\n").encode()
+            )
+        )
     return uploads
 
 
@@ -104,28 +114,40 @@ class HubStore:
     def head(self) -> str | None:
         return self.api.repo_info(self.repo_id, repo_type="dataset").sha
 
-    def push(self, uploads: list[Upload], message: str, create_pr: bool = False, parent_commit: str | None = None) -> str:
+    def push(
+        self, uploads: list[Upload], message: str, create_pr: bool = False, parent_commit: str | None = None
+    ) -> str:
         """One atomic commit of every upload; returns the commit or pull-request URL."""
         from huggingface_hub import CommitOperationAdd
         from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
         if not self.token:
-            raise BadInput("No Hugging Face token: set HF_TOKEN or log in with `hf auth login` (the token is never printed).")
+            raise BadInput(
+                "No Hugging Face token: set HF_TOKEN or log in with `hf auth login` (the token is never printed)."
+            )
         try:
             self.api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True)
             parent = parent_commit or self.head()
             info = self.api.create_commit(
-                self.repo_id, [CommitOperationAdd(u.path_in_repo, u.data) for u in uploads], commit_message=message,
-                repo_type="dataset", create_pr=create_pr, parent_commit=parent,
+                self.repo_id,
+                [CommitOperationAdd(u.path_in_repo, u.data) for u in uploads],
+                commit_message=message,
+                repo_type="dataset",
+                create_pr=create_pr,
+                parent_commit=parent,
             )
         except OfflineModeIsEnabled:
             raise BadInput("HF_HUB_OFFLINE is set: unset it to push to the Hub.") from None
         except HfHubHTTPError as exc:
             status = getattr(exc.response, "status_code", None)
             if status in (409, 412):
-                raise PushConflict(f"{self.repo_id} changed since it was read (parent {parent}); nothing was written. "
-                                   "Pull the latest results and push again.") from None
-            raise LeaderboardError(f"Hub request for {self.repo_id} failed with HTTP {status}: {_without_token(str(exc), self.token)}") from None
+                raise PushConflict(
+                    f"{self.repo_id} changed since it was read (parent {parent}); nothing was written. "
+                    "Pull the latest results and push again."
+                ) from None
+            raise LeaderboardError(
+                f"Hub request for {self.repo_id} failed with HTTP {status}: {_without_token(str(exc), self.token)}"
+            ) from None
         return info.pr_url if create_pr and info.pr_url else info.commit_url
 
     def pull(self, dest: Path, revision: str | None = None) -> Path:
@@ -133,13 +155,23 @@ class HubStore:
         from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
         try:
-            return Path(snapshot_download(self.repo_id, repo_type="dataset", revision=revision, local_dir=dest,
-                                          endpoint=self.endpoint, token=self.token))
+            return Path(
+                snapshot_download(
+                    self.repo_id,
+                    repo_type="dataset",
+                    revision=revision,
+                    local_dir=dest,
+                    endpoint=self.endpoint,
+                    token=self.token,
+                )
+            )
         except OfflineModeIsEnabled:
             raise BadInput("HF_HUB_OFFLINE is set: unset it to pull from the Hub.") from None
         except HfHubHTTPError as exc:
-            raise BadInput(f"Could not pull {self.repo_id}: HTTP {getattr(exc.response, 'status_code', None)} "
-                           f"({_without_token(str(exc), self.token)})") from None
+            raise BadInput(
+                f"Could not pull {self.repo_id}: HTTP {getattr(exc.response, 'status_code', None)} "
+                f"({_without_token(str(exc), self.token)})"
+            ) from None
 
 
 def _without_token(text: str, token: str | None) -> str:

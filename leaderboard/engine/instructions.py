@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Model
+from leaderboard.contract.model import Model
 
 
 def format_query(model: Model, query: str, instruction: str | None) -> str:

@@ -16,18 +16,18 @@ from pathlib import Path
 
 import jsonschema
 
-from .errors import BadInput, LeaderboardError
-from .metrics.bounds import bounds
-from .plugins import Registry
-from .resultfiles import result_files
-from .results import identity, read_result
-from .runner import RunOptions, make_task
+from leaderboard.engine.runner import RunOptions, make_task
+from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.metrics.bounds import bounds
+from leaderboard.records.files import identity, read_result
+from leaderboard.records.listing import result_files
+from leaderboard.registry import Registry
 
 SPEC_FILE = "model.json"
 
 
 def spec_schema() -> dict:
-    return json.loads(resources.files("leaderboard").joinpath("schema", "submission-1.json").read_text("utf-8"))
+    return json.loads(resources.files("leaderboard.records").joinpath("schema", "submission-1.json").read_text("utf-8"))
 
 
 def submission_folders(paths: list[Path]) -> list[Path]:
@@ -56,7 +56,10 @@ class Validator:
             spec = json.loads(spec_path.read_text("utf-8"))
         except json.JSONDecodeError as exc:
             return self.problem(spec_path, f"not valid JSON ({exc.msg}, line {exc.lineno})")
-        errors = sorted(jsonschema.Draft202012Validator(spec_schema()).iter_errors(spec), key=lambda e: list(map(str, e.absolute_path)))
+        errors = sorted(
+            jsonschema.Draft202012Validator(spec_schema()).iter_errors(spec),
+            key=lambda e: list(map(str, e.absolute_path)),
+        )
         for err in errors:
             self.problem(spec_path, f"{'/'.join(map(str, err.absolute_path)) or '<root>'}: {err.message}")
         if errors:
@@ -70,16 +73,24 @@ class Validator:
         try:
             installed = version(package)
         except PackageNotFoundError:
-            return self.problem(where, f"plugin package {package!r} is not installed; install it (pip install {spec['plugin'].get('install') or f'{package}=={wanted}'}) and validate again")
+            return self.problem(
+                where,
+                f"plugin package {package!r} is not installed; install it (pip install {spec['plugin'].get('install') or f'{package}=={wanted}'}) and validate again",
+            )
         if installed != wanted:
-            self.problem(where, f"plugin package {package} is installed at version {installed}, but the spec says {wanted}")
+            self.problem(
+                where, f"plugin package {package} is installed at version {installed}, but the spec says {wanted}"
+            )
         try:
             resolved = self.registry.resolve("model", spec["model"]["id"])
         except BadInput as exc:
             return self.problem(where, f"model id {spec['model']['id']!r} is not discoverable: {exc}")
         info = self.registry.plugins.get(resolved.registration.plugin)
         if info is None or (info.distribution or "").lower().replace("_", "-") != package.lower().replace("_", "-"):
-            self.problem(where, f"model id {spec['model']['id']!r} is registered by {info.distribution if info else '?'}, not by {package}")
+            self.problem(
+                where,
+                f"model id {spec['model']['id']!r} is registered by {info.distribution if info else '?'}, not by {package}",
+            )
 
     def current_data_hash(self, task_name: str):
         if task_name not in self.data_hashes:
@@ -92,7 +103,8 @@ class Validator:
 
     def check_result(self, path: Path, spec: dict) -> None:
         try:
-            result = read_result(path)  # schema, known version, no NaN/inf
+            typed = read_result(path)  # schema, known version, no NaN/inf
+            result = typed.to_json()
         except BadInput as exc:
             return self.problem(path, str(exc))
         task = result["task"]["name"]
@@ -105,18 +117,31 @@ class Validator:
             else:
                 data_hash, task_version = current
                 if result["task"]["version"] != task_version:
-                    self.problem(path, f"task {task} is at version {task_version}, the result is for version {result['task']['version']}")
+                    self.problem(
+                        path,
+                        f"task {task} is at version {task_version}, the result is for version {result['task']['version']}",
+                    )
                 if result["task"]["source"]["content_hash"] != data_hash:
-                    self.problem(path, f"stale data hash for {task}: the result used {result['task']['source']['content_hash']}, the current data is {data_hash}")
+                    self.problem(
+                        path,
+                        f"stale data hash for {task}: the result used {result['task']['source']['content_hash']}, the current data is {data_hash}",
+                    )
         if result["model"]["revision"] != spec["model"]["revision"]:
-            self.problem(path, f"model revision {result['model']['revision']!r} differs from the spec's {spec['model']['revision']!r}")
+            self.problem(
+                path,
+                f"model revision {result['model']['revision']!r} differs from the spec's {spec['model']['revision']!r}",
+            )
         for split, subsets in result["scores"].items():
             for subset, values in subsets.items():
                 for name, value in values.items():
                     low, high = bounds(name)
-                    if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
+                    if (
+                        not math.isfinite(value)
+                        or (low is not None and value < low)
+                        or (high is not None and value > high)
+                    ):
                         self.problem(path, f"score {split}/{subset}/{name} = {value} is outside [{low}, {high}]")
-        key = identity(result)
+        key = identity(typed)
         if key in self.seen:
             self.problem(path, f"duplicate of {self.seen[key]} (same model, revision, task, data and settings)")
         else:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .dense import EmbeddingMemo, EncodeStats, dense_pair_scores, dense_search
-from .errors import BadInput
-from .instructions import format_document, format_query
-from .metrics.retrieval import trec_order
-from .model import DenseModel, Model, Reranker, Run, SparseModel
-from .pipeline import FirstStageRuns, Pipeline
-from .progress import step
-from .task import CandidateSet
+from leaderboard.contract.model import DenseModel, Model, Reranker, Run, SparseModel
+from leaderboard.contract.task import CandidateSet
+from leaderboard.engine.dense import EmbeddingMemo, EncodeStats, dense_pair_scores, dense_search
+from leaderboard.engine.instructions import format_document, format_query
+from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
+from leaderboard.errors import BadInput
+from leaderboard.metrics.retrieval import trec_order
+from leaderboard.progress import step
 
 
 @dataclass
@@ -45,7 +45,7 @@ def retrieve(model: Model, corpus: dict[str, str], queries: dict[str, str], top_
     if isinstance(model, Reranker):
         raise BadInput(
             f"Model {model.metadata.name!r} is a reranker: it scores given candidates and cannot search a corpus "
-            f"on its own. Put a first-stage retriever in front of it, e.g. --model \"bm25 >> {model.metadata.name}\"."
+            f'on its own. Put a first-stage retriever in front of it, e.g. --model "bm25 >> {model.metadata.name}".'
         )
     search = getattr(model, "search", None)
     if callable(search):
@@ -99,7 +99,9 @@ def pipeline_retrieve(model: Pipeline, corpus: dict[str, str], queries: dict[str
     depth = model.spec.depth
     key = (model.first.metadata.name, model.first.metadata.revision, *ctx.task_key, depth, ctx.instruction)
     first_ctx = Context(ctx.batch_size, ctx.instruction, ctx.stats, ctx.memo)
-    first_run, ctx.first_stage_reused = ctx.first_stage.get(key, lambda: retrieve(model.first, corpus, queries, depth, first_ctx))
+    first_run, ctx.first_stage_reused = ctx.first_stage.get(
+        key, lambda: retrieve(model.first, corpus, queries, depth, first_ctx)
+    )
     formatted_q = {qid: format_query(model.reranker, text, ctx.instruction) for qid, text in queries.items()}
     pairs, owners = [], []
     for qid, ranking in first_run.items():

@@ -1,0 +1,52 @@
+"""Consoles for the CLI, created on first use (rich costs import time that --help should not pay)."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+
+def _width() -> int | None:
+    # Piped output is not wrapped at 80 columns: tables and paths stay on one line each.
+    return None if os.isatty(1) else 10_000
+
+
+@cache
+def out() -> Console:
+    from rich.console import Console
+
+    return Console(width=_width(), soft_wrap=not os.isatty(1))
+
+
+@cache
+def err() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def progress() -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    console = err()
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+        disable=not console.is_terminal and not os.environ.get("LEADERBOARD_PROGRESS"),
+    )
+
+
+def escape(text: object) -> str:
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(str(text))

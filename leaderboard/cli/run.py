@@ -1,0 +1,121 @@
+"""``leaderboard run``: evaluate models on tasks through the Python API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from leaderboard.cli.console import escape, out, progress
+
+EXAMPLES = """Examples:
+  leaderboard run --model bm25 --task demo
+  leaderboard run -m all-MiniLM-L6-v2 -m bm25 -t comlq --data-dir comlq=../shared/data/comlq"""
+
+
+@click.command(epilog=EXAMPLES)
+@click.option("--model", "-m", "models", multiple=True, help="Model name (see `leaderboard models`); repeatable.")
+@click.option(
+    "--task", "-t", "tasks", multiple=True, help="Task name or data folder (see `leaderboard tasks`); repeatable."
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Results folder.",
+)
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--device", default=None, help="torch device, e.g. cpu or cuda:0 (default: the model's choice).")
+@click.option(
+    "--max-length", type=click.IntRange(min=1), default=None, help="Truncate model inputs to this many tokens."
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Evaluate only the first N queries (candidate-set tasks: the first N sets); the result is partial.",
+)
+@click.option(
+    "--data-dir",
+    "data_dirs",
+    multiple=True,
+    help="Local data folder for a task: TASK=DIR (repeatable), or DIR for every task. Overrides the task's environment variable.",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk embedding cache.")
+def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs, seed, overwrite, no_cache) -> None:
+    """Evaluate each --model on each --task and write one result file per pair."""
+    if not models or not tasks:
+        missing = " and ".join(o for o, given in (("--model", models), ("--task", tasks)) if not given)
+        raise click.UsageError(f"Missing {missing}.\n\n{EXAMPLES}")
+    from leaderboard.engine.api import Session, make_options
+    from leaderboard.progress import use_progress
+    from leaderboard.registry import get_registry
+
+    options = make_options(
+        output=output,
+        batch_size=batch_size,
+        device=device,
+        max_length=max_length,
+        limit=limit,
+        overwrite=overwrite,
+        seed=seed,
+        data_dirs=data_dirs_option(data_dirs, tasks),
+        use_cache=not no_cache,
+    )
+    session = Session(get_registry(), options)
+    with progress() as bar, use_progress(bar):
+        outcomes = [session.run(model, task) for model in models for task in tasks]
+    _report(outcomes, session)
+
+
+def _report(outcomes, session) -> None:
+    from rich.table import Table
+
+    table = Table(title="Results")
+    for column in ("model", "task", "main score", "value", "status", "file"):
+        table.add_column(column, overflow="fold")
+    for o in outcomes:
+        r = o.result
+        table.add_row(
+            escape(o.model),
+            escape(o.task),
+            escape(r.task.main_score),
+            f"{r.main_score:.4f}",
+            o.status + ("" if r.is_complete else " (partial)"),
+            escape(o.path),
+        )
+    out().print(table)
+    first = session.first_stage
+    if first.computed or first.reused:
+        out().print(f"first-stage runs: {first.computed} computed, {first.reused} reused")
+    for o in outcomes:
+        c = o.result.counts
+        if o.status == "written" and c.get("cache_hits", 0) + c.get("cache_misses", 0) > 0:
+            corrupt = c.get("cache_corrupt_recomputed", 0)
+            out().print(
+                f"embedding cache for {escape(o.model)} on {escape(o.task)}: {c['cache_hits']} hits, {c['cache_misses']} misses"
+                + (f", {corrupt} corrupt entries recomputed" if corrupt else "")
+            )
+
+
+def data_dirs_option(values: tuple[str, ...], tasks: tuple[str, ...]) -> dict[str, str]:
+    """--data-dir TASK=DIR or DIR (for every task) -> task spec -> folder."""
+    from leaderboard.errors import BadInput
+
+    chosen: dict[str, str] = {}
+    for value in values:
+        name, sep, folder = value.partition("=")
+        if sep and name in tasks:
+            chosen[name] = folder
+        elif sep and not Path(value).exists():
+            raise BadInput(f"--data-dir {value!r}: {name!r} is not one of the --task names ({', '.join(tasks)}).")
+        else:
+            chosen.update({task: value for task in tasks if task not in chosen})
+    return chosen
+
+
+COMMANDS = [run]

@@ -1,0 +1,360 @@
+"""The runner: one (model, task) pair from resolved objects to a written result file.
+
+It owns everything around the model and the task: skipping, timings, provenance and the
+result record. The model x task loop, shared models and caches belong to ``engine.api``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from leaderboard import provenance
+from leaderboard.contract.model import Model, Reranker
+from leaderboard.contract.task import (
+    CandidateData,
+    CandidateTask,
+    ExternalTask,
+    RetrievalData,
+    RetrievalTask,
+    ScoreReport,
+    Task,
+    TaskRequest,
+)
+from leaderboard.engine.dense import EmbeddingMemo
+from leaderboard.engine.evaluation import Context, retrieve, score_candidates
+from leaderboard.engine.instructions import used_strings
+from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
+from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.progress import step
+from leaderboard.records import files
+from leaderboard.records.result import SCHEMA_VERSION, Result, now
+from leaderboard.registry import Registry, Resolved
+
+
+@dataclass
+class RunOptions:
+    output: Path = Path("results")
+    batch_size: int = 32
+    device: str | None = None
+    max_length: int | None = None
+    limit: int | None = None  # evaluate only the first N queries (quick checks; recorded, partial)
+    overwrite: bool = False
+    seed: int = 0
+    use_cache: bool = True  # on-disk embedding cache (--no-cache turns it off)
+    data_dirs: dict[str, str] = field(default_factory=dict)  # task spec -> local data folder
+    dtype: str | None = None  # weights and embeddings dtype; None keeps the model's own
+
+
+@dataclass
+class RunOutcome:
+    model: str
+    task: str
+    status: str  # "written" or "skipped"
+    path: Path
+    result: Result
+
+
+@dataclass
+class LoadedModel:
+    """A model with who made it: the plugin(s) and versions a result records."""
+
+    model: Model
+    spec: str
+    plugin: str
+    plugin_version: str | None
+    components: list[dict[str, Any]] = field(default_factory=list)  # a pipeline's stages
+    load_seconds: float = 0.0
+    loaded: bool = False
+
+    def ensure_loaded(self) -> float:
+        """Load weights once, just before first use; returns the seconds it took (0 after the first call)."""
+        if self.loaded:
+            return 0.0
+        start = time.perf_counter()
+        targets = [self.model.first, self.model.reranker] if isinstance(self.model, Pipeline) else [self.model]
+        with step(f"loading model {self.spec}"):
+            for target in targets:
+                _plugin_call(target.load, f"model {self.spec!r}: load()")
+        self.loaded = True
+        self.load_seconds = time.perf_counter() - start
+        return self.load_seconds
+
+
+@dataclass
+class Timer:
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = round(self.timings.get(name, 0.0) + time.perf_counter() - start, 6)
+
+
+def _plugin_call(function: Any, what: str, *args: Any) -> Any:
+    """Call plugin code; a plugin's own crash becomes an internal error that names it."""
+    try:
+        return function(*args)
+    except (LeaderboardError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise LeaderboardError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _plugin_version(registry: Registry, plugin: str) -> str | None:
+    info = registry.plugins.get(plugin)
+    return info.version if info else None
+
+
+def build_model(registry: Registry, spec: str, options: RunOptions, built: dict[str, LoadedModel]) -> LoadedModel:
+    """Build a model (or a pipeline of two) without loading weights; ``built`` shares models within a run."""
+    from leaderboard.contract.model import ModelRequest
+    from leaderboard.engine.pipeline import parse as parse_pipeline
+
+    if spec in built:
+        return built[spec]
+    pipeline = parse_pipeline(spec)
+    if pipeline is not None:
+        first = build_model(registry, pipeline.first, options, built)
+        reranker = build_model(registry, pipeline.reranker, options, built)
+        components = [
+            {
+                "role": role,
+                "name": part.model.metadata.name,
+                "revision": part.model.metadata.revision,
+                "plugin": part.plugin,
+                "plugin_version": part.plugin_version,
+            }
+            for role, part in (("first_stage", first), ("reranker", reranker))
+        ]
+        plugins = " >> ".join(dict.fromkeys((first.plugin, reranker.plugin)))
+        built[spec] = LoadedModel(
+            Pipeline(pipeline, first.model, reranker.model),
+            spec,
+            plugins,
+            None,
+            components,
+            loaded=first.loaded and reranker.loaded,
+        )
+        return built[spec]
+    resolved = registry.resolve("model", spec)
+    request = ModelRequest(spec, resolved.argument, options.batch_size, options.device, options.max_length)
+    model = _create(resolved, request, "model")
+    if not isinstance(model, Model):
+        raise LeaderboardError(
+            f"model plugin {resolved.registration.plugin!r} returned {type(model).__name__} for {spec!r}, "
+            "not a leaderboard.Model"
+        )
+    plugin = resolved.registration.plugin
+    built[spec] = LoadedModel(model, spec, plugin, _plugin_version(registry, plugin))
+    return built[spec]
+
+
+def _create(resolved: Resolved, request: Any, what: str) -> Any:
+    reg = resolved.registration
+    return _plugin_call(reg.factory, f"{what} plugin {reg.plugin!r} creating {request.name!r}", request)
+
+
+def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task, Resolved]:
+    resolved = registry.resolve("task", spec)
+    request = TaskRequest(spec, resolved.argument, options.data_dirs.get(spec), options.seed)
+    task = _create(resolved, request, "task")
+    if not isinstance(task, Task):
+        raise LeaderboardError(
+            f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, not a leaderboard.Task"
+        )
+    return task, resolved
+
+
+def _limit(data: Any, limit: int | None) -> Any:
+    if limit is None:
+        return data
+    if isinstance(data, RetrievalData):
+        keep = list(data.queries)[:limit]
+        data.queries = {q: data.queries[q] for q in keep}
+        data.qrels = {q: data.qrels[q] for q in keep if q in data.qrels}
+    elif isinstance(data, CandidateData):
+        data.sets = data.sets[:limit]
+    return data
+
+
+def _settings(task: Task, model: Model, options: RunOptions) -> dict[str, Any]:
+    strings = used_strings(model, task.metadata.instruction)
+    return {
+        "batch_size": options.batch_size,
+        "max_length": model.metadata.max_length,
+        "device": options.device,
+        "dtype": options.dtype,  # as requested (None: the model's own); what it ran in is in model.metadata
+        "seed": options.seed,
+        "limit": options.limit,
+        "top_k": task.metadata.top_k if isinstance(task, RetrievalTask) else None,
+        "instruction": strings.pop("instruction"),
+        "prompts": strings,
+        "model_settings": model.settings(),
+        "libraries": provenance.library_versions(),
+    }
+
+
+def check_compatible(task: Task, model: Model) -> None:
+    """Refuse before any weights load: a reranker alone cannot search a corpus."""
+    if isinstance(task, RetrievalTask) and isinstance(model, Reranker):
+        raise BadInput(
+            f"Model {model.metadata.name!r} is a reranker: it scores given candidates and cannot search a corpus "
+            f'on its own. Put a first-stage retriever in front of it, e.g. --model "bm25 >> {model.metadata.name}".'
+        )
+
+
+def _evaluate(task: Task, model: Model, data: Any, ctx: Context) -> Any:
+    if isinstance(task, RetrievalTask):
+        run = retrieve(model, data.corpus, data.queries, task.metadata.top_k, ctx)
+        with step("scoring"):
+            return task.compute_scores(data, run)
+    if isinstance(task, CandidateTask):
+        scores = score_candidates(model, data.sets, ctx)
+        with step("computing metrics"):
+            return task.compute_scores(data, scores)
+    if isinstance(task, ExternalTask):
+        return task.evaluate_model(model, data, ctx.batch_size)
+    raise LeaderboardError(
+        f"task {task.metadata.name!r} is a {type(task).__name__}: subclass RetrievalTask, CandidateTask or ExternalTask"
+    )
+
+
+def _counts(data: Any, ctx: Context) -> dict[str, int]:
+    counts = {
+        "texts_requested": ctx.stats.requested,
+        "texts_encoded": ctx.stats.unique,
+        "pairs_scored": ctx.pairs_scored,
+    }
+    if ctx.first_stage_reused is not None:
+        counts["first_stage_reused"] = int(ctx.first_stage_reused)
+    if isinstance(data, RetrievalData):
+        counts.update(queries=len(data.queries), documents=len(data.corpus))
+    elif isinstance(data, CandidateData):
+        counts.update(candidate_sets=len(data.sets), candidates=sum(len(s.candidates) for s in data.sets))
+    return counts
+
+
+def _coverage(data: Any, options: RunOptions, total: int | None) -> dict[str, Any]:
+    queries = (
+        len(data.queries)
+        if isinstance(data, RetrievalData)
+        else len(data.sets)
+        if isinstance(data, CandidateData)
+        else None
+    )
+    partial = options.limit is not None and total is not None and queries is not None and queries < total
+    return {
+        "complete": not partial,
+        "queries": queries,
+        "total_queries": total,
+        "reason": f"--limit {options.limit}" if partial else None,
+    }
+
+
+def _size(data: Any) -> int | None:
+    if isinstance(data, RetrievalData):
+        return len(data.queries)
+    if isinstance(data, CandidateData):
+        return len(data.sets)
+    return None
+
+
+def run_one(
+    registry: Registry,
+    handle: LoadedModel,
+    task_spec: str,
+    options: RunOptions,
+    memo: EmbeddingMemo | None = None,
+    first_stage: FirstStageRuns | None = None,
+) -> RunOutcome:
+    model = handle.model
+    timer = Timer()
+    task, _ = make_task(registry, task_spec, options)
+    meta = task.metadata
+    if options.limit is not None and not meta.supports_limit:
+        raise BadInput(
+            f"--limit is not supported for {meta.name}: the task runs as a whole (use a smaller local dataset instead)."
+        )
+    check_compatible(task, model)
+    with timer.phase("data_load"), step(f"loading {meta.name}"):
+        data = _plugin_call(task.load, f"task {meta.name!r}: load()")
+        total = _size(data)
+        data = _limit(data, options.limit)
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "harness": provenance.harness_info(),
+        "task": {**meta.to_json(task.evaluation), "source": vars(data.source).copy()},
+        "model": {
+            "name": model.metadata.name,
+            "kind": model.metadata.kind.value,
+            "revision": model.metadata.revision,
+            "plugin": handle.plugin,
+            "plugin_version": handle.plugin_version,
+            "metadata": model.metadata.to_json(),
+            "components": handle.components,
+        },
+        "settings": _settings(task, model, options),
+        "coverage": _coverage(data, options, total),
+    }
+    path = files.result_path(options.output, model.metadata.name, model.metadata.revision, meta.name)
+    if path.exists() and not options.overwrite:
+        existing = files.read_result(path)
+        if files.identity(existing) == files.identity_of(record):
+            return RunOutcome(model.metadata.name, meta.name, "skipped", path, existing)
+        raise BadInput(
+            f"{path} already holds a result for {model.metadata.name} on {meta.name} with different settings or data "
+            f"(data hash {existing.task.source.content_hash}). Pass --overwrite to replace it, or --output to write elsewhere."
+        )
+    timer.timings["model_load"] = round(handle.ensure_loaded(), 6)
+    # load() may fill in parameter counts and the dtype the weights are in.
+    record["model"]["metadata"] = model.metadata.to_json() | {"dtype": getattr(model, "dtype", None)}
+    disk = memo.disk if memo is not None else None
+    before = (disk.stats.hits, disk.stats.misses, disk.stats.corrupt) if disk else (0, 0, 0)
+    ctx = Context(
+        options.batch_size,
+        meta.instruction,
+        memo=memo if memo is not None else EmbeddingMemo(),
+        first_stage=first_stage if first_stage is not None else FirstStageRuns(),
+        task_key=(meta.name, data.source.content_hash),
+    )
+    with timer.phase("evaluation"):
+        report = _evaluate(task, model, data, ctx)
+    report = report if isinstance(report, ScoreReport) else ScoreReport(report)
+    record["task"]["metrics"] = meta.to_json(task.evaluation)["metrics"]  # external tasks learn theirs while evaluating
+    cache_counts = {}
+    if disk is not None:
+        cache_counts = {
+            "cache_hits": disk.stats.hits - before[0],
+            "cache_misses": disk.stats.misses - before[1],
+            "cache_corrupt_recomputed": disk.stats.corrupt - before[2],
+        }
+    main_split = meta.splits[0]
+    try:
+        main = report.scores[main_split]["default"][meta.main_score]
+    except KeyError:
+        raise LeaderboardError(
+            f"task {meta.name!r} did not report its main score {meta.main_score!r} for split {main_split!r}"
+        ) from None
+    timer.timings["total"] = round(sum(v for k, v in timer.timings.items() if k != "total"), 6)
+    record.update(
+        scores=report.scores,
+        main_score=main,
+        counts=_counts(data, ctx) | cache_counts,
+        timings=timer.timings,
+        confidence_intervals=report.confidence_intervals,
+        subset_sizes=report.subset_sizes,
+        task_details=report.details,
+        hardware=provenance.hardware_info(options.device),
+        created_at=now(),
+    )
+    result = files.build_result(record, where=f"the result of {model.metadata.name} on {meta.name}")
+    files.write_result(path, result)
+    return RunOutcome(model.metadata.name, meta.name, "written", path, result)
