@@ -111,6 +111,9 @@ class ScoreReport:
     confidence_intervals: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
     subset_sizes: dict[str, dict[str, int]] = field(default_factory=dict)  # split -> subset -> queries/records
     details: dict[str, Any] = field(default_factory=dict)  # task-specific provenance (judge, coverage, ...)
+    # Per-query (per-record) values of the main metrics, main split: query id -> metric -> value.
+    # Stored with the result (compressed) for significance tests and complexity stratification.
+    per_query: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass

@@ -127,6 +127,45 @@ class PerQuery(_Record):
     data: str
 
 
+def encode_per_query(values: dict[str, dict[str, float]]) -> PerQuery:
+    """Per-query values as a compact, checksummed field (gzip of sorted JSON, base64)."""
+    import base64
+    import gzip
+    import hashlib
+
+    payload = json.dumps(values, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+    metrics = sorted({m for row in values.values() for m in row})
+    return PerQuery(
+        metrics=metrics,
+        count=len(values),
+        sha256=hashlib.sha256(payload).hexdigest(),
+        data=base64.b64encode(gzip.compress(payload, mtime=0)).decode("ascii"),
+    )
+
+
+def decode_per_query(field: PerQuery, max_bytes: int = 256 * 2**20) -> dict[str, dict[str, float]]:
+    """The per-query values back; ValueError when the data is damaged or does not match its checksum."""
+    import base64
+    import gzip
+    import hashlib
+    import io
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(base64.b64decode(field.data, validate=True))) as handle:
+            payload = handle.read(max_bytes + 1)  # bounded: a hostile file cannot inflate without limit
+    except (ValueError, OSError, EOFError, zlib.error) as exc:
+        raise ValueError(f"per_query data is damaged: {exc}") from None
+    if len(payload) > max_bytes:
+        raise ValueError("per_query data is larger than allowed")
+    if hashlib.sha256(payload).hexdigest() != field.sha256:
+        raise ValueError("per_query data does not match its sha256")
+    values = json.loads(payload)
+    if not isinstance(values, dict) or len(values) != field.count:
+        raise ValueError("per_query data does not hold the declared number of queries")
+    return values
+
+
 class ImportedFrom(_Record):
     format: str
     file: str
