@@ -99,12 +99,23 @@ def test_different_settings_need_overwrite(tmp_path):
     assert run_demo(tmp_path).exit_code == 0
     path = only_result(tmp_path)
     before = path.read_text()
-    other = run_demo(tmp_path, "--limit", "3")
+    other = run_demo(tmp_path, "--seed", "3")
     assert other.exit_code == 2 and "--overwrite" in other.output
     assert path.read_text() == before
-    assert run_demo(tmp_path, "--limit", "3", "--overwrite").exit_code == 0
-    assert json.loads(path.read_text())["settings"]["limit"] == 3
-    assert json.loads(path.read_text())["counts"]["queries"] == 3
+    assert run_demo(tmp_path, "--seed", "3", "--overwrite").exit_code == 0
+    assert json.loads(path.read_text())["settings"]["seed"] == 3
+
+
+def test_a_limited_run_is_partial_and_never_replaces_the_full_result(tmp_path):
+    assert run_demo(tmp_path).exit_code == 0
+    full = only_result(tmp_path)
+    before = full.read_text()
+    assert run_demo(tmp_path, "--limit", "3").exit_code == 0
+    partial = full.with_name("demo.partial-limit3.json")
+    assert full.read_text() == before
+    data = json.loads(partial.read_text())
+    assert data["coverage"] == {"complete": False, "queries": 3, "total_queries": 12, "reason": "--limit 3"}
+    assert json.loads(before)["coverage"]["complete"] is True
 
 
 def test_result_path_layout():

@@ -43,10 +43,19 @@ EXAMPLES = """Examples:
     multiple=True,
     help="Local data folder for a task: TASK=DIR (repeatable), or DIR for every task. Overrides the task's environment variable.",
 )
+@click.option(
+    "--task-option",
+    "task_options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A task setting, e.g. ignore_identical_ids=false (see `leaderboard tasks`); recorded in the result.",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk embedding cache.")
-def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs, seed, overwrite, no_cache) -> None:
+def run(
+    models, tasks, output, batch_size, device, max_length, limit, data_dirs, task_options, seed, overwrite, no_cache
+) -> None:
     """Evaluate each --model on each --task and write one result file per pair."""
     if not models or not tasks:
         missing = " and ".join(o for o, given in (("--model", models), ("--task", tasks)) if not given)
@@ -65,6 +74,7 @@ def run(models, tasks, output, batch_size, device, max_length, limit, data_dirs,
         seed=seed,
         data_dirs=data_dirs_option(data_dirs, tasks),
         use_cache=not no_cache,
+        task_options=key_values(task_options, "--task-option"),
     )
     session = Session(get_registry(), options)
     with progress() as bar, use_progress(bar):
@@ -100,6 +110,18 @@ def _report(outcomes, session) -> None:
                 f"embedding cache for {escape(o.model)} on {escape(o.task)}: {c['cache_hits']} hits, {c['cache_misses']} misses"
                 + (f", {corrupt} corrupt entries recomputed" if corrupt else "")
             )
+
+
+def key_values(values: tuple[str, ...], option: str) -> dict[str, str]:
+    from leaderboard.errors import BadInput
+
+    pairs = {}
+    for value in values:
+        key, sep, setting = value.partition("=")
+        if not sep or not key.strip():
+            raise BadInput(f"{option} {value!r}: expected KEY=VALUE.")
+        pairs[key.strip()] = setting.strip()
+    return pairs
 
 
 def data_dirs_option(values: tuple[str, ...], tasks: tuple[str, ...]) -> dict[str, str]:

@@ -77,6 +77,8 @@ class TaskRequest:
     argument: str | None = None
     data_dir: str | None = None  # overrides a task's default local data location
     seed: int = 0  # for anything random in scoring (bootstrap resamples)
+    # --task-option KEY=VALUE, already checked against TaskMetadata.options; recorded in the result.
+    options: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -94,6 +96,8 @@ class TaskMetadata:
     instruction: str | None = None  # given to instruction-aware models
     top_k: int = 100  # depth of the retrieved list for retrieval tasks
     supports_limit: bool = True  # may `--limit N` cut it to its first N queries (or sets)?
+    # Options the task accepts through --task-option KEY=VALUE: name -> what it does (and its default).
+    options: dict[str, str] = field(default_factory=dict)
     views: list[View] = field(default_factory=list)  # what the app draws for this task
 
     def to_json(self, evaluation: EvaluationKind) -> dict[str, Any]:

@@ -48,6 +48,7 @@ class RunOptions:
     use_cache: bool = True  # on-disk embedding cache (--no-cache turns it off)
     data_dirs: dict[str, str] = field(default_factory=dict)  # task spec -> local data folder
     dtype: str | None = None  # weights and embeddings dtype; None keeps the model's own
+    task_options: dict[str, str] = field(default_factory=dict)  # --task-option KEY=VALUE, for every task
 
 
 @dataclass
@@ -164,11 +165,19 @@ def _create(resolved: Resolved, request: Any, what: str) -> Any:
 
 def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task, Resolved]:
     resolved = registry.resolve("task", spec)
-    request = TaskRequest(spec, resolved.argument, options.data_dirs.get(spec), options.seed)
+    request = TaskRequest(
+        spec, resolved.argument, options.data_dirs.get(spec), options.seed, dict(options.task_options)
+    )
     task = _create(resolved, request, "task")
     if not isinstance(task, Task):
         raise LeaderboardError(
             f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, not a leaderboard.Task"
+        )
+    unknown = sorted(set(options.task_options) - set(task.metadata.options))
+    if unknown:
+        accepted = ", ".join(f"{k} ({v})" for k, v in task.metadata.options.items()) or "none"
+        raise BadInput(
+            f"--task-option {', '.join(unknown)}: not an option of task {task.metadata.name}; it accepts: {accepted}."
         )
     return task, resolved
 
@@ -198,6 +207,7 @@ def _settings(task: Task, model: Model, options: RunOptions) -> dict[str, Any]:
         "instruction": strings.pop("instruction"),
         "prompts": strings,
         "model_settings": model.settings(),
+        "task_options": dict(options.task_options),
         "libraries": provenance.library_versions(),
     }
 
@@ -304,7 +314,8 @@ def run_one(
         "settings": _settings(task, model, options),
         "coverage": _coverage(data, options, total),
     }
-    path = files.result_path(options.output, model.metadata.name, model.metadata.revision, meta.name)
+    partial = None if record["coverage"]["complete"] else f"limit{options.limit}"
+    path = files.result_path(options.output, model.metadata.name, model.metadata.revision, meta.name, partial=partial)
     if path.exists() and not options.overwrite:
         existing = files.read_result(path)
         if files.identity(existing) == files.identity_of(record):

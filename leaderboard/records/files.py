@@ -69,8 +69,12 @@ def slug(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_.+" else "_" for c in out).strip("._") or "unnamed"
 
 
-def result_path(output: Path, model_name: str, revision: str | None, task_name: str) -> Path:
-    return Path(output) / slug(model_name) / slug(revision or "no_revision") / f"{slug(task_name)}.json"
+def result_path(
+    output: Path, model_name: str, revision: str | None, task_name: str, partial: str | None = None
+) -> Path:
+    """<output>/<model>/<revision>/<task>.json; a partial result (e.g. --limit) gets its own name beside it."""
+    tag = f".partial-{slug(partial)}" if partial else ""
+    return Path(output) / slug(model_name) / slug(revision or "no_revision") / f"{slug(task_name)}{tag}.json"
 
 
 def identity_of(record: dict[str, Any]) -> str:

@@ -59,6 +59,7 @@ class TaskInfo(_Record):
     instruction: str | None = None
     top_k: int | None = None
     supports_limit: bool = True
+    options: dict[str, str] = Field(default_factory=dict, description="the --task-option names the task accepts")
     views: list[View] = Field(default_factory=list, description="tables and curves the app draws for this task")
 
     @property
