@@ -5,6 +5,11 @@
   order (score descending, ties broken by document id descending).
 * A judged query that the run left empty scores 0 on every metric (as ``trec_eval -c``);
   pytrec_eval alone would silently drop it from the average.
+* ``relevance_level``: the lowest qrels grade the binary metrics (MAP, Recall, P, MRR) count as
+  relevant, passed to pytrec_eval's ``RelevanceEvaluator`` (TREC-DL counts grade >= 2). nDCG uses
+  the graded gains whatever the level (trec_eval does the same).
+* ``drop_identical_ids``: BEIR's evaluator removes a retrieved document whose id equals the query
+  id before scoring (its ``ignore_identical_ids``, on by default; mteb sets it for ArguAna, Quora, ...).
 """
 
 from __future__ import annotations
@@ -31,8 +36,33 @@ def metric_names(k_values: Iterable[int] = K_VALUES) -> list[str]:
     return names + [f"mrr_at_{MRR_CUTOFF}"]
 
 
+HEADLINE = ("ndcg_at_10", "map_at_100", "recall_at_100", f"mrr_at_{MRR_CUTOFF}")  # kept per query in results
+_LABELS = {"ndcg": "nDCG", "map": "MAP", "recall": "Recall", "precision": "P"}
+
+
 def metric_definitions(k_values: Iterable[int] = K_VALUES) -> list[Metric]:
-    return [Metric(name, "higher", "pytrec_eval, mean over judged queries") for name in metric_names(k_values)]
+    """Every metric in [0, 1], higher is better; descriptions say what pytrec_eval computes."""
+    out = [
+        Metric(f"{name}_at_{k}", "higher", f"{_LABELS[name]}@{k} (pytrec_eval {trec}), mean over judged queries")
+        for name, trec in _MEASURES.items()
+        for k in k_values
+    ]
+    out.append(
+        Metric(
+            f"mrr_at_{MRR_CUTOFF}",
+            "higher",
+            f"MRR@{MRR_CUTOFF} (pytrec_eval recip_rank on the top {MRR_CUTOFF}), mean over judged queries",
+        )
+    )
+    return out
+
+
+def drop_identical_ids(run: Run) -> tuple[Run, int]:
+    """The run without documents whose id equals their query's id, and how many were dropped (BEIR's rule)."""
+    dropped = sum(1 for qid, ranking in run.items() if qid in ranking)
+    if not dropped:
+        return run, 0
+    return {qid: {d: s for d, s in ranking.items() if d != qid} for qid, ranking in run.items()}, dropped
 
 
 def trec_order(ranking: dict[str, float]) -> list[tuple[str, float]]:
@@ -45,7 +75,7 @@ def truncate(run: Run, depth: int) -> Run:
 
 
 def per_query_scores(
-    qrels: dict[str, dict[str, int]], run: Run, k_values: Iterable[int] = K_VALUES
+    qrels: dict[str, dict[str, int]], run: Run, k_values: Iterable[int] = K_VALUES, relevance_level: int = 1
 ) -> dict[str, dict[str, float]]:
     """query id -> metric -> value, for every judged query."""
     k_values = tuple(k_values)
@@ -56,8 +86,10 @@ def per_query_scores(
         for qid, ranking in run.items()
         if qid in qrels and ranking
     }
-    evaluated = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
-    mrr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(truncate(run, MRR_CUTOFF))
+    evaluated = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=relevance_level).evaluate(run)
+    mrr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}, relevance_level=relevance_level).evaluate(
+        truncate(run, MRR_CUTOFF)
+    )
     names = metric_names(k_values)
     out: dict[str, dict[str, float]] = {}
     for qid in qrels:

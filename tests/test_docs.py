@@ -1,0 +1,36 @@
+"""Every hook and every keyword of ``register(...)`` is documented (datasette's test_docs.py is the model)."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+from conftest import REPO
+
+from leaderboard.contract import hookspecs
+from leaderboard.registry import KINDS, Registry, _make_register
+
+HOOKS = sorted(name for name, _ in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("register_"))
+README = (REPO / "README.md").read_text("utf-8")
+REGISTER_KEYWORDS = [
+    p.name for p in inspect.signature(_make_register(Registry(), "task", "docs")).parameters.values()
+]
+
+
+def test_there_is_one_hook_per_kind():
+    assert HOOKS == sorted(f"register_{kind}s" for kind in KINDS)
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_every_hook_has_a_docstring_and_a_readme_entry(hook):
+    doc = inspect.getdoc(getattr(hookspecs, hook)) or ""
+    assert len(doc) > 40, f"{hook} has no real docstring in leaderboard/contract/hookspecs.py"
+    assert f"`{hook}`" in README, f"README does not document the hook {hook}"
+
+
+@pytest.mark.parametrize("keyword", REGISTER_KEYWORDS)
+def test_every_register_keyword_is_documented(keyword):
+    module_doc = hookspecs.__doc__ or ""
+    assert re.search(rf"^``{keyword}``$", module_doc, re.M), f"hookspecs' docstring does not document {keyword!r}"
+    assert f"`{keyword}`" in README, f"README does not document register(..., {keyword}=...)"
