@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from leaderboard import hookimpl
 from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Reranker
@@ -24,7 +25,7 @@ class CrossEncoderModel(Reranker):
     def __init__(self, source: str, request: ModelRequest, revision: str | None = None):
         self.source, self.request, self.hub_revision = source, request, revision
         folder, is_local = check_source(source, "cross-encoder")
-        self.model = None
+        self.model: Any = None  # loaded in load()
         self.dtype: str | None = None
         self.metadata = ModelMetadata(
             name=folder.resolve().name if is_local else source,

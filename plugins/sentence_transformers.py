@@ -6,6 +6,7 @@ import importlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,7 @@ class SentenceTransformerModel(DenseModel):
     ):
         self.source, self.request, self.hub_revision = source, request, revision
         self.folder, self.is_local = check_source(source, "sentence-transformers model")
-        self.model = None
+        self.model: Any = None  # loaded in load()
         config = _read_json(self.folder / "sentence_bert_config.json") if self.is_local else {}
         st_config = _read_json(self.folder / "config_sentence_transformers.json") if self.is_local else {}
         self.max_seq_length = request.max_length or config.get("max_seq_length")
@@ -148,7 +149,8 @@ def from_argument(request: ModelRequest) -> SentenceTransformerModel:
     model_id, _, revision = argument.partition("@")
     if not model_id:
         raise BadInput(
-            "Expected a model after 'st:', e.g. st:sentence-transformers/all-MiniLM-L6-v2 or st:/path/to/model[@revision]."
+            "Expected a model after 'st:', e.g. st:sentence-transformers/all-MiniLM-L6-v2 "
+            "or st:/path/to/model[@revision]."
         )
     return SentenceTransformerModel(model_id, request, revision=revision or None)
 

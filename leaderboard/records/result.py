@@ -9,7 +9,6 @@ subset of version 2 and still read.
 from __future__ import annotations
 
 import json
-import math
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -258,10 +257,6 @@ def schema_text() -> str:
 def now() -> datetime:
 
     return datetime.now(UTC).replace(microsecond=0)
-
-
-def is_finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 if __name__ == "__main__":  # regenerate the checked-in schema
