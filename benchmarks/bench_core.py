@@ -1,11 +1,14 @@
 """Harness overhead, measured side by side in one process (a script, not a timed test).
 
-1. Bi-encoder: `leaderboard run` wall time on a BEIR slice of ComLQ vs raw
+1. Bi-encoder: ``leaderboard.evaluate`` wall time on a BEIR slice of ComLQ vs raw
    SentenceTransformer.encode of the same unique texts at the same batch size (target <= 1.10x).
-2. BM25 on the full ComLQ: `leaderboard run` end to end vs raw bm25s tokenize + index +
+2. BM25 on the full ComLQ: ``leaderboard.evaluate`` end to end vs raw bm25s tokenize + index +
    retrieve (target <= 1.2x).
+3. The open core: wall time of ``leaderboard --help`` and ``leaderboard show DIR`` (cold index: a
+   fresh cache folder each time; warm: the index already built) vs ``python -c "import click, rich"``,
+   each in fresh subprocesses, the median of several runs.
 
-    python benchmarks/bench_core.py [--comlq ../shared/data/comlq] [--dense-queries 200]
+    python benchmarks/bench_core.py [--comlq ../shared/data/comlq] [--dense-queries 200] [--only core]
 """
 
 from __future__ import annotations
@@ -13,15 +16,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import bm25s
 import Stemmer
-from click.testing import CliRunner
 
-from leaderboard.cli import cli
+import leaderboard
 from leaderboard.data.beir import load_beir
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,26 +40,12 @@ def timed(fn):
 
 
 def harness_run(model: str, task: Path | str, batch_size: int) -> float:
+    """Wall time of one ``leaderboard.evaluate`` call (what ``leaderboard run`` does), result files included."""
     with tempfile.TemporaryDirectory() as out:
-        seconds, result = timed(
-            lambda: CliRunner().invoke(
-                cli,
-                [
-                    "run",
-                    "--model",
-                    model,
-                    "--task",
-                    str(task),
-                    "--output",
-                    out,
-                    "--batch-size",
-                    str(batch_size),
-                    "--overwrite",
-                ],
-                catch_exceptions=False,
-            )
+        seconds, outcomes = timed(
+            lambda: leaderboard.evaluate([model], [str(task)], output=out, batch_size=batch_size, overwrite=True)
         )
-    assert result.exit_code == 0, result.output
+    assert outcomes[0].status == "written"
     return seconds
 
 
@@ -129,23 +121,85 @@ def warm_up_harness() -> None:
         harness_run(model, "demo", 32)
 
 
+def median_seconds(argv: list[str], runs: int, env: dict[str, str] | None = None, before=None) -> float:
+    """Median wall time of ``argv`` in fresh subprocesses (``before`` runs untimed before each)."""
+    times = []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        subprocess.run(argv, check=True, capture_output=True, env={**os.environ, **(env or {})})
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def results_folder(root: Path) -> Path:
+    """A few real result files (bm25 and bm25-okapi on the demo and MultiConIR demo tasks)."""
+    tasks = ["demo", "multiconir-demo-task1", "multiconir-demo-task2", "multiconir-demo-task3"]
+    leaderboard.evaluate(["bm25", "bm25-okapi"], tasks, output=root)
+    return root
+
+
+def bench_open_core(runs: int) -> dict:
+    exe = [sys.executable, "-m", "leaderboard"]
+    with tempfile.TemporaryDirectory() as tmp:
+        results = results_folder(Path(tmp) / "results")
+        warm_cache = Path(tmp) / "warm-cache"
+        subprocess.run(
+            [*exe, "show", str(results)],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "XDG_CACHE_HOME": str(warm_cache)},
+        )
+        cold_cache = Path(tmp) / "cold-cache"
+        baseline = median_seconds([sys.executable, "-c", "import click, rich"], runs)
+        rows = {
+            "help": median_seconds([*exe, "--help"], runs),
+            "show_cold_index": median_seconds(
+                [*exe, "show", str(results)],
+                runs,
+                env={"XDG_CACHE_HOME": str(cold_cache)},
+                before=lambda: shutil.rmtree(cold_cache, ignore_errors=True),
+            ),
+            "show_warm_index": median_seconds(
+                [*exe, "show", str(results)], runs, env={"XDG_CACHE_HOME": str(warm_cache)}
+            ),
+        }
+    report = {"import_click_rich_s": baseline, "runs": runs, "result_files": len(list(results.rglob("*.json")))}
+    for name, seconds in rows.items():
+        report[f"{name}_s"] = seconds
+        report[f"{name}_ratio"] = seconds / baseline
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--comlq", type=Path, default=REPO.parent / "shared" / "data" / "comlq")
     parser.add_argument("--dense-queries", type=int, default=200, help="ComLQ queries in the bi-encoder slice")
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--runs", type=int, default=7, help="subprocess runs per open-core measurement")
+    parser.add_argument("--only", choices=["bm25", "dense", "core"], action="append", help="run only these parts")
     args = parser.parse_args()
+    parts = set(args.only or ["bm25", "dense", "core"])
     # A fresh, empty embedding cache: the timed harness run encodes everything (and writes the cache).
     os.environ["LEADERBOARD_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
-    warm_up_harness()
-    report = {
-        "bm25_full_comlq": bench_bm25(args.comlq),
-        "bi_encoder_comlq_slice": bench_dense(args.comlq, args.dense_queries, args.batch_size),
-    }
+    if parts & {"bm25", "dense"}:
+        warm_up_harness()
+    report = {}
+    if "bm25" in parts:
+        report["bm25_full_comlq"] = bench_bm25(args.comlq)
+    if "dense" in parts:
+        report["bi_encoder_comlq_slice"] = bench_dense(args.comlq, args.dense_queries, args.batch_size)
     for name, row in report.items():
         verdict = "OK" if row["ratio"] <= row["target"] else "OVER TARGET"
         details = ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items())
         print(f"{name}: {details} -> {verdict}")
+    if "core" in parts:
+        core = bench_open_core(args.runs)
+        print(f"open core (median of {core['runs']} fresh subprocesses, {core['result_files']} result files):")
+        print(f"  python -c 'import click, rich': {core['import_click_rich_s']:.3f} s (1.00x)")
+        for name in ("help", "show_cold_index", "show_warm_index"):
+            print(f"  leaderboard {name.replace('_', ' ')}: {core[name + '_s']:.3f} s ({core[name + '_ratio']:.2f}x)")
 
 
 if __name__ == "__main__":

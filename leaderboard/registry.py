@@ -2,14 +2,19 @@
 
 Every plugin, built-in or third-party, arrives through the ``leaderboard`` entry-point group.
 Each entry point is loaded and each of its hooks is called in isolation, so one broken
-plugin is reported (name + error) while everything else keeps working.
+plugin is reported (name + error) while everything else keeps working: an exception, a
+``sys.exit``, an import that hangs (time limit ``LEADERBOARD_PLUGIN_TIMEOUT``) or output on
+stdout (sent to stderr, so ``plugins --json`` stays clean).
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib.util
 import os
+import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -23,6 +28,8 @@ from leaderboard.errors import BadInput
 
 ENTRY_POINT_GROUP = "leaderboard"
 ALLOWLIST_ENV = "LEADERBOARD_PLUGINS"  # comma-separated entry-point names; unset = load all
+TIMEOUT_ENV = "LEADERBOARD_PLUGIN_TIMEOUT"  # seconds allowed for importing a plugin, and for each of its hooks
+DEFAULT_TIMEOUT_S = 30.0
 KINDS = ("task", "model", "benchmark", "judge")  # one per hook: register_<kind>s
 
 
@@ -183,7 +190,59 @@ def _selected_entry_points() -> list[EntryPoint]:
     if allow is None or not allow.strip():
         return eps
     wanted = {name.strip() for name in allow.split(",") if name.strip()}
+    unknown = sorted(wanted - {ep.name for ep in eps})
+    if unknown:
+        print(
+            f"Warning: {ALLOWLIST_ENV} names {', '.join(repr(n) for n in unknown)}, which no installed plugin "
+            f"provides (installed: {', '.join(ep.name for ep in eps) or 'none'}).",
+            file=sys.stderr,
+        )
     return [ep for ep in eps if ep.name in wanted]
+
+
+def plugin_timeout() -> float:
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise BadInput(f"{TIMEOUT_ENV}={raw!r}: expected a positive number of seconds (default {DEFAULT_TIMEOUT_S:g}).")
+    return value
+
+
+class _Stopped(Exception):
+    """What a plugin's call ended with, other than an ordinary exception: SystemExit, a time-out."""
+
+
+def _isolated(call: Callable[[], Any], timeout: float) -> Any:
+    """``call()`` in a worker thread, bounded by ``timeout``; any BaseException it raises comes back as an Exception.
+
+    A thread cannot be killed: a plugin past its time limit keeps running in the background (a
+    daemon thread, so it does not keep the process alive) and whatever it registers later is
+    ignored. A real Ctrl-C still reaches the main thread, which is waiting here, and stops the CLI.
+    """
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt raised by the plugin itself, ...
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="leaderboard-plugin", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        raise _Stopped(f"did not finish within {timeout:g} s ({TIMEOUT_ENV}); skipped")
+    error = outcome.get("error")
+    if isinstance(error, Exception):
+        raise error
+    if error is not None:
+        raise _Stopped(f"raised {type(error).__name__}: {error}")
+    return outcome.get("value")
 
 
 def _hook_names() -> list[str]:
@@ -195,33 +254,47 @@ def load_registry(eps: Iterable[EntryPoint] | None = None) -> Registry:
     registry = Registry()
     manager = pluggy.PluginManager(ENTRY_POINT_GROUP)
     manager.add_hookspecs(hookspecs)
-    for ep in _selected_entry_points() if eps is None else eps:
-        dist = getattr(ep, "dist", None)
-        info = PluginInfo(
-            name=ep.name,
-            distribution=dist.name if dist else None,
-            version=dist.version if dist else None,
-        )
-        registry.plugins[ep.name] = info
-        try:
-            manager.register(ep.load(), name=ep.name)
-        except Exception as exc:  # a plugin that cannot import must not break the CLI
-            info.errors.append(f"failed to load entry point {ep.value!r}: {type(exc).__name__}: {exc}")
-    for hook_name in _hook_names():
-        kind = hook_name.removeprefix("register_").removesuffix("s")
-        for impl in getattr(manager.hook, hook_name).get_hookimpls():
-            info = registry.plugins[impl.plugin_name]
-            if hook_name not in info.hooks:
-                info.hooks.append(hook_name)
-            register = _make_register(registry, kind, impl.plugin_name)
+    timeout = plugin_timeout()
+    selected = _selected_entry_points() if eps is None else eps
+    # Plugins' prints go to stderr: stdout carries the CLI's own output (e.g. `plugins --json`).
+    with contextlib.redirect_stdout(sys.stderr):
+        for ep in selected:
+            dist = getattr(ep, "dist", None)
+            info = PluginInfo(
+                name=ep.name,
+                distribution=dist.name if dist else None,
+                version=dist.version if dist else None,
+            )
+            registry.plugins[ep.name] = info
             try:
-                impl.function(register=register)
-            except Exception as exc:  # a raising hook must not break the CLI either
-                info.errors.append(f"hook {hook_name} raised {type(exc).__name__}: {exc}")
+                manager.register(_isolated(ep.load, timeout), name=ep.name)
+            except _Stopped as exc:
+                info.errors.append(f"failed to load entry point {ep.value!r}: import {exc}")
+            except Exception as exc:  # a plugin that cannot import must not break the CLI
+                info.errors.append(f"failed to load entry point {ep.value!r}: {type(exc).__name__}: {exc}")
+        for hook_name in _hook_names():
+            kind = hook_name.removeprefix("register_").removesuffix("s")
+            for impl in getattr(manager.hook, hook_name).get_hookimpls():
+                info = registry.plugins[impl.plugin_name]
+                if hook_name not in info.hooks:
+                    info.hooks.append(hook_name)
+                open_flag = threading.Event()
+                open_flag.set()
+                register = _make_register(registry, kind, impl.plugin_name, open_flag)
+                try:
+                    _isolated(lambda f=impl.function, r=register: f(register=r), timeout)
+                except _Stopped as exc:
+                    info.errors.append(f"hook {hook_name} {exc}")
+                except Exception as exc:  # a raising hook must not break the CLI either
+                    info.errors.append(f"hook {hook_name} raised {type(exc).__name__}: {exc}")
+                finally:
+                    open_flag.clear()  # a hook still running past its limit registers nothing more
     return registry
 
 
-def _make_register(registry: Registry, kind: str, plugin: str) -> Callable[..., None]:
+def _make_register(
+    registry: Registry, kind: str, plugin: str, open_flag: threading.Event | None = None
+) -> Callable[..., None]:
     def register(
         name: str,
         factory: Callable[..., Any],
@@ -232,6 +305,8 @@ def _make_register(registry: Registry, kind: str, plugin: str) -> Callable[..., 
         claims_directory: Callable[[Path], bool] | None = None,
         directory_priority: int = 0,
     ) -> None:
+        if open_flag is not None and not open_flag.is_set():
+            return
         registry.add(
             Registration(
                 kind, name, factory, description, plugin, claims_directory, directory_priority, tuple(requires), install

@@ -1,4 +1,9 @@
-"""BM25 through bm25s: Lucene-variant BM25 with English stopwords and a Snowball stemmer."""
+"""BM25 through bm25s: Lucene-variant BM25 with English stopwords and a Snowball stemmer.
+
+A good first-stage retriever, but not the BM25 of MultiConIR's paper: the authors score with
+``rank_bm25.BM25Okapi`` (Okapi IDF with its epsilon floor, ``text.lower().split()`` tokens, no
+stopwords or stemming). For the paper's baseline use ``bm25-okapi`` (``plugins/bm25_okapi.py``).
+"""
 
 from __future__ import annotations
 
@@ -80,7 +85,7 @@ class BM25(SparseModel):
         return run
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        # The candidate set is the BM25 corpus, as MultiConIR's reference implementation does.
+        # The candidate set is the BM25 corpus (as MultiConIR's code does; its scores are bm25-okapi's, not these).
         index, tokenizer = self._index(documents)
         return np.asarray(index.get_scores_from_ids(self._query_ids(tokenizer, [query])[0]), dtype=float).tolist()
 

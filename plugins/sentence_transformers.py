@@ -63,6 +63,15 @@ def load_from_source(loader, source: str, what: str, revision: str | None, **kwa
         raise BadInput(f"Could not load {what} {source!r}: {exc}") from None
 
 
+def dtype_kwargs(dtype: str | None) -> dict:
+    """Load the weights in ``dtype`` (--dtype); none given keeps the checkpoint's own (float32 for most)."""
+    if dtype is None:
+        return {}
+    import torch
+
+    return {"model_kwargs": {"dtype": getattr(torch, dtype)}}
+
+
 def _read_json(path: Path) -> dict:
     try:
         return json.loads(path.read_text("utf-8"))
@@ -89,6 +98,7 @@ class SentenceTransformerModel(DenseModel):
         self.max_seq_length = request.max_length or config.get("max_seq_length")
         self.similarity = st_config.get("similarity_fn_name") or "cosine"  # sentence-transformers' default
         self.dtype: str | None = None
+        self.device: str | None = None
         self.metadata = ModelMetadata(
             name=name or (source if not self.is_local else self.folder.resolve().name),
             kind=ModelKind.DENSE,
@@ -110,6 +120,7 @@ class SentenceTransformerModel(DenseModel):
             "sentence-transformers model",
             self.hub_revision,
             device=self.request.device,
+            **dtype_kwargs(self.request.dtype),
         )
         if self.max_seq_length:
             self.model.max_seq_length = self.max_seq_length
@@ -117,6 +128,7 @@ class SentenceTransformerModel(DenseModel):
         self.similarity = self.metadata.similarity = str(self.model.similarity_fn_name or "cosine")
         self.metadata.n_parameters = sum(p.numel() for p in self.model.parameters())
         self.dtype = str(next(self.model.parameters()).dtype).removeprefix("torch.")
+        self.device = str(self.model.device)  # where the harness searches the embeddings (GPU when here)
 
     def settings(self) -> dict:
         if self.max_seq_length is None:  # a hub model with no local config: only the weights can tell

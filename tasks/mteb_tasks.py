@@ -30,6 +30,7 @@ from leaderboard.contract.task import (
     ScoreReport,
     TaskMetadata,
     TaskRequest,
+    View,
 )
 from leaderboard.data.hashing import content_hash
 from leaderboard.errors import BadInput
@@ -69,6 +70,51 @@ ROOT_ENV = "LEADERBOARD_MTEB_DATA"
 REQUIRES = ("mteb", "datasets")
 INSTALL = "pip install 'retrieval-leaderboard[mteb]'"
 FOLLOWIR_TEMPLATE = "Core17InstructionRetrieval"  # whose p-MRR scoring serves a local FollowIR-style folder
+
+
+FOLLOWIR_LABELS = {
+    "p-MRR": "p-MRR",
+    "og_map_at_1000": "MAP@1000 (original)",
+    "changed_map_at_1000": "MAP@1000 (changed)",
+    "og_ndcg_at_5": "nDCG@5 (original)",
+    "changed_ndcg_at_5": "nDCG@5 (changed)",
+}
+RETRIEVAL_LABELS = {"ndcg_at_10": "nDCG@10", "recall_at_100": "Recall@100", "ndcg_at_20": "nDCG@20"}
+
+
+def views(meta: TaskMetadata) -> list[View]:
+    """What the app draws: the metrics mteb reports for this kind of task (FollowIR's og/changed pairs)."""
+    split = meta.splits[0]
+    main = meta.main_score
+    if main == "p-MRR":
+        out = [
+            View(
+                "table",
+                "FollowIR: p-MRR with original and changed instructions",
+                metrics=tuple(FOLLOWIR_LABELS),
+                labels=dict(FOLLOWIR_LABELS),
+                split=split,
+                description="p-MRR (-1..1) rewards moving documents whose relevance the changed instruction "
+                "removes; MAP@1000 and nDCG@5 are scored against the original (og) and changed qrels.",
+            )
+        ]
+        languages = [s for s in meta.subsets if s != "default"]
+        if languages:
+            out.append(
+                View(
+                    "table",
+                    "p-MRR per language",
+                    subsets=tuple(languages),
+                    metrics=("p-MRR",),
+                    split=split,
+                    description="The task's score (default) is the mean over these.",
+                )
+            )
+        return out
+    if main.startswith("ndcg_at_"):
+        metrics = tuple(dict.fromkeys((main, "ndcg_at_10", "recall_at_100")))
+        return [View("table", "Retrieval", metrics=metrics, labels=RETRIEVAL_LABELS, split=split)]
+    return [View("table", meta.name, metrics=(main,), split=split, description="mteb's main score.")]
 
 
 def task_env(name: str) -> str:
@@ -117,8 +163,8 @@ def _finite_flat(entry: dict[str, Any], dropped: list[str]) -> dict[str, float]:
 def loaded_content_hash(task: Any) -> str:
     """sha256 over what mteb actually loaded (for hub data, which we do not see as files)."""
     digest = hashlib.sha256()
-    for subset, splits in sorted(task.dataset.items()):
-        for split, data in sorted(splits.items()):
+    for _subset, splits in sorted(task.dataset.items()):
+        for _split, data in sorted(splits.items()):
             for part in ("corpus", "queries"):
                 for row in data[part]:
                     digest.update(json.dumps(row, sort_keys=True, default=str).encode())
@@ -157,6 +203,7 @@ class MtebTask(ExternalTask):
             subsets=["default"] + [s for s in (meta.hf_subsets or []) if s != "default"],
             supports_limit=False,  # mteb evaluates the whole task
         )
+        self.metadata.views = views(self.metadata)
 
     def load(self) -> ExternalData:
         task = self.mteb_task
@@ -176,8 +223,9 @@ class MtebTask(ExternalTask):
             task.load_data()
         except Exception as exc:
             raise BadInput(
-                f"mteb task {self.metadata.name}: could not load its data from {source.uri} ({type(exc).__name__}: {exc}). "
-                f"Offline, point it at a local copy with --data-dir {self.metadata.name}=DIR or {task_env(self.metadata.name)}."
+                f"mteb task {self.metadata.name}: could not load its data from {source.uri} "
+                f"({type(exc).__name__}: {exc}). Offline, point it at a local copy with "
+                f"--data-dir {self.metadata.name}=DIR or {task_env(self.metadata.name)}."
             ) from None
         if self.folder is not None:
             source.content_hash = content_hash([p for p in self.folder.rglob("*") if p.is_file()], self.folder)
@@ -208,14 +256,14 @@ class MtebTask(ExternalTask):
         scores: dict[str, dict[str, dict[str, float]]] = {}
         dropped: list[str] = []
         for split, entries in result.scores.items():
-            subsets = {str(e.get("hf_subset", "default")): _finite_flat(e, dropped) for e in entries}
+            subsets = {str(e.get("hf_subset", "default")): _finite_flat(dict(e), dropped) for e in entries}
             if "default" not in subsets:  # mteb's aggregate over subsets is their mean
-                names = set.intersection(*(set(v) for v in subsets.values()))
-                subsets["default"] = {n: sum(v[n] for v in subsets.values()) / len(subsets) for n in sorted(names)}
+                shared = set.intersection(*(set(v) for v in subsets.values()))
+                subsets["default"] = {n: sum(v[n] for v in subsets.values()) / len(subsets) for n in sorted(shared)}
             scores[split] = subsets
         names = sorted({n for subsets in scores.values() for values in subsets.values() for n in values})
-        self.metadata.metrics = [Metric(n, "higher", "reported by mteb") for n in names]
-        details = {
+        self.metadata.metrics = [Metric(n, "higher", "reported by mteb", *bounds(n)) for n in names]
+        details: dict[str, Any] = {
             "framework": "mteb",
             "mteb_version": result.mteb_version,
             "mteb_task": self.mteb_name,
@@ -253,8 +301,8 @@ def from_argument(request: TaskRequest) -> MtebTask:
         )
         if template is None:
             raise BadInput(
-                f"{folder}: a local mteb folder needs 'instruction' (InstructIR-style) or 'qrel_diff' (FollowIR-style) configs; "
-                "plain retrieval data belongs in a BEIR folder."
+                f"{folder}: a local mteb folder needs 'instruction' (InstructIR-style) or 'qrel_diff' "
+                "(FollowIR-style) configs; plain retrieval data belongs in a BEIR folder."
             )
         return MtebTask(template, name=f"mteb-local-{slug(folder.resolve().name)}", folder=folder)
     if not argument:

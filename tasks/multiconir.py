@@ -27,6 +27,7 @@ from leaderboard.contract.task import (
     Metric,
     ScoreReport,
     TaskMetadata,
+    View,
 )
 from leaderboard.data.hashing import content_hash
 from leaderboard.data.remote import local_dir
@@ -42,8 +43,22 @@ HUB_REPO = "Lux1997/MultiConIR"
 REVISION_ENV = "LEADERBOARD_MULTICONIR_REVISION"
 REFERENCE = "https://github.com/EIT-NLP/MultiConIR"
 CITATION = "Lu et al. MultiConIR: Towards Multi-Condition Information Retrieval. arXiv:2503.08046 (2025)."
-PAIRS = [("Positive", "HN1")] + [(f"HN{i}", f"HN{i + 1}") for i in range(1, 10)]
+PAIRS = [("Positive", "HN1")] + [(f"HN{i}", f"HN{i + 1}") for i in range(1, 10)]  # the paper's order
 PAIR_NAMES = ["pos_vs_hn1"] + [f"hn{i}_vs_hn{i + 1}" for i in range(1, 10)]
+_SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+# The paper's names for the adjacent pairs (Fig. 3): d⁺ vs d₁, d₁ vs d₂, ..., d₉ vs d₁₀.
+PAIR_LABELS = {"pos_vs_hn1": "d⁺ vs d₁"} | {
+    f"hn{i}_vs_hn{i + 1}": f"d{str(i).translate(_SUB)} vs d{str(i + 1).translate(_SUB)}" for i in range(1, 10)
+}
+
+
+# What a result keeps per record (for paired significance tests): the main metrics of each task.
+PER_RECORD = {
+    "task1": ("mean_win_rate", "decline"),
+    "task2": ("mean_adjacent_win_rate",),
+    "task3": ("flip_rate",),
+    "task4": ("mean_adjacent_win_rate",),
+}
 
 
 @dataclass(frozen=True)
@@ -56,7 +71,11 @@ class Variant:
 
 
 TASK1_COLUMNS = tuple(f"Query{k}" for k in K) + ("Positive",) + tuple(f"HN{k}" for k in K)
+# Tasks 2 and 4 read Query10 and the eleven documents; Task 3 also Natural_Query10. The Task 4 files
+# need not have Natural_Query10; the Task2_&_3 files (TASK2_COLUMNS, as published) do.
+ADJACENT_COLUMNS = ("Query10", "Positive") + tuple(f"HN{k}" for k in K)
 TASK2_COLUMNS = ("Query10", "Natural_Query10", "Positive") + tuple(f"HN{k}" for k in K)
+TASK4_COLUMNS = ADJACENT_COLUMNS
 VARIANTS = {
     "task1": Variant(
         "multiconir-task1",
@@ -69,7 +88,7 @@ VARIANTS = {
         "multiconir-task2",
         "Task2_&_3",
         "{domain}_Task2_&_3.csv",
-        TASK2_COLUMNS,
+        ADJACENT_COLUMNS,
         "relevance monotonicity: adjacent win rates Positive>HN1>...>HN10",
     ),
     "task3": Variant(
@@ -83,14 +102,14 @@ VARIANTS = {
         "multiconir-task4-512",
         "Task4",
         "{domain}_512.csv",
-        TASK2_COLUMNS,
+        TASK4_COLUMNS,
         "document length: adjacent win rates on documents padded to 512 words",
     ),
     "task4-1024": Variant(
         "multiconir-task4-1024",
         "Task4",
         "{domain}_1024.csv",
-        TASK2_COLUMNS,
+        TASK4_COLUMNS,
         "document length: adjacent win rates on documents padded to 1024 words",
     ),
 }
@@ -116,7 +135,8 @@ def read_table(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
         if len(empty):
             row = int(empty[0]) + 1
             raise BadInput(
-                f"{path}, data row {row} (after the header), column {column!r}: empty cell; every cell of this column must hold text."
+                f"{path}, data row {row} (after the header), column {column!r}: empty cell; "
+                "every cell of this column must hold text."
             )
     if frame.empty:
         raise BadInput(f"{path}: no records.")
@@ -147,9 +167,12 @@ class MultiConIRTask(CandidateTask):
     def _metadata(self) -> TaskMetadata:
         if self.key == "task1":
             metrics = [Metric(f"win_rate_k{k}", "higher", f"P[s(Query{k}, Positive) > s(Query{k}, HN{k})]") for k in K]
-            metrics += [Metric(f"margin_k{k}", "higher", f"mean s(Query{k}, Positive) - s(Query{k}, HN{k})") for k in K]
+            metrics += [  # score differences: unbounded
+                Metric(f"margin_k{k}", "higher", f"mean s(Query{k}, Positive) - s(Query{k}, HN{k})", None, None)
+                for k in K
+            ]
             metrics += [
-                Metric("decline", "lower", "win_rate_k1 - win_rate_k10"),
+                Metric("decline", "lower", "win_rate_k1 - win_rate_k10", -1.0, 1.0),
                 Metric("mean_win_rate", "higher", "mean of win_rate_k1..k10"),
             ]
             main = "mean_win_rate"
@@ -161,12 +184,27 @@ class MultiConIRTask(CandidateTask):
                     "fraction of (record, adjacent pair) outcomes that differ between Query10 and Natural_Query10",
                 )
             ]
-            metrics += [Metric(f"flip_rate_{p}", "lower") for p in PAIR_NAMES]
-            metrics += [Metric(f"mean_adjacent_win_rate_{style}", "higher") for style in ("instruction", "natural")]
+            metrics += [
+                Metric(
+                    f"flip_rate_{p}",
+                    "lower",
+                    f"pair {PAIR_LABELS[p]}: fraction of records whose outcome s({a}) > s({b}) differs between "
+                    "Query10 and Natural_Query10",
+                )
+                for p, (a, b) in zip(PAIR_NAMES, PAIRS)
+            ]
+            metrics += [
+                Metric(
+                    f"mean_adjacent_win_rate_{style}",
+                    "higher",
+                    f"mean of the ten adjacent win rates under {column}",
+                )
+                for style, column in (("instruction", "Query10"), ("natural", "Natural_Query10"))
+            ]
             main = "flip_rate"
         else:
             metrics = [
-                Metric(f"win_rate_{p}", "higher", f"P[s({a}) > s({b})] under Query10")
+                Metric(f"win_rate_{p}", "higher", f"pair {PAIR_LABELS[p]}: P[s(Query10, {a}) > s(Query10, {b})]")
                 for p, (a, b) in zip(PAIR_NAMES, PAIRS)
             ]
             metrics += [Metric("mean_adjacent_win_rate", "higher", "mean of the ten adjacent win rates")]
@@ -181,7 +219,79 @@ class MultiConIRTask(CandidateTask):
             main_score=main,
             subsets=["default"] + [f"domain={d}" for d in DOMAINS],
             instruction=INSTRUCTION,
+            views=self._views(),
         )
+
+    def _views(self) -> list[View]:
+        domains = {f"domain={d}": d for d in DOMAINS}
+        if self.key == "task1":
+            return [
+                View(
+                    "curve",
+                    "Win rate vs number of conditions (WR_k)",
+                    metrics=tuple(f"win_rate_k{k}" for k in K),
+                    labels={f"win_rate_k{k}": str(k) for k in K},
+                    description="WR_k = P[s(Query_k, d⁺) > s(Query_k, HN_k)], macro average over the five domains; "
+                    "a tie is a loss.",
+                    y_range=(0.0, 1.0),
+                ),
+                View(
+                    "table",
+                    "Mean WR and Decline",
+                    metrics=("mean_win_rate", "decline"),
+                    labels={"mean_win_rate": "mean WR", "decline": "Decline (WR_1 - WR_10) ↓"},
+                ),
+                View(
+                    "table",
+                    "Mean WR per domain",
+                    subsets=tuple(domains),
+                    metrics=("mean_win_rate",),
+                    labels=domains,
+                ),
+            ]
+        if self.key == "task3":
+            return [
+                View(
+                    "bars",
+                    "Flip rate per domain (lower is better)",
+                    subsets=("default", *domains),
+                    metrics=("flip_rate",),
+                    labels={"default": "all (macro)"} | domains,
+                    description="Fraction of adjacent-pair outcomes that change between the instruction-style "
+                    "Query10 and the descriptive Natural_Query10.",
+                    y_range=(0.0, 1.0),
+                ),
+                View(
+                    "curve",
+                    "Flip rate per adjacent pair",
+                    metrics=tuple(f"flip_rate_{p}" for p in PAIR_NAMES),
+                    labels={f"flip_rate_{p}": PAIR_LABELS[p] for p in PAIR_NAMES},
+                    y_range=(0.0, 1.0),
+                ),
+            ]
+        title = "Adjacent win rates (relevance monotonicity)"
+        description = "P[s(Query10, d_i) > s(Query10, d_i+1)] in the paper's order d⁺ vs d₁, d₁ vs d₂, ..., d₉ vs d₁₀."
+        if self.key.startswith("task4"):
+            words = self.key.split("-")[1]
+            title = f"Adjacent win rates on {words}-word documents"
+            description += " Compare with multiconir-task2 (the same pairs on the original documents)."
+        return [
+            View(
+                "curve",
+                title,
+                metrics=tuple(f"win_rate_{p}" for p in PAIR_NAMES),
+                labels={f"win_rate_{p}": PAIR_LABELS[p] for p in PAIR_NAMES},
+                description=description,
+                y_range=(0.0, 1.0),
+            ),
+            View(
+                "table",
+                "Mean adjacent win rate per domain",
+                subsets=tuple(domains),
+                metrics=("mean_adjacent_win_rate",),
+                labels=domains,
+            ),
+        ]
 
     # -- data ---------------------------------------------------------------------------------
     def _locate(self) -> tuple[Path, DataSource]:
@@ -220,40 +330,46 @@ class MultiConIRTask(CandidateTask):
     # -- metrics ------------------------------------------------------------------------------
     def per_record(
         self, data: CandidateData, scores: dict[str, list[float]]
-    ) -> tuple[list[str], dict[str, np.ndarray]]:
-        """Metric names and, per domain, a (records x metrics) array whose column means are the metrics."""
-        per_domain = {}
+    ) -> tuple[list[str], dict[str, np.ndarray], dict[str, list[str]]]:
+        """Metric names; per domain, a (records x metrics) array whose column means are the metrics; row keys."""
+        per_domain: dict[str, np.ndarray] = {}
+        keys: dict[str, list[str]] = {}
         for domain, n in data.extra["records"].items():
-            rows = []
+            rows, ids = [], []
             for i in range(n):
                 if self.key == "task1":
-                    pairs = [scores.get(f"{domain}/{i}/k{k}") for k in K]
-                    if any(p is None for p in pairs):
+                    found = [scores.get(f"{domain}/{i}/k{k}") for k in K]
+                    pairs = [p for p in found if p is not None]
+                    if len(pairs) < len(found):
                         continue  # cut by --limit
                     wins = [1.0 if p[0] > p[1] else 0.0 for p in pairs]  # strict: a tie is a loss
                     margins = [p[0] - p[1] for p in pairs]
                     rows.append(wins + margins + [wins[0] - wins[-1], float(np.mean(wins))])
+                    ids.append(f"{domain}/{i}")
                 else:
                     inst = scores.get(f"{domain}/{i}/instruction")
                     nat = scores.get(f"{domain}/{i}/natural") if self.key == "task3" else None
                     if inst is None or (self.key == "task3" and nat is None):
                         continue
                     w_inst = [1.0 if inst[j] > inst[j + 1] else 0.0 for j in range(10)]
-                    if self.key == "task3":
+                    if nat is not None:
                         w_nat = [1.0 if nat[j] > nat[j + 1] else 0.0 for j in range(10)]
                         flips = [float(a != b) for a, b in zip(w_inst, w_nat)]
                         rows.append([float(np.mean(flips))] + flips + [float(np.mean(w_inst)), float(np.mean(w_nat))])
                     else:
                         rows.append(w_inst + [float(np.mean(w_inst))])
+                    ids.append(f"{domain}/{i}")
             if rows:
                 per_domain[domain] = np.asarray(rows, dtype=float)
-        return [m.name for m in self.metadata.metrics], per_domain
+                keys[domain] = ids
+        return [m.name for m in self.metadata.metrics], per_domain, keys
 
     def compute_scores(self, data: CandidateData, scores: dict[str, list[float]]) -> ScoreReport:
-        names, per_domain = self.per_record(data, scores)
+        names, per_domain, keys = self.per_record(data, scores)
         if not per_domain:
             raise BadInput(
-                f"{self.metadata.name}: no complete record was scored (is --limit smaller than one record's candidate sets?)."
+                f"{self.metadata.name}: no complete record was scored "
+                "(is --limit smaller than one record's candidate sets?)."
             )
         out, intervals, sizes = {}, {}, {}
         strata = {"default": list(per_domain.values())} | {f"domain={d}": [x] for d, x in per_domain.items()}
@@ -268,8 +384,18 @@ class MultiConIRTask(CandidateTask):
             "average": "macro over domains",
             "bootstrap": f"1000 resamples over records, seed {self.seed}",
         }
+        kept = [names.index(n) for n in PER_RECORD[self.key.split("-")[0]]]
+        per_query = {
+            key: {names[j]: float(row[j]) for j in kept}
+            for domain, table in per_domain.items()
+            for key, row in zip(keys[domain], table)
+        }
         return ScoreReport(
-            {"test": out}, confidence_intervals={"test": intervals}, subset_sizes={"test": sizes}, details=details
+            {"test": out},
+            confidence_intervals={"test": intervals},
+            subset_sizes={"test": sizes},
+            details=details,
+            per_query=per_query,  # per record "<domain>/<row>"; the main score is their macro mean over domains
         )
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from leaderboard.fileio import atomic_open
 
-from .multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, K
+from .multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, TASK4_COLUMNS, K
 
 ATTRIBUTES = {
     "Books": ("genre", "setting", "narrator", "decade", "theme", "ending", "award", "length", "publisher", "series"),
@@ -75,7 +75,7 @@ RECORDS_PER_DOMAIN = 3
 FILLER = "This sentence pads the document without adding any condition."
 
 
-def conditions(domain: str, record: int, changed: set[int] = frozenset()) -> list[str]:
+def conditions(domain: str, record: int, changed: frozenset[int] | set[int] = frozenset()) -> list[str]:
     out = []
     for i, attribute in enumerate(ATTRIBUTES[domain]):
         value = VALUES[(record * 3 + i + (5 if i in changed else 0)) % len(VALUES)]
@@ -139,5 +139,6 @@ def write_fixture(root: Path) -> Path:
         write_table(base / "Task1" / f"{domain}_Task1.csv", task1_rows(domain), TASK1_COLUMNS)
         write_table(base / "Task2_&_3" / f"{domain}_Task2_&_3.csv", task2_rows(domain), TASK2_COLUMNS)
         for words in (512, 1024):
-            write_table(base / "Task4" / f"{domain}_{words}.csv", task2_rows(domain, words), TASK2_COLUMNS)
+            # as published: the length files carry no Natural_Query10
+            write_table(base / "Task4" / f"{domain}_{words}.csv", task2_rows(domain, words), TASK4_COLUMNS)
     return Path(root)

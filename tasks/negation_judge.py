@@ -1,29 +1,28 @@
-"""Violation judges for negation queries: which passages mention what a query negates.
+"""lexical-v1: a rule-based violation judge for negation queries (registered as ``lexical-v1``).
 
-ComLQ releases no violation labels, so LSNC needs a judge. A judge is any object with ``name``
-(it appears in metric names) and ``judge(query, corpus_tokens, relevant) -> Judgment``. Swap in a
-better one by constructing the ComLQ task with ``judge=YourJudge()`` in a task plugin.
-
-lexical-v1, the documented rule:
+ComLQ releases no violation labels, so LSNC needs a judge (``leaderboard.contract.judge``). This
+one is a heuristic proxy: it reads the negated condition off the query and calls a passage a
+violation when it mentions that condition's keywords. The rule:
 1. Cue: the earliest negation cue in the query (longest at that position), from NEGATION_CUES.
 2. Condition: the text after the cue up to the next clause boundary (, ; ? . ! or 'but', 'and how',
    'whereas', 'while').
 3. Keywords: the condition's words of 3+ characters, lower-cased, minus English stopwords and
    GENERIC_WORDS, Snowball-stemmed.
-4. A passage violates when it is not judged relevant for the query and contains all keywords
-   (1-2 keywords) or at least ceil(2n/3) of the n keywords (3 or more).
-Queries without a cue or without keywords get no judgment (reported as coverage).
+4. A passage violates when it contains all keywords (1-2 keywords) or at least ceil(2n/3) of the n
+   keywords (3 or more). The task never asks about passages judged relevant for the query.
+Queries without a cue or without keywords get no label (None): they count against coverage.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
+
+from leaderboard.contract.judge import Judge, JudgeItem
 
 NEGATION_CUES = (
     "but do not",
@@ -164,21 +163,16 @@ _BOUNDARY_RE = re.compile(r"[,;?.!]|\bbut\b|\band how\b|\bwhereas\b|\bwhile\b", 
 _WORD_RE = re.compile(r"(?u)\b\w\w\w+\b")
 
 
-@dataclass
-class Judgment:
-    cue: str | None
-    condition: str | None
-    keywords: list[str]
-    violating: list[str] = field(default_factory=list)
-
-
-class LexicalJudge:
+class LexicalJudge(Judge):
     name = "lexical-v1"
     version = "1"
+    batch_size = 1_000_000  # cheap: judge everything at once, save once
 
     def __init__(self) -> None:
         self._stemmer = Stemmer.Stemmer("english")
         self._stem_cache: dict[str, str] = {}
+        self._keywords: dict[str, list[str]] = {}
+        self._passages: dict[str, set[str]] = {}  # passage text -> stems: a passage recurs across queries
 
     def stems(self, text: str) -> set[str]:
         out = set()
@@ -190,6 +184,7 @@ class LexicalJudge:
         return out
 
     def negated_condition(self, query: str) -> tuple[str | None, str | None, list[str]]:
+        """(cue, condition, keyword stems); (None, None, []) when the query has no negation cue."""
         cue = _CUE_RE.search(query)
         if cue is None:
             return None, None, []
@@ -204,19 +199,19 @@ class LexicalJudge:
     def needed(n_keywords: int) -> int:
         return n_keywords if n_keywords <= 2 else math.ceil(2 * n_keywords / 3)
 
-    def judge(self, query: str, postings: dict[str, set[str]], relevant: set[str]) -> Judgment:
-        """postings: keyword stem -> ids of passages containing it (see ``build_postings``)."""
-        cue, condition, keywords = self.negated_condition(query)
-        if not keywords:
-            return Judgment(cue, condition, keywords)
-        hits = Counter(doc for k in keywords for doc in postings.get(k, ()))
-        need = self.needed(len(keywords))
-        violating = sorted(doc for doc, n in hits.items() if n >= need and doc not in relevant)
-        return Judgment(cue, condition, keywords, violating)
+    def keywords(self, query: str) -> list[str]:
+        if query not in self._keywords:
+            self._keywords[query] = self.negated_condition(query)[2]
+        return self._keywords[query]
 
-    def build_postings(self, corpus: dict[str, str]) -> dict[str, set[str]]:
-        postings: dict[str, set[str]] = {}
-        for doc_id, text in corpus.items():
-            for stem in self.stems(text):
-                postings.setdefault(stem, set()).add(doc_id)
-        return postings
+    def violates(self, query: str, passage: str) -> bool | None:
+        keywords = self.keywords(query)
+        if not keywords:
+            return None
+        stems = self._passages.get(passage)
+        if stems is None:
+            stems = self._passages[passage] = self.stems(passage)
+        return len(stems.intersection(keywords)) >= self.needed(len(keywords))
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[bool | None]:
+        return [self.violates(item.query, item.passage) for item in items]

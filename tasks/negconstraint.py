@@ -3,18 +3,20 @@ and a constraint-violating passage (GitHub troyyxk/NS-IR-main, NegConstraint/)."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from leaderboard import hookimpl
 from leaderboard.contract.model import Run
-from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport
+from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport, View
 from leaderboard.data.hashing import content_hash
-from leaderboard.data.jsonl import read_jsonl
+from leaderboard.data.jsonl import grade_value, read_jsonl
 from leaderboard.data.remote import fetch_files, local_dir
 from leaderboard.errors import BadInput
 from leaderboard.metrics.breakdown import subset_means
 from leaderboard.metrics.negation import lsnc_per_query, paired_wins
-from leaderboard.metrics.retrieval import per_query_scores
+from leaderboard.metrics.retrieval import HEADLINE, per_query_scores, select
+from leaderboard.metrics.violations import violations_per_query, violator_relative_rank
 
 from .beir import beir_metadata
 
@@ -34,17 +36,29 @@ QUERY_FIELDS = (
     "graded_relevance",
 )
 LSNC_K = (10, 100)
+VIOLATION_K = (1, 5, 10)
+PER_QUERY_METRICS = (
+    *HEADLINE,
+    "paired_win_rate",
+    "lsnc_at_10",
+    *(f"violation_at_{k}" for k in VIOLATION_K),
+    "violator_relative_rank",
+)
 
 
 def load_negconstraint(root: Path, source: DataSource | None = None) -> RetrievalData:
     corpus_path, queries_path = root / "corpus.jsonl", root / "queries.jsonl"
-    corpus = {
-        str(r["doc_id"]): str(r["text"])
-        for _, r in read_jsonl(corpus_path, ("doc_id", "text"), "a NegConstraint passage")
-    }
+    corpus: dict[str, str] = {}
+    for line_no, r in read_jsonl(corpus_path, ("doc_id", "text"), "a NegConstraint passage"):
+        doc_id = str(r["doc_id"])
+        if doc_id in corpus:  # a later line would silently replace the passage the qrels judged
+            raise BadInput(f"{corpus_path}, line {line_no}: duplicate 'doc_id' {doc_id!r}.")
+        corpus[doc_id] = str(r["text"])
     queries, qrels, records = {}, {}, {}
     for line_no, r in read_jsonl(queries_path, QUERY_FIELDS[:3], "a NegConstraint query"):
         where = f"{queries_path}, line {line_no}"
+        if str(r["query_id"]) in queries:
+            raise BadInput(f"{where}: duplicate 'query_id' {str(r['query_id'])!r}.")
         for key in QUERY_FIELDS[3:5]:
             if not isinstance(r.get(key), list) or not r[key]:
                 raise BadInput(f"{where}: field {key!r} must be a non-empty list of passage ids.")
@@ -57,10 +71,17 @@ def load_negconstraint(root: Path, source: DataSource | None = None) -> Retrieva
         missing = [d for d in ids if d not in corpus]
         if missing:
             raise BadInput(f"{where}: passage id {missing[0]!r} is not in {corpus_path}.")
+        grades = {}
+        for doc_id, grade in r["graded_relevance"].items():  # covers all queries; qrels/test.tsv does not
+            try:
+                grades[str(doc_id)] = grade_value(grade)
+            except ValueError:
+                raise BadInput(
+                    f"{where}: field 'graded_relevance' gives passage {doc_id!r} the grade {str(grade)[:40]!r}; "
+                    "expected an integer grade."
+                ) from None
         queries[qid] = str(r["query"])
-        qrels[qid] = {
-            str(d): int(g) for d, g in r["graded_relevance"].items()
-        }  # covers all queries; qrels/test.tsv does not
+        qrels[qid] = grades
         records[qid] = r
     source = source or DataSource(kind="local", uri=str(root.resolve()))
     source.content_hash = content_hash([corpus_path, queries_path], root)
@@ -77,6 +98,7 @@ class NegConstraintTask(RetrievalTask):
             family="negconstraint",
             reference="https://github.com/troyyxk/NS-IR-main",
         )
+        top_k = meta.top_k
         meta.metrics = (
             meta.metrics
             + [
@@ -90,8 +112,28 @@ class NegConstraintTask(RetrievalTask):
                     "fraction of queries whose satisfying passage ranks strictly above the violating one (tie = loss)",
                 )
             ]
+            + [
+                Metric(
+                    f"violation_at_{k}",
+                    "lower",
+                    f"fraction of queries with a constraint-violating passage among the top {k} (released ids)",
+                )
+                for k in VIOLATION_K
+            ]
+            + [
+                Metric(
+                    "violator_relative_rank",
+                    "higher",
+                    "mean of rank(best violating passage) - rank(best satisfying passage) in the top-"
+                    f"{top_k} run; a passage not retrieved ranks (number retrieved + 1); positive: the "
+                    "satisfying passage ranks above the violator",
+                    -float(top_k),
+                    float(top_k),
+                )
+            ]
         )
         meta.subsets = ["default"] + [f"category={c}" for c in CATEGORIES]
+        meta.views = views()
         self.metadata = meta
 
     def load(self) -> RetrievalData:
@@ -107,17 +149,64 @@ class NegConstraintTask(RetrievalTask):
         records = data.extra["query_records"]
         per_query = per_query_scores(data.qrels, run)
         violating = {q: {str(d) for d in records[q]["constraint_violating_doc_ids"]} for q in data.queries}
+        satisfying = {q: [str(d) for d in records[q]["constraint_satisfying_doc_ids"]] for q in data.queries}
         for k in LSNC_K:
             for qid, value in lsnc_per_query(run, violating, k).items():
                 per_query[qid][f"lsnc_at_{k}"] = value
-        pairs = {
-            q: ([str(d) for d in records[q]["constraint_satisfying_doc_ids"]], list(violating[q])) for q in data.queries
+        pairs: dict[str, tuple[Iterable[str], Iterable[str]]] = {
+            q: (satisfying[q], list(violating[q])) for q in data.queries
         }
         for qid, win in paired_wins(run, pairs).items():
             per_query[qid]["paired_win_rate"] = win
+        for qid, values in violations_per_query(run, violating, VIOLATION_K).items():
+            per_query[qid].update(values)
+        ordered = {q: sorted(v) for q, v in violating.items()}
+        for qid, gap in violator_relative_rank(run, satisfying, ordered).items():
+            per_query[qid]["violator_relative_rank"] = gap
         groups = {q: ["default", f"category={records[q]['category']}"] for q in data.queries}
         means, sizes = subset_means(per_query, groups)
-        return ScoreReport({"test": means}, subset_sizes={"test": sizes})
+        return ScoreReport(
+            {"test": means}, subset_sizes={"test": sizes}, per_query=select(per_query, PER_QUERY_METRICS)
+        )
+
+
+def views() -> list[View]:
+    categories = tuple(f"category={c}" for c in CATEGORIES)
+    by_category = {"default": "all"} | {f"category={c}": c for c in CATEGORIES}
+    return [
+        View(
+            "table",
+            "nDCG@10 per constraint category",
+            subsets=("default", *categories),
+            metrics=("ndcg_at_10",),
+            labels=by_category,
+            description="A - a: one negated condition; (A - a) ∪ B and (A - a) ∪ (B - b) add a second clause.",
+        ),
+        View(
+            "table",
+            "Paired win rate per constraint category",
+            subsets=("default", *categories),
+            metrics=("paired_win_rate",),
+            labels=by_category,
+            description="The satisfying passage strictly above the violating one (a tie, both unretrieved, is a loss).",
+        ),
+        View(
+            "table",
+            "Constraint violations",
+            metrics=tuple(f"violation_at_{k}" for k in VIOLATION_K) + ("violator_relative_rank",),
+            labels={f"violation_at_{k}": f"violator in top {k} ↓" for k in VIOLATION_K}
+            | {"violator_relative_rank": "violator rank - satisfying rank"},
+            description="Released violating passages: how often one reaches the top K (lower is better) and how far "
+            "below the satisfying passage it ranks on average (higher is better).",
+        ),
+        View(
+            "table",
+            "LSNC (released violating passages)",
+            metrics=tuple(f"lsnc_at_{k}" for k in LSNC_K),
+            labels={f"lsnc_at_{k}": f"LSNC@{k}" for k in LSNC_K},
+            description="Each query has exactly one violating passage, so LSNC varies little between queries.",
+        ),
+    ]
 
 
 @hookimpl

@@ -1,56 +1,231 @@
-"""A results folder for the app tests: real runs, plus edited copies (another model, a hostile
-name, an invalid file, a file from an unknown schema version)."""
+"""A results folder for the app tests: real runs, plus edited copies and the declarations of a few
+test benchmarks (the app's own fixtures; the built-in benchmark declarations are not used here).
+
+Models: bm25 (real runs), two edited copies (one with a hostile name), ``partial-model`` (covers
+one task of a benchmark), ``limited-model`` (only a ``--limit`` run, which must never be ranked).
+Tasks: the demo task, three MultiConIR demo tasks (with views declared the way a task declares
+them), ``followish`` (a metric that goes negative), ``stray-task`` (in no benchmark). Plus an
+invalid file and a file of an unknown schema version.
+"""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
-from click.testing import CliRunner
+import numpy as np
 
-from leaderboard.cli import cli
+from leaderboard.records.result import PerQuery, decode_per_query, encode_per_query
 
 HOSTILE = "<img src=x onerror=alert(1)>"
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE_PLUGIN = REPO / "plugins" / "leaderboard-example-task"
 
+# name -> (kind, parameters, scale applied to every score, followish p-MRR)
+MODELS = {
+    "bm25": ("sparse", None, 1.0, 0.05),
+    "tiny-dense-model": ("dense", 22_700_000, 0.5, -0.12),
+    HOSTILE: ("dense", 7_600_000_000, 0.9, 0.31),
+}
 
-def build_results(root: Path) -> Path:
-    ran = CliRunner().invoke(
-        cli,
-        [
-            "run",
-            "-m",
-            "bm25",
-            "-t",
-            "demo",
-            "-t",
-            "multiconir-demo-task1",
-            "-t",
-            "multiconir-demo-task2",
-            "-t",
-            "multiconir-demo-task3",
-            "--output",
-            str(root),
+BENCHMARKS = [
+    {
+        "name": "Demo retrieval",
+        "description": "The demo task's nDCG@10 (a test benchmark); MRR@10 shown beside it.",
+        "reference": "https://example.org/papers/demo-retrieval",
+        "tasks": [
+            {"task": "demo", "metric": "ndcg_at_10", "label": "Demo"},
+            {"task": "demo", "metric": "mrr_at_10", "label": "Demo", "in_aggregate": False},
         ],
-    )
-    assert ran.exit_code == 0, ran.output
-    for source in sorted(root.rglob("*.json")):
-        for name, kind, params, scale in (
-            ("tiny-dense-model", "dense", 5_000_000, 0.5),
-            (HOSTILE, "dense", 50_000_000, 0.9),
-        ):
-            data = json.loads(source.read_text())
-            data["model"].update(name=name, kind=kind, revision="r1")
-            data["model"]["metadata"].update(name=name, kind=kind, n_parameters=params, reference=None)
-            data["main_score"] *= scale
-            for subsets in data["scores"].values():
-                for values in subsets.values():
-                    for key in values:
-                        values[key] *= scale
-            folder = root / name.replace("/", "_").replace("<", "_").replace(">", "_").replace(" ", "_") / "r1"
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / source.name).write_text(json.dumps(data))
+        "aggregate_label": "nDCG@10",
+        "formula": "nDCG@10(demo)",
+        "citation": "@misc{demo-retrieval, title={Demo retrieval}, year={2026}}",
+    },
+    {
+        "name": "Conditions",
+        "description": "Win rates under more and more conditions (a test benchmark over the MultiConIR demo tasks).",
+        "reference": "https://example.org/papers/conditions",
+        "tasks": [
+            {"task": "multiconir-demo-task1", "metric": "mean_win_rate", "label": "Task 1"},
+            {"task": "multiconir-demo-task2", "metric": "mean_adjacent_win_rate", "label": "Task 2"},
+            {
+                "task": "multiconir-demo-task3",
+                "metric": "flip_rate",
+                "direction": "lower",
+                "label": "Task 3",
+                "in_aggregate": False,
+            },
+        ],
+        "aggregate_label": "mean of Task 1 WR and Task 2 adjacent WR",
+        "formula": "(mean_win_rate(task1) + mean_adjacent_win_rate(task2)) / 2",
+    },
+    {
+        "name": "Followish",
+        "description": "A metric that can be negative (a test benchmark).",
+        "reference": "https://example.org/papers/followish",
+        "tasks": [{"task": "followish", "metric": "p-MRR", "label": "Followish"}],
+        "formula": "p-MRR(followish)",
+    },
+    {
+        "name": "Hidden demo",
+        "description": "A non-public benchmark: never on the public board.",
+        "reference": "https://example.org/papers/hidden",
+        "tasks": [{"task": "demo", "metric": "map_at_100"}],
+        "public": False,
+    },
+]
+
+VIEWS = {
+    "multiconir-demo-task1": [
+        {
+            "kind": "curve",
+            "title": "Win rate vs number of conditions",
+            "subsets": ["default"],
+            "metrics": [f"win_rate_k{k}" for k in range(1, 11)],
+            "labels": {f"win_rate_k{k}": str(k) for k in range(1, 11)},
+            "description": "WR_k, strict >: a tie is a loss.",
+            "y_range": [0.0, 1.0],
+        }
+    ],
+    "multiconir-demo-task2": [
+        {
+            "kind": "curve",
+            "title": "Adjacent-pair win rate",
+            "subsets": ["default"],
+            "metrics": ["win_rate_pos_vs_hn1"] + [f"win_rate_hn{i}_vs_hn{i + 1}" for i in range(1, 10)],
+            "labels": {"win_rate_pos_vs_hn1": "d+ > HN1"}
+            | {f"win_rate_hn{i}_vs_hn{i + 1}": f"HN{i} > HN{i + 1}" for i in range(1, 10)},
+            "y_range": [0.0, 1.0],
+        }
+    ],
+    "multiconir-demo-task3": [
+        {
+            "kind": "table",
+            "title": "Flip rate per domain",
+            "subsets": ["domain=Books", "domain=Movies", "domain=People"],
+            "metrics": ["flip_rate"],
+            "labels": {"domain=Books": "Books", "domain=Movies": "Movies", "domain=People": "People"},
+        },
+        {
+            "kind": "bars",
+            "title": "A view whose metric no result has",
+            "subsets": ["default"],
+            "metrics": ["metric_nobody_reports", "another_missing_metric"],
+        },
+    ],
+}
+
+
+def folder_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def per_query(mean: float, seed: int, n: int = 12, metric: str = "ndcg_at_10", low=0.0, high=1.0) -> dict:
+    """Per-query values averaging to ``mean`` (noise kept inside the metric's range)."""
+    noise = np.random.default_rng(seed).normal(0, 0.15, n)
+    noise -= noise.mean()
+    room = min(mean - low, high - mean)
+    scale = min(1.0, 0.95 * room / max(float(np.abs(noise).max()), 1e-9))
+    values = mean + noise * scale
+    return {f"q{i:02d}": {metric: float(v)} for i, v in enumerate(values)}
+
+
+def _scaled(data: dict, factor: float) -> None:
+    for subsets in data["scores"].values():
+        for values in subsets.values():
+            for key in values:
+                values[key] *= factor
+    for subsets in data.get("confidence_intervals", {}).values():
+        for values in subsets.values():
+            for key in values:
+                values[key] = sorted(v * factor for v in values[key])
+    data["main_score"] *= factor
+    if data.get("per_query") and factor != 1.0:  # the copies' per-query values follow their scores
+        stored = decode_per_query(PerQuery.model_validate(data["per_query"]))
+        scaled = {q: {m: v * factor for m, v in values.items()} for q, values in stored.items()}
+        data["per_query"] = encode_per_query(scaled).model_dump()
+
+
+def _write(root: Path, data: dict, name: str | None = None) -> Path:
+    name = name or data["task"]["name"]
+    folder = root / folder_name(data["model"]["name"]) / folder_name(data["model"]["revision"] or "none")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{name}.json"
+    target.write_text(json.dumps(data))
+    return target
+
+
+def _as_model(data: dict, name: str, kind: str, parameters: int | None) -> dict:
+    data = json.loads(json.dumps(data))
+    data["model"].update(name=name, kind=kind, revision="r1")
+    data["model"]["metadata"].update(name=name, kind=kind, n_parameters=parameters, reference=None)
+    return data
+
+
+def _followish(demo: dict, value: float, seed: int) -> dict:
+    data = json.loads(json.dumps(demo))
+    data["task"].update(name="followish", family="followish", main_score="p-MRR", views=[])
+    data["task"]["metrics"] = [
+        {"name": "p-MRR", "direction": "higher", "description": "pairwise MRR change (test)", "low": -1.0, "high": 1.0}
+    ]
+    data["scores"] = {"test": {"default": {"p-MRR": value}}}
+    data["main_score"] = value
+    data["confidence_intervals"], data["subset_sizes"] = {}, {}
+    data["per_query"] = encode_per_query(per_query(value, seed, metric="p-MRR", low=-1.0)).model_dump()
+    return data
+
+
+def build_results(root: Path, example_result: Path | None = None) -> Path:
+    """The fixture folder (``root/results-like`` layout + benchmarks.json); returns root."""
+    import leaderboard
+
+    seed = root.parent / f"{root.name}-seed"
+    tasks = ["demo", "multiconir-demo-task1", "multiconir-demo-task2", "multiconir-demo-task3"]
+    leaderboard.evaluate(["bm25"], tasks, output=seed)
+    leaderboard.evaluate(["bm25"], ["demo"], output=seed / "limited", limit=5)
+    sources = {}
+    for path in sorted(seed.rglob("*.json")):
+        data = json.loads(path.read_text())
+        sources["limited" if "limited" in path.parts else data["task"]["name"]] = data
+    for task, views in VIEWS.items():
+        sources[task]["task"]["views"] = views
+    for number, (name, (kind, parameters, scale, pmrr)) in enumerate(MODELS.items()):
+        for task in tasks:
+            data = _as_model(sources[task], name, kind, parameters) if name != "bm25" else sources[task]
+            _scaled(data, scale if name != "bm25" else 1.0)
+            if task == "demo":
+                data["per_query"] = encode_per_query(per_query(data["main_score"], number)).model_dump()
+            _write(root, data)
+        _write(root, _followish(_as_model(sources["demo"], name, kind, parameters), pmrr, 10 + number))
+    partial = _as_model(sources["multiconir-demo-task1"], "partial-model", "reranker", 110_000_000)
+    _write(root, partial)
+    limited = _as_model(sources["limited"], "limited-model", "dense", 335_000_000)
+    assert limited["coverage"]["complete"] is False and limited["settings"]["limit"] == 5
+    _write(root, limited, "demo.partial-limit5")
+    stray = json.loads(json.dumps(sources["demo"]))
+    stray["task"]["name"] = "stray-task"
+    _write(root, stray)
+    if example_result is not None:
+        shutil.copy(example_result, root / "bm25" / folder_name(sources["demo"]["model"]["revision"]) / "example.json")
+    (root / "benchmarks.json").write_text(json.dumps(BENCHMARKS))
     (root / "broken.json").write_text("{ this is not json")
-    future = json.loads(next(root.rglob("demo.json")).read_text())
+    future = json.loads(json.dumps(sources["demo"]))
     future["schema_version"] = "99"
     (root / "future.json").write_text(json.dumps(future))
+    shutil.rmtree(seed)
     return root
+
+
+def install_example_plugin(site: Path) -> Path:
+    """The example task plugin as an install leaves it (package + dist-info with its entry point) on ``site``.
+
+    Putting ``site`` on PYTHONPATH makes importlib.metadata discover it (no pip, no network).
+    """
+    site.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(EXAMPLE_PLUGIN / "leaderboard_example_task", site / "leaderboard_example_task")
+    info = site / "leaderboard_example_task-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: leaderboard-example-task\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[leaderboard]\nexample-topics = leaderboard_example_task.plugin\n")
+    return site

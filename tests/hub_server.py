@@ -1,8 +1,11 @@
 """A small stand-in for the Hugging Face Hub: just the endpoints our HubStore drives through the
 real huggingface_hub client (repo create, preupload, commit, repo info, tree, file download).
 
-Commits are content-addressed and a stale ``parentCommit`` gets HTTP 412, like the Hub.
-Every URL handed back is on this server. Loopback only; stops with the test.
+Commits are content-addressed and a stale ``parentCommit`` gets HTTP 412, like the Hub. File ids
+in listings are git blob sha1s, as on the Hub. ``HubServer(fail_status=500)`` answers every request
+with that status and echoes the request's Authorization header in the body (a hostile or broken
+hub: what a client prints must never contain the token). Every URL handed back is on this server.
+Loopback only; stops with the test.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ class Repo:
     head: str = "0" * 40
     commits: dict[str, dict[str, bytes]] = field(default_factory=dict)  # sha -> files snapshot
     prs: list[dict[str, bytes]] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)  # commits on main, oldest first
 
 
 class HubState:
@@ -30,6 +34,11 @@ class HubState:
         self.repos: dict[str, Repo] = {}
         self.authorizations: list[str] = []
         self.lock = threading.Lock()
+        self.fail_status: int | None = None
+
+
+def git_blob_sha1(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def _sha(files: dict[str, bytes], parent: str) -> str:
@@ -75,8 +84,18 @@ class Handler(BaseHTTPRequestHandler):
         return repo.commits.get(revision)
 
     # -- routes -------------------------------------------------------------------------------
+    def _fail(self, head_only: bool = False) -> bool:
+        if self.state.fail_status is None:
+            return False
+        self._body()
+        echo = {"error": f"internal failure; request headers: Authorization: {self.headers.get('Authorization')}"}
+        self._send(self.state.fail_status, echo, head_only=head_only)
+        return True
+
     def do_POST(self) -> None:
         self.state.authorizations.append(self.headers.get("Authorization", ""))
+        if self._fail():
+            return
         url = urlparse(self.path)
         if url.path == "/api/repos/create":
             payload = json.loads(self._body())
@@ -99,9 +118,12 @@ class Handler(BaseHTTPRequestHandler):
         repo = self.state.repos[repo_id]
         if action == "preupload":
             files = json.loads(self._body())["files"]
-            return self._send(
-                200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]}
-            )
+            answer = [
+                {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False}
+                | ({"oid": git_blob_sha1(repo.files[f["path"]])} if f["path"] in repo.files else {})
+                for f in files
+            ]
+            return self._send(200, {"files": answer})
         lines = [json.loads(line) for line in self._body().decode().splitlines() if line.strip()]
         header = next(line["value"] for line in lines if line["key"] == "header")
         added = {
@@ -114,7 +136,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(
                     412,
                     {
-                        "error": f"A commit has happened since. Please refresh and try again. (parent {parent} is not {repo.head})"
+                        "error": "A commit has happened since. Please refresh and try again. "
+                        f"(parent {parent} is not {repo.head})"
                     },
                 )
             files = {**repo.files, **added}
@@ -133,6 +156,7 @@ class Handler(BaseHTTPRequestHandler):
                 )
             repo.files, repo.head = files, sha
             repo.commits[sha] = files
+            repo.history.append(sha)
         return self._send(200, {"commitOid": sha, "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{sha}"})
 
     def do_GET(self) -> None:
@@ -142,6 +166,8 @@ class Handler(BaseHTTPRequestHandler):
         self._get(head_only=True)
 
     def _get(self, head_only: bool) -> None:
+        if self._fail(head_only):
+            return
         url = urlparse(self.path)
         path = url.path
         match = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)(?:/revision/(.+))?", path)
@@ -173,7 +199,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(404, {"error": "not found"}, head_only=head_only)
             prefix = unquote((match.group(3) or "").lstrip("/"))
             entries = [
-                {"type": "file", "path": p, "size": len(b), "oid": hashlib.sha1(b).hexdigest()}
+                {"type": "file", "path": p, "size": len(b), "oid": git_blob_sha1(b)}
                 for p, b in sorted(files.items())
                 if p.startswith(prefix)
             ]
@@ -194,8 +220,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class HubServer:
-    def __init__(self) -> None:
+    def __init__(self, fail_status: int | None = None) -> None:
         self.state = HubState()
+        self.state.fail_status = fail_status
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
         handler = type("BoundHandler", (Handler,), {"state": self.state, "endpoint": self.endpoint})

@@ -136,3 +136,28 @@ def test_multiconir_task1_win_rates_match_rank_bm25(tmp_path):
         for d in DOMAINS:
             domain_rate = report.scores["test"][f"domain={d}"][f"win_rate_k{k}"]
             assert domain_rate == pytest.approx(np.mean(wins[d][k]), abs=1e-12)
+
+
+def test_bm25_okapi_end_to_end_on_the_multiconir_demo(tmp_path):
+    """Through leaderboard.evaluate: Task 1's win rates follow from rank_bm25's scores under strict >."""
+    from leaderboard_tasks.multiconir import DOMAINS, DemoMultiConIRTask, K
+
+    import leaderboard
+
+    (outcome,) = leaderboard.evaluate(["bm25-okapi"], ["multiconir-demo-task1"], output=tmp_path / "out")
+    result = outcome.result
+    assert outcome.status == "written" and result.model.name == "bm25-okapi"
+    assert result.settings.model_settings["tokenizer"] == "text.lower().split()"
+    assert result.settings.model_settings["epsilon"] == 0.25
+
+    data = DemoMultiConIRTask("task1", data_dir=str(tmp_path / "fixture")).load()
+    wins: dict[str, dict[int, list[float]]] = {d: {k: [] for k in K} for d in DOMAINS}
+    for s in data.sets:
+        positive, hard_negative = reference(s.candidates, s.query)
+        domain, _, k = s.key.split("/")
+        wins[domain][int(k[1:])].append(1.0 if positive > hard_negative else 0.0)  # a tie is a loss
+    for k in K:
+        expected = float(np.mean([np.mean(wins[d][k]) for d in DOMAINS]))
+        assert result.score(f"win_rate_k{k}") == pytest.approx(expected, abs=1e-12)
+    mean_wr = float(np.mean([np.mean([np.mean(wins[d][k]) for d in DOMAINS]) for k in K]))
+    assert result.main_score == pytest.approx(mean_wr, abs=1e-12)

@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 from conftest import make_plugin_dist, run_cli
-from leaderboard_tasks.multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, MultiConIRTask
+from leaderboard_tasks.multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, TASK4_COLUMNS, MultiConIRTask
 from leaderboard_tasks.multiconir_fixture import write_fixture, write_table
 
 # The oracle: a reranker plugin that looks its scores up in a JSON table.
@@ -92,7 +92,7 @@ def oracle_results(tmp_path_factory):
     for domain, rows in task2_tables(scores).items():
         write_table(data / "Task2_&_3" / f"{domain}_Task2_&_3.csv", rows, TASK2_COLUMNS)
         for words in (512, 1024):
-            write_table(data / "Task4" / f"{domain}_{words}.csv", rows, TASK2_COLUMNS)
+            write_table(data / "Task4" / f"{domain}_{words}.csv", rows, TASK4_COLUMNS)  # no Natural_Query10
     (tmp / "scores.json").write_text(json.dumps(scores))
     site = make_plugin_dist(tmp / "site", "oracle", "oracle_plugin", ORACLE, {"oracle": "oracle_plugin"})
     env = {
@@ -236,7 +236,7 @@ def test_all_tasks_run_for_dense_sparse_and_reranker(tmp_path):
     assert len(files) == 15
     dense = json.loads(
         next(
-            (tmp_path / "out").rglob("sentence-transformers__all-MiniLM-L6-v2/*/multiconir-demo-task1.json")
+            (tmp_path / "out").rglob("sentence-transformers__all-MiniLM-L6-v2~*/*/multiconir-demo-task1.json")
         ).read_text()
     )
     assert (

@@ -5,6 +5,7 @@ import math
 import pytest
 from leaderboard_tasks.negation_judge import LexicalJudge
 
+from leaderboard.contract.judge import JudgeItem
 from leaderboard.metrics.negation import lsnc, lsnc_per_query, paired_wins
 
 
@@ -86,19 +87,15 @@ def test_judge_keywords_and_violation_rule():
     judge = LexicalJudge()
     _, _, keywords = judge.negated_condition("Which kings ruled over Israel but were not founders of a dynasty?")
     assert keywords == ["dynasti", "founder"]  # stopwords dropped, Snowball stems
-    corpus = {
+    query = "Which kings ruled over Israel but were not founders of a dynasty?"
+    passages = {
         "mentions_both": "Omri was the founder of a new dynasty in Israel.",
         "mentions_one": "Ahab ruled the northern kingdom; his dynasty ended violently.",
-        "relevant": "Ahab, son of Omri, was a founder of nothing: no dynasty began with him.",
         "unrelated": "Jericho is an ancient city.",
     }
-    judgment = judge.judge(
-        "Which kings ruled over Israel but were not founders of a dynasty?",
-        judge.build_postings(corpus),
-        relevant={"relevant"},
-    )
-    # two keywords: both must appear; a relevant passage is never a violation
-    assert judgment.violating == ["mentions_both"]
+    items = [JudgeItem("q", query, doc, text) for doc, text in passages.items()]
+    # two keywords: both must appear (relevant passages are never sent to a judge: the task skips them)
+    assert judge.judge(items) == [True, False, False]
 
 
 def test_judge_threshold_for_longer_conditions():
@@ -107,8 +104,6 @@ def test_judge_threshold_for_longer_conditions():
     query = "Parties that did not favor the creation of an independent Irish republic?"
     _, _, keywords = judge.negated_condition(query)
     assert keywords == ["creation", "favor", "independ", "irish", "republ"]  # 5 keywords: 4 needed
-    corpus = {
-        "four": "the creation of an Irish republic, independent of Britain",
-        "three": "an independent Irish state",
-    }
-    assert judge.judge(query, judge.build_postings(corpus), set()).violating == ["four"]
+    assert judge.violates(query, "the creation of an Irish republic, independent of Britain") is True
+    assert judge.violates(query, "an independent Irish state") is False  # three of five keywords
+    assert judge.violates("Which rivers flow north?", "north") is None  # no cue: no label

@@ -1,17 +1,32 @@
 """Result stores: local round trip, the hub store through huggingface_hub's real client against a
 local test server (create, push, conflict on a stale parent, pull back identical bytes), --dry-run,
-and a token that never appears in output."""
+unchanged files skipped (one commit for two pushes), partial results refused, benchmarks.json and
+per-query values round-tripping, and a token that never appears in output, whatever the hub answers."""
 
 import json
+import re
+import shutil
+import socket
 
 import pytest
 from click.testing import CliRunner
-from conftest import run_cli
+from conftest import make_plugin_dist, run_cli
 from hub_server import HubServer
 
 from leaderboard.cli import cli
 from leaderboard.errors import BadInput
-from leaderboard.records.store import HubStore, LocalStore, PushConflict, collect
+from leaderboard.records.files import read_result
+from leaderboard.records.result import decode_per_query, encode_per_query
+from leaderboard.records.store import (
+    HubStore,
+    LocalStore,
+    PushConflict,
+    Upload,
+    benchmarks_upload,
+    collect,
+    merge_benchmarks,
+    redact,
+)
 
 TOKEN = "hf_TestTokenThatMustNeverBePrinted123"
 ONLINE = {"HF_HUB_OFFLINE": "0"}  # the test server is local; huggingface_hub refuses every URL when offline
@@ -33,6 +48,13 @@ def results_dir(tmp_path_factory):
     )
     assert ran.exit_code == 0, ran.output
     return out
+
+
+def expected_files(results_dir):
+    """What a CLI push of results_dir sends: results, model cards, and benchmarks.json when any is registered."""
+    from leaderboard.cli.records import _benchmark_declarations
+
+    return len(collect(results_dir, _benchmark_declarations()))
 
 
 def files_under(root):
@@ -59,7 +81,7 @@ def test_invalid_files_are_refused_before_anything_is_sent(results_dir, tmp_path
     data = json.loads(victim.read_text())
     data["main_score"] = "high"
     victim.write_text(json.dumps(data))
-    with pytest.raises(BadInput, match=r"Refusing to push: 1 invalid file.*demo.json.*main_score"):
+    with pytest.raises(BadInput, match=r"Refusing to push: 1 problem.*demo.json.*main_score"):
         collect(bad)
 
 
@@ -76,17 +98,101 @@ def test_hub_store_push_conflict_and_pull(results_dir, tmp_path):
     with HubServer() as hub:
         store = HubStore("lb/results", endpoint=hub.endpoint, token=TOKEN)
         uploads = collect(results_dir)
-        url = store.push(uploads, "first push")
-        assert url.startswith(hub.endpoint) and "/commit/" in url
+        report = store.push(uploads, "first push")
+        assert report.url.startswith(hub.endpoint) and "/commit/" in report.url
+        assert len(report.pushed) == len(uploads) and report.unchanged == []
         first = store.head()
-        store.push(uploads[:1], "second push")  # another writer moves main on
+        card = next(u for u in uploads if u.path_in_repo.endswith("model_card.json"))
+        edited = Upload(card.path_in_repo, card.data + b"\n")
+        store.push([edited], "second push")  # another writer moves main on
+        assert store.head() != first
         with pytest.raises(PushConflict, match="changed since it was read"):
-            store.push(uploads, "stale push", parent_commit=first)
-        assert hub.state.repos["lb/results"].head != first  # the stale push wrote nothing
+            store.push([Upload(card.path_in_repo, card.data + b"  \n")], "stale push", parent_commit=first)
+        assert len(hub.state.repos["lb/results"].history) == 2  # the stale push wrote nothing
         pulled = store.pull(tmp_path / "pulled")
-        expected = {u.path_in_repo: u.data for u in uploads}
-        assert files_under(pulled) == expected  # identical bytes
+        expected = {u.path_in_repo: u.data for u in uploads} | {edited.path_in_repo: edited.data}
+        assert files_under(pulled) == expected  # identical bytes, nothing else
         assert all(a == f"Bearer {TOKEN}" for a in hub.state.authorizations)
+
+
+def test_pushing_the_same_folder_twice_makes_one_commit(results_dir, tmp_path):
+    with HubServer() as hub:
+        env = {"HF_TOKEN": TOKEN, **ONLINE}
+        args = ("push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint)
+        first, second = run_cli(*args, env=env), run_cli(*args, env=env)
+        assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+        n = expected_files(results_dir)
+        assert f"Committed {n} files to lb/results: http" in first.stdout, first.stdout
+        assert f"Nothing to push: all {n} files are identical to lb/results" in second.stdout, second.stdout
+        assert len(hub.state.repos["lb/results"].history) == 1
+        extra = tmp_path / "more"
+        shutil.copytree(results_dir, extra)
+        ran = CliRunner().invoke(cli, ["run", "-m", "bm25-okapi", "-t", "demo", "--output", str(extra)])
+        assert ran.exit_code == 0, ran.output
+        third = run_cli("push", str(extra), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
+        assert third.returncode == 0, third.stderr
+        assert f"Committed 2 files to lb/results ({n} unchanged files skipped)" in third.stdout, third.stdout
+        assert len(hub.state.repos["lb/results"].history) == 2
+
+
+def test_push_refuses_partial_results_naming_each_file(tmp_path):
+    ran = CliRunner().invoke(cli, ["run", "-m", "bm25", "-t", "demo", "--limit", "3", "--output", str(tmp_path / "r")])
+    assert ran.exit_code == 0, ran.output
+    (partial,) = (tmp_path / "r").rglob("*.json")
+    with HubServer() as hub:
+        pushed = run_cli(
+            "push", str(tmp_path / "r"), "--repo", "lb/results", "--endpoint", hub.endpoint,
+            env={"HF_TOKEN": TOKEN, **ONLINE},
+        )  # fmt: skip
+        assert hub.state.repos == {}
+    assert pushed.returncode == 2, pushed.stdout + pushed.stderr
+    assert "partial result" in pushed.stderr and str(partial) in pushed.stderr and "--limit 3" in pushed.stderr
+
+
+BENCHMARK_PLUGIN = """
+from leaderboard import hookimpl, Benchmark, BenchmarkTask
+
+@hookimpl
+def register_benchmarks(register):
+    register("tiny-bench", lambda: Benchmark(
+        name="tiny-bench", description="a test benchmark", reference="https://example.org",
+        tasks=(BenchmarkTask("demo", "ndcg_at_10"),), formula="mean nDCG@10"))
+"""
+
+
+def test_benchmarks_and_per_query_values_round_trip_through_the_hub(results_dir, tmp_path):
+    """push writes benchmarks.json beside results/; pull brings it and the per-query values back, nothing else."""
+    folder = tmp_path / "results"
+    shutil.copytree(results_dir, folder)
+    victim = next(folder.rglob("demo.json"))
+    values = {f"q{i}": {"ndcg_at_10": i / 10, "recall_at_100": 1.0} for i in range(10)}
+    data = json.loads(victim.read_text())
+    data["per_query"] = encode_per_query(values).model_dump()
+    victim.write_text(json.dumps(data, indent=2))
+    plugin = make_plugin_dist(tmp_path / "plugin", "tiny-bench", "tiny_bench", BENCHMARK_PLUGIN, {"tiny": "tiny_bench"})
+    with HubServer() as hub:
+        env = {"HF_TOKEN": TOKEN, "PYTHONPATH": str(plugin), **ONLINE}
+        pushed = run_cli("push", str(folder), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
+        assert pushed.returncode == 0, pushed.stderr
+        remote = hub.state.repos["lb/results"].files
+        declared = {b["name"]: b for b in json.loads(remote["benchmarks.json"])}
+        assert declared["tiny-bench"]["formula"] == "mean nDCG@10"
+        pulled = run_cli("pull", str(tmp_path / "dest"), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
+        assert pulled.returncode == 0, pulled.stderr
+        assert re.search(rf"Pulled {len(remote)} files from lb/results at [0-9a-f]{{12}} into", pulled.stdout)
+    dest = tmp_path / "dest"
+    assert sorted(p.name for p in dest.iterdir()) == ["benchmarks.json", "results"]  # no .cache folder
+    assert not any(".cache" in p.parts for p in dest.rglob("*"))
+    back = read_result(dest / victim.relative_to(tmp_path))
+    assert decode_per_query(back.per_query) == values
+    assert (dest / "benchmarks.json").read_bytes() == remote["benchmarks.json"]
+
+
+def test_benchmarks_json_merges_with_the_datasets_declarations():
+    ours = [{"name": "b", "formula": "new"}, {"name": "c", "formula": "c"}]
+    theirs = [{"name": "a", "formula": "a"}, {"name": "b", "formula": "old"}]
+    merged = json.loads(benchmarks_upload(merge_benchmarks(theirs, ours)).data)
+    assert merged == [{"formula": "a", "name": "a"}, {"formula": "new", "name": "b"}, {"formula": "c", "name": "c"}]
 
 
 def test_cli_push_dry_run_pr_and_pull(results_dir, tmp_path):
@@ -98,14 +204,17 @@ def test_cli_push_dry_run_pr_and_pull(results_dir, tmp_path):
         assert dry.returncode == 0, dry.stderr
         assert "add results/bm25/" in dry.stdout and "demo.json" in dry.stdout and "sha256" in dry.stdout
         assert hub.state.repos == {}  # a dry run sends nothing
-        pushed = run_cli("push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
-        assert pushed.returncode == 0, pushed.stderr
         pr = run_cli(
             "push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, "--create-pr", env=env
         )
-        assert pr.returncode == 0 and f"{hub.endpoint}/datasets/lb/results/discussions/1" in pr.stdout
+        assert pr.returncode == 0, pr.stderr
+        n = expected_files(results_dir)
+        assert f"Opened pull request #1 with {n} files: {hub.endpoint}/datasets/lb/results/discussions/1" in pr.stdout
+        pushed = run_cli("push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
+        assert pushed.returncode == 0, pushed.stderr
         pulled = run_cli("pull", str(tmp_path / "dest"), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
         assert pulled.returncode == 0, pulled.stderr
+        assert f"Pulled {n} files" in pulled.stdout and not (tmp_path / "dest" / ".cache").exists()
         shown = run_cli("show", str(tmp_path / "dest"))
         offline = run_cli(
             "push",
@@ -134,6 +243,55 @@ def test_cli_push_dry_run_pr_and_pull(results_dir, tmp_path):
         assert TOKEN not in path.read_text()
 
 
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_token_never_printed_when_the_hub_echoes_it_with_http_500(results_dir, tmp_path, debug):
+    """A broken hub answering 500 with the request's Authorization header: push, pull and serve fail cleanly."""
+    with HubServer(fail_status=500) as hub:
+        env = {"HF_TOKEN": TOKEN, "LEADERBOARD_DEBUG": debug, "XDG_CACHE_HOME": str(tmp_path / "c"), **ONLINE}
+        ends = ("--endpoint", hub.endpoint)
+        runs = {
+            "push": run_cli("push", str(results_dir), "--repo", "lb/results", *ends, env=env),
+            "pull": run_cli("pull", str(tmp_path / "dest"), "--repo", "lb/results", *ends, env=env),
+            "serve": run_cli("serve", "--results", "hf://lb/results", "--port", "0", *ends, env=env),
+        }
+        assert any(a == f"Bearer {TOKEN}" for a in hub.state.authorizations)  # the token was sent ...
+    for name, proc in runs.items():
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 1, (name, output)
+        assert "Hub error:" in output and "HTTP 500" in output and hub.endpoint in output, (name, output)
+        assert TOKEN not in output and "Bearer hf_" not in output, (name, output)  # ... and never printed
+
+
+def test_redact_removes_the_token_and_any_bearer_credential():
+    text = f"Authorization: Bearer {TOKEN}; other hf_AbCdEfGh12345678 and bearer xyz.abc, token={TOKEN}"
+    cleaned = redact(text, TOKEN)
+    assert TOKEN not in cleaned and "hf_AbCd" not in cleaned and "xyz.abc" not in cleaned
+    assert cleaned.count("***") == 4
+
+
+def test_push_to_a_closed_port_names_the_endpoint(results_dir):
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens on it
+        probe.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    pushed = run_cli(
+        "push", str(results_dir), "--repo", "lb/results", "--endpoint", endpoint, env={"HF_TOKEN": TOKEN, **ONLINE}
+    )
+    assert pushed.returncode == 2, pushed.stderr
+    assert f"Network error: Cannot reach the hub at {endpoint}" in pushed.stderr
+    assert "Traceback" not in pushed.stderr and TOKEN not in pushed.stderr
+
+
+def test_push_conflict_is_labelled_as_such(results_dir, monkeypatch):
+    def conflict(*args, **kwargs):
+        raise PushConflict("lb/results changed since it was read; nothing was written.")
+
+    monkeypatch.setattr(HubStore, "push", conflict)
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    ran = CliRunner().invoke(cli, ["push", str(results_dir), "--repo", "lb/results"])
+    assert ran.exit_code == 3
+    assert "Push conflict: lb/results changed" in ran.output and "Internal error" not in ran.output
+
+
 def test_app_reads_results_from_a_hub_dataset(results_dir, tmp_path, monkeypatch):
     from leaderboard.app import data
     from leaderboard.app.sources import resolve_results
@@ -147,10 +305,8 @@ def test_app_reads_results_from_a_hub_dataset(results_dir, tmp_path, monkeypatch
 
 
 def test_multiconir_loads_from_the_hub(tmp_path):
-    """The hub path of the MultiConIR tasks, through huggingface_hub's snapshot_download (HF_ENDPOINT read at import)."""
+    """The hub path of the MultiConIR tasks, through huggingface_hub's snapshot_download (HF_ENDPOINT at import)."""
     from leaderboard_tasks.multiconir_fixture import write_fixture
-
-    from leaderboard.records.store import Upload
 
     fixture = write_fixture(tmp_path / "fixture")
     uploads = [Upload(p.relative_to(fixture).as_posix(), p.read_bytes()) for p in sorted(fixture.rglob("*.csv"))]

@@ -119,5 +119,10 @@ def test_a_limited_run_is_partial_and_never_replaces_the_full_result(tmp_path):
 
 
 def test_result_path_layout():
+    import hashlib
+
     path = results.result_path("out", "org/model name", None, "beir-x")
-    assert path.as_posix() == "out/org__model_name/no_revision/beir-x.json"
+    # the slug differs from the exact name: a hash of the exact name keeps the path injective
+    digest = hashlib.sha256(b"org/model name").hexdigest()[:10]
+    assert path.as_posix() == f"out/org__model_name~{digest}/no_revision/beir-x.json"
+    assert results.result_path("out", "bm25", "bm25s-0.3.16", "demo").as_posix() == "out/bm25/bm25s-0.3.16/demo.json"

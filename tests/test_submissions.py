@@ -1,16 +1,18 @@
-"""`leaderboard validate`: the repository's own submissions pass; each kind of problem is rejected."""
+"""`leaderboard validate`: the repository's own submissions pass; each kind of problem is rejected, all of
+them listed together; a plugin that is not installed is "not verifiable here" (not a failure); task data
+given with --data-dir makes real-data results checkable offline."""
 
 import json
 import shutil
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import NEGCONSTRAINT, REPO, needs_negconstraint, run_cli
 
 
 def test_repository_submissions_are_valid():
     ran = run_cli("validate", str(REPO / "submissions"))
     assert ran.returncode == 0, ran.stderr
-    assert "submission(s) valid" in ran.stdout
+    assert "✓ 1 submission valid" in ran.stdout
 
 
 @pytest.fixture
@@ -41,12 +43,12 @@ def assert_rejected(folder, *fragments):
 def test_nan_score(submission):
     path = result_file(submission)
     path.write_text(path.read_text().replace('"ndcg_at_10": ', '"ndcg_at_10": NaN, "x": ', 1))
-    assert_rejected(submission, "demo.json", "finite number")
+    assert_rejected(submission, "demo.json", "NaN")
 
 
 def test_score_out_of_range(submission):
     edit(result_file(submission), lambda r: r["scores"]["test"]["default"].__setitem__("recall_at_5", 1.5))
-    assert_rejected(submission, "recall_at_5 = 1.5 is outside [0.0, 1.0]")
+    assert_rejected(submission, "scores/test/default/recall_at_5: 1.5 is outside")
 
 
 def test_unknown_task(submission):
@@ -70,10 +72,6 @@ def test_duplicate(submission):
     [
         (lambda s: s["model"].pop("license"), "'license' is a required property"),
         (lambda s: s["model"].__setitem__("kind", "magic"), "model/kind"),
-        (
-            lambda s: s["plugin"].__setitem__("package", "not-installed-anywhere"),
-            "'not-installed-anywhere' is not installed",
-        ),
         (lambda s: s["model"].__setitem__("id", "nonexistent-model"), "is not discoverable"),
     ],
 )
@@ -85,3 +83,89 @@ def test_malformed_spec(submission, change, fragment):
 def test_spec_that_is_not_json(submission):
     (submission / "model.json").write_text("{ nope")
     assert_rejected(submission, "model.json: not valid JSON")
+
+
+def test_plugin_not_installed_is_not_verifiable_here_but_not_a_failure(submission):
+    edit(submission / "model.json", lambda s: s["plugin"].update(package="not-installed-anywhere", version="1.0"))
+    edit(result_file(submission), lambda r: r["model"].update(plugin_version="1.0"))
+    ran = run_cli("validate", str(submission.parent))
+    assert ran.returncode == 0, ran.stderr
+    assert "not verifiable here: plugin not installed (not-installed-anywhere)" in ran.stderr
+    assert "pip install not-installed-anywhere==1.0" in ran.stderr
+    assert "✓ 1 submission valid (1 not verifiable here: plugin not installed)" in ran.stdout
+    strict = run_cli("validate", "--require-plugins", str(submission.parent))
+    assert strict.returncode == 2 and "not verifiable here" in strict.stderr
+
+
+def test_every_problem_is_listed_together_schema_errors_included(submission):
+    def damage(r):
+        r["model"].update(name="someone-else", revision="r2", plugin_version="9.9")
+        r["timings"] = "fast"  # a schema error
+        r["created_at"] = "yesterday"  # another
+
+    edit(result_file(submission), damage)
+    edit(submission / "model.json", lambda s: s["model"].update(kind="magic"))  # and one in the spec
+    ran = run_cli("validate", str(submission.parent))
+    assert ran.returncode == 2, ran.stderr
+    for fragment in (
+        "model.json: model/kind",
+        "timings",
+        "created_at",
+        "model revision 'r2' differs from the spec's 'bm25s-0.3.16'",
+        "plugin version '9.9' differs from the spec's '0.2.0'",
+        "model name 'someone-else' differs from the spec's 'bm25'",
+    ):
+        assert fragment in ran.stderr, (fragment, ran.stderr)
+    assert "Error: 6 problems in 1 submission" in ran.stderr
+
+
+def test_result_from_another_plugin_than_the_spec_names(submission):
+    edit(result_file(submission), lambda r: r["model"].update(plugin="bm25-unknown-entry-point"))
+    assert_rejected(submission, "model plugin 'bm25-unknown-entry-point' is from no installed distribution")
+
+
+def test_spec_model_name_is_what_results_must_carry(submission):
+    edit(submission / "model.json", lambda s: s["model"].update(name="org/bm25"))
+    assert_rejected(submission, "model name 'bm25' differs from the spec's 'org/bm25'")
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        ("[" * 5000 + "]" * 5000, "nested"),
+        ('{"schema_version": "2", "x": ' + "9" * 5000 + "}", "demo.json"),
+        (b"\xff\xfe not utf-8", "not UTF-8"),
+    ],
+)
+def test_unreadable_result_files_are_listed_never_a_crash(submission, content, fragment):
+    path = result_file(submission)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert_rejected(submission, str(path), fragment)
+
+
+def test_a_directory_named_like_a_result_is_listed(submission):
+    (result_file(submission).parent / "odd.json").mkdir()
+    assert_rejected(submission, "odd.json: a directory")
+
+
+@needs_negconstraint
+def test_validate_checks_a_negconstraint_result_offline_with_data_dir(submission, monkeypatch):
+    import leaderboard
+
+    shutil.rmtree(submission / "results")
+    monkeypatch.delenv("LEADERBOARD_NEGCONSTRAINT_DIR", raising=False)
+    (outcome,) = leaderboard.evaluate(
+        ["bm25"], ["negconstraint"], output=submission / "results", data_dirs={"negconstraint": str(NEGCONSTRAINT)}
+    )
+    assert outcome.status == "written" and outcome.result.is_complete
+    env = {"LEADERBOARD_NEGCONSTRAINT_DIR": ""}
+    checked = run_cli("validate", str(submission.parent), "--data-dir", f"negconstraint={NEGCONSTRAINT}", env=env)
+    assert checked.returncode == 0, checked.stderr
+    assert "✓ 1 submission valid" in checked.stdout
+    unchecked = run_cli("validate", str(submission.parent), env=env)  # offline, no data: named, with the fix
+    assert unchecked.returncode == 2
+    assert "cannot verify the data of task negconstraint" in unchecked.stderr
+    assert "--data-dir negconstraint=DIR" in unchecked.stderr
+    edit(outcome.path, lambda r: r["task"]["source"].update(content_hash="sha256:" + "1" * 64))
+    stale = run_cli("validate", str(submission.parent), "--data-dir", f"negconstraint={NEGCONSTRAINT}", env=env)
+    assert stale.returncode == 2 and "stale data hash for negconstraint" in stale.stderr

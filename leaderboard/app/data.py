@@ -1,386 +1,579 @@
-"""Results -> the leaderboard's tables. Pure pandas; no Gradio here, so it is testable on its own."""
+"""The board's data layer: indexed results + benchmark declarations -> rankings, views and listings.
+
+Pure Python and numpy, no Gradio, so it is testable on its own. Nothing here names a task, a
+family, a domain or a query type: benchmarks say which tasks rank and by which metric, and each
+result says which views its task has (``task.views``). Every lookup of a score tolerates its absence
+(a missing value is ``None``, shown as "—"), so no single result file can break the board.
+"""
 
 from __future__ import annotations
 
-import html
-import json
 import math
-import re
+import threading
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+import numpy as np
 
-from leaderboard.records.files import validation_errors
-from leaderboard.records.listing import result_files
+from leaderboard.app import benchmarks as declarations
+from leaderboard.app import stats
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
+from leaderboard.records.index import Index, build_index
 
-FAMILY_LABELS = {
-    "multiconir": "MultiConIR",
-    "comlq": "ComLQ",
-    "negconstraint": "NegConstraint",
-    "followir": "FollowIR",
-    "instructir": "InstructIR",
-    "ifir": "IFIR",
-    "nevir": "NevIR",
-    "bright": "BRIGHT",
-    "mteb": "mteb",
-    "beir": "BEIR",
-    "demo": "Demo",
-    "multiconir-demo": "MultiConIR demo",
-}
-NEGATION_TYPES = ("2in", "3in", "inp", "pin", "pni")
-QUERY_TYPES = ("1p", "2p", "3p", "2i", "3i", "pi", "ip", "2u", "up") + NEGATION_TYPES
-DOMAINS = ("Books", "Movies", "People", "Medical Case", "Legal Document")
-INSTRUCTION_FAMILIES = ("followir", "instructir", "ifir", "nevir", "bright", "mteb")
 MISSING = "—"
+SIGNIFICANCE_LEVEL = 0.05
+ModelKey = tuple[str, str]  # (name, revision)
+
+
+def finite(value: Any) -> float | None:
+    """A score as a float, or None for anything that is not a finite number (never raises)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def interval(value: Any) -> tuple[float, float] | None:
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        low, high = finite(value[0]), finite(value[1])
+        if low is not None and high is not None:
+            return low, high
+    return None
+
+
+def model_key(row: dict[str, Any]) -> ModelKey:
+    return str(row["model"]["name"]), str(row["model"]["revision"] or "")
+
+
+# -- one model's line on a benchmark ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """A per-task column of a benchmark table."""
+
+    key: str
+    spec: BenchmarkTask
+    label: str  # the benchmark's label for the column, else the task name
+    metric_label: str  # how the metric is named in the header (always present)
+    description: str  # the metric's description from the task's declaration (judge, coverage, ...)
+
+    @property
+    def direction(self) -> str:
+        return self.spec.direction
 
 
 @dataclass
-class Results:
-    rows: list[dict] = field(default_factory=list)  # validated results
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+class Line:
+    key: ModelKey
+    info: dict[str, Any]  # the model block of its newest result summary
+    harness: str
+    updated: str
+    values: dict[str, float | None] = field(default_factory=dict)  # column key -> value
+    intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)  # task -> the result file used
+    missing: list[str] = field(default_factory=list)  # what keeps it off the ranking, per task
+    covered: int = 0  # tasks of the aggregate it has complete results for
+    aggregate: float | None = None
+    aggregate_interval: tuple[float, float] | None = None
+    rank: int | None = None
+    p_value: float | None = None  # paired test against #1 (None: not tested)
+
+    @property
+    def name(self) -> str:
+        return self.key[0]
+
+    @property
+    def marker(self) -> str:
+        """'≈' not significantly different from #1, '†' not tested, '' significantly different (or #1)."""
+        if self.rank is None or self.rank == 1:
+            return ""
+        if self.p_value is None:
+            return "†"
+        return "≈" if self.p_value >= SIGNIFICANCE_LEVEL else ""
 
 
-def load(root: Path) -> Results:
-    """Every *.json under root that is a valid result; everything else is listed with the reason."""
-    out = Results()
-    for path in result_files(root):
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            out.skipped.append((str(path), f"not valid JSON: {exc}"))
-            continue
-        errors = validation_errors(data)
-        if errors:
-            out.skipped.append((str(path), "; ".join(errors[:3])))
-        else:
-            data["_file"] = str(path)
-            out.rows.append(data)
-    return out
+@dataclass
+class Ranking:
+    benchmark: Benchmark
+    columns: list[Column]
+    ranked: list[Line]
+    unranked: list[Line]
+    aggregated: int  # number of tasks in the aggregate
+    interval_note: str = ""
+    test_note: str = ""
+
+    @property
+    def lines(self) -> list[Line]:
+        return self.ranked + self.unranked
+
+    def best(self, column: str) -> float | None:
+        """The best value of a column among ranked models (direction-aware)."""
+        values = [v for line in self.ranked if (v := line.values.get(column)) is not None]
+        if not values:
+            return None
+        spec = next((c for c in self.columns if c.key == column), None)
+        lower = spec.direction == "lower" if spec else self.direction == "lower"
+        return min(values) if lower else max(values)
+
+    @property
+    def direction(self) -> str:
+        return next(c.direction for c in self.columns if c.spec.in_aggregate)
 
 
-# -- text that reaches the browser -----------------------------------------------------------------
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>])")
+# -- the board --------------------------------------------------------------------------------------
 
 
-def safe_text(text: Any) -> str:
-    """Plain text for a markdown cell: HTML-escaped, markdown specials backslash-escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=True))
+OVERALL = "Overall (mean rank)"
 
 
-def model_link(name: str, reference: str | None) -> str:
-    label = safe_text(name)
-    if reference and re.match(r"^https?://[^\s<>\"'()]+$", reference):
-        return f"[{label}]({reference})"
-    return label
+@dataclass
+class Board:
+    """Everything the app shows, built from one results folder; rankings are computed on first use."""
 
+    root: Path
+    index: Index
+    benchmarks: list[Benchmark]  # the visible ones, in declaration order
+    benchmark_problems: list[tuple[str, str]]
+    public: bool
+    revision: str | None = None
+    loaded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    rows: list[dict[str, Any]] = field(default_factory=list)  # valid result summaries (+ "_path")
+    _tasks: dict[str, dict[str, Any]] | None = None
+    _rankings: dict[str, Ranking] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
-def fmt(value: float | None, partial: bool = False) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    return f"{value:.4f}{'*' if partial else ''}"
+    # -- what is shown ------------------------------------------------------------------------------
+    @property
+    def skipped(self) -> list[tuple[str, str]]:
+        """(file relative to the results folder, full reason): never a server path."""
+        files = [(_relative(path, self.root), _relative_text(reason, self.root)) for path, reason in self.index.skipped]
+        return files + self.benchmark_problems
 
+    @property
+    def benchmark_names(self) -> list[str]:
+        names = [b.name for b in self.benchmarks]
+        return names + ([OVERALL] if len(self.overall_benchmarks) >= 2 else [])
 
-# -- the overview ------------------------------------------------------------------------------------
+    @property
+    def overall_benchmarks(self) -> list[str]:
+        """The overall view ranks over public benchmarks only (never demo or one-task local boards)."""
+        return [b.name for b in self.benchmarks if b.public]
 
+    def benchmark(self, name: str | None) -> Benchmark | None:
+        return next((b for b in self.benchmarks if b.name == name), None)
 
-def _direction(result: dict) -> str:
-    main = result["task"]["main_score"]
-    return next((m["direction"] for m in result["task"]["metrics"] if m["name"] == main), "higher")
+    @property
+    def shown_tasks(self) -> set[str]:
+        return {t.task for b in self.benchmarks for t in b.tasks}
 
+    @property
+    def shown_rows(self) -> list[dict[str, Any]]:
+        """Results of tasks on the board (the public board never lists demo or ad-hoc tasks)."""
+        tasks = self.shown_tasks
+        return [r for r in self.rows if r["task"]["name"] in tasks]
 
-def model_key(result: dict) -> tuple[str, str]:
-    return result["model"]["name"], str(result["model"]["revision"])
+    @property
+    def tasks(self) -> dict[str, dict[str, Any]]:
+        """Task name -> its declaration (metrics, views, paper), from its newest result."""
+        if self._tasks is None:
+            self._tasks = self.index.tasks()
+        return self._tasks
 
+    @property
+    def last_result(self) -> str | None:
+        return max((r["created_at"] for r in self.shown_rows), default=None)
 
-def family_columns(results: list[dict]) -> tuple[list[str], dict[str, list[str]]]:
-    """Column name per family ("higher is better" tasks averaged) and separate "↓" columns."""
-    columns: dict[str, list[str]] = {}
-    for r in results:
-        family = r["task"]["family"]
-        label = FAMILY_LABELS.get(family, family)
-        column = label if _direction(r) == "higher" else f"{label} {r['task']['main_score']} ↓"
-        columns.setdefault(column, [])
-        if r["task"]["name"] not in columns[column]:
-            columns[column].append(r["task"]["name"])
-    order = sorted(columns, key=lambda c: (c.endswith("↓"), c))
-    return order, columns
-
-
-def overview(results: list[dict]) -> pd.DataFrame:
-    """One row per (model, revision): metadata, a column per family, an average, a rank."""
-    order, tasks_of = family_columns(results)
-    higher = [c for c in order if not c.endswith("↓")]
-    models: dict[tuple[str, str], dict] = {}
-    for r in sorted(results, key=lambda r: r["created_at"]):
-        m = models.setdefault(model_key(r), {"scores": {}, "latest": r})
-        m["latest"] = r
-        m["scores"][r["task"]["name"]] = r["main_score"]
-    rows = []
-    for (name, revision), m in models.items():
-        latest = m["latest"]
-        meta = latest["model"].get("metadata", {})
-        row = {
-            "Model": model_link(name, meta.get("reference")),
-            "Kind": latest["model"]["kind"],
-            "Params": meta.get("n_parameters"),
-            "Instructions": "yes" if meta.get("takes_instructions") else "no",
-            "Revision": revision,
-            "Harness": f"{latest['harness']['name']} {latest['harness']['version']}",
-            "_name": name,
-            "_params": meta.get("n_parameters"),
-            "_kind": latest["model"]["kind"],
-            "_instructions": bool(meta.get("takes_instructions")),
+    def counts(self) -> dict[str, int]:
+        rows = self.shown_rows
+        return {
+            "models": len({model_key(r) for r in rows}),
+            "results": len(rows),
+            "tasks": len({r["task"]["name"] for r in rows}),
+            "skipped": len(self.index.skipped),
         }
-        family_means = []
-        for column in order:
-            have = [m["scores"][t] for t in tasks_of[column] if t in m["scores"]]
-            value = sum(have) / len(have) if have else None
-            row[column] = fmt(value, partial=bool(have) and len(have) < len(tasks_of[column]))
-            if value is not None and column in higher:
-                family_means.append(value)
-        coverage = len(family_means)
-        average = sum(family_means) / coverage if coverage else None
-        row["Average"] = fmt(average) + (
-            f" ({coverage}/{len(higher)} families)" if average is not None and coverage < len(higher) else ""
-        )
-        row["_coverage"], row["_average"] = coverage, average if average is not None else -math.inf
-        rows.append(row)
-    # Models covering more families rank first; within equal coverage, by average ("higher" families only).
-    rows.sort(key=lambda r: (-r["_coverage"], -r["_average"]))
-    for i, row in enumerate(rows, start=1):
-        row["Rank"] = i
-    columns = ["Rank", "Model", "Kind", "Params", "Instructions", "Revision", "Harness", "Average"] + order
-    frame = pd.DataFrame(rows, columns=columns + ["_name", "_params", "_kind", "_instructions"])
-    frame["Params"] = frame["Params"].map(
-        lambda p: f"{p / 1e6:.1f}M" if isinstance(p, (int, float)) and not pd.isna(p) else MISSING
-    )
-    return frame
+
+    # -- rankings -----------------------------------------------------------------------------------
+    def ranking(self, name: str, with_stats: bool = True) -> Ranking | None:
+        benchmark = self.benchmark(name)
+        if benchmark is None:
+            return None
+        key = f"{name}\0{with_stats}"
+        with self._lock:
+            if key not in self._rankings:
+                ranking = rank(self, benchmark)
+                if with_stats:
+                    add_statistics(self, ranking)
+                self._rankings[key] = ranking
+            return self._rankings[key]
+
+    def overall(self) -> tuple[list[str], list[dict[str, Any]]]:
+        """Mean rank over every benchmark, for models ranked in all of them (lower is better)."""
+        names = self.overall_benchmarks
+        ranks: dict[ModelKey, dict[str, int]] = {}
+        infos: dict[ModelKey, Line] = {}
+        for name in names:
+            ranking = self.ranking(name, with_stats=False)
+            for line in ranking.ranked if ranking else []:
+                ranks.setdefault(line.key, {})[name] = line.rank or 0
+                infos[line.key] = line
+        rows = [
+            {"line": infos[key], "ranks": got, "mean_rank": sum(got.values()) / len(got)}
+            for key, got in ranks.items()
+            if len(got) == len(names)
+        ]
+        rows.sort(key=lambda r: (r["mean_rank"], r["line"].name))
+        for position, row in enumerate(rows, start=1):
+            row["rank"] = position
+        return names, rows
+
+    # -- data behind the views ----------------------------------------------------------------------
+    def results_of(self, task: str) -> list[dict[str, Any]]:
+        return [r for r in self.rows if r["task"]["name"] == task]
+
+    def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
+        return self.index.details(paths)
 
 
-def filter_models(
-    frame: pd.DataFrame,
-    kinds: list[str] | None,
-    min_params: float | None,
-    max_params: float | None,
-    instructions: str,
-    search: str,
-) -> pd.DataFrame:
-    keep = pd.Series(True, index=frame.index)
-    if kinds:
-        keep &= frame["_kind"].isin(kinds)
-    params = pd.to_numeric(frame["_params"], errors="coerce")
-    if min_params is not None and min_params > 0:
-        keep &= params >= min_params * 1e6
-    if max_params is not None and max_params > 0:
-        keep &= params <= max_params * 1e6
-    if instructions == "yes":
-        keep &= frame["_instructions"]
-    elif instructions == "no":
-        keep &= ~frame["_instructions"]
-    if search:
-        keep &= frame["_name"].str.contains(search, case=False, regex=False)
-    return frame[keep]
-
-
-def visible(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
-    shown = [
-        c
-        for c in frame.columns
-        if not c.startswith("_") and (columns is None or c in columns or c in ("Rank", "Model"))
-    ]
-    return frame[shown]
-
-
-# -- family views ------------------------------------------------------------------------------------
-
-
-def _label(r: dict) -> str:
-    return f"{r['model']['name']} @ {r['model']['revision']}"
-
-
-def _with(results: list[dict], metric: str) -> list[dict]:
-    return [
-        r
-        for r in results
-        if r["task"]["family"].startswith("multiconir") and metric in r["scores"]["test"].get("default", {})
-    ]
-
-
-def win_rate_curve(results: list[dict], subset: str = "default") -> pd.DataFrame:
-    rows = [
-        {"model": _label(r), "conditions": str(k), "win rate": r["scores"]["test"][subset][f"win_rate_k{k}"]}
-        for r in _with(results, "win_rate_k1")
-        if subset in r["scores"]["test"]
-        for k in range(1, 11)
-    ]
-    return pd.DataFrame(rows, columns=["model", "conditions", "win rate"])
-
-
-def decline_table(results: list[dict], subset: str = "default") -> pd.DataFrame:
+def load(
+    root: Path,
+    benchmarks: Iterable[Any] | None = None,
+    *,
+    public: bool = True,
+    revision: str | None = None,
+    persist: bool = True,
+) -> Board:
+    """The board for a results folder: its index (built or updated now) and its benchmark declarations."""
+    root = Path(root)
+    index = build_index(root, persist=persist)
+    declared, problems = declarations.load(root, benchmarks)
     rows = []
-    for r in _with(results, "decline"):
-        s, ci = r["scores"]["test"].get(subset), r.get("confidence_intervals", {}).get("test", {}).get(subset, {})
-        if s:
-            rows.append(
-                {
-                    "model": _label(r),
-                    "task": r["task"]["name"],
-                    "WR k=1": fmt(s["win_rate_k1"]),
-                    "WR k=10": fmt(s["win_rate_k10"]),
-                    "Decline": fmt(s["decline"]),
-                    "mean WR": fmt(s["mean_win_rate"]),
-                    "mean WR 95% CI": " – ".join(fmt(v) for v in ci.get("mean_win_rate", [])) or MISSING,
-                }
+    for path, summary in index.rows:
+        summary = dict(summary)
+        summary["_path"] = _relative(path, root)
+        rows.append(summary)
+    board = Board(root, index, [], problems, public, revision, rows=rows)
+    board.benchmarks = _visible_benchmarks(board, declared)
+    return board
+
+
+def _visible_benchmarks(board: Board, declared: list[Benchmark]) -> list[Benchmark]:
+    if board.public:
+        return [b for b in declared if b.public]
+    # A local board also shows non-public benchmarks and, for each task in no benchmark, a one-task
+    # board of its own (labelled as such), so a user sees what they just ran.
+    covered = {t.task for b in declared for t in b.tasks}
+    extra = []
+    for task in sorted({r["task"]["name"] for r in board.rows} - covered):
+        newest = max(board.results_of(task), key=lambda r: r["created_at"])
+        spec = BenchmarkTask(task, newest["task"]["main_score"], newest["task"]["direction"])
+        extra.append(
+            Benchmark(
+                name=f"{task} (task in no benchmark)",
+                description=f"The task {task} on its own: it belongs to no declared benchmark (local view only).",
+                reference="",
+                tasks=(spec,),
+                public=False,
             )
-    return pd.DataFrame(rows, columns=["model", "task", "WR k=1", "WR k=10", "Decline", "mean WR", "mean WR 95% CI"])
+        )
+    return declared + extra
 
 
-CONDITION_LABELS = [str(k) for k in range(1, 11)]
-PAIR_LABELS = ["d+ vs HN1"] + [f"HN{i} vs HN{i + 1}" for i in range(1, 10)]
-PAIR_KEYS = ["pos_vs_hn1"] + [f"hn{i}_vs_hn{i + 1}" for i in range(1, 10)]
+def label_of(board: Board, name: str) -> str:
+    """How a benchmark is named in the selector: non-public ones say so."""
+    benchmark = board.benchmark(name)
+    return f"{name} · not public (local view)" if benchmark is not None and not benchmark.public else name
 
 
-def adjacent_curve(results: list[dict], subset: str = "default") -> pd.DataFrame:
-    rows = [
-        {"model": _label(r), "pair": PAIR_LABELS[i], "win rate": r["scores"]["test"][subset][f"win_rate_{key}"]}
-        for r in _with(results, "win_rate_pos_vs_hn1")
-        if r["task"]["name"].endswith("task2") and subset in r["scores"]["test"]
-        for i, key in enumerate(PAIR_KEYS)
+def _relative(path: Path | str, root: Path) -> str:
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return Path(path).name
+
+
+def _relative_text(text: str, root: Path) -> str:
+    """A reason with the server's folder removed (readers name files by their full path)."""
+    for prefix in (str(root.resolve()), str(root)):
+        text = text.replace(prefix.rstrip("/") + "/", "")
+    return text
+
+
+# -- ranking ----------------------------------------------------------------------------------------
+
+
+def _metric_info(board: Board, task: str, metric: str) -> dict[str, Any]:
+    declared = board.tasks.get(task, {})
+    return next((m for m in declared.get("metrics", []) if isinstance(m, dict) and m.get("name") == metric), {})
+
+
+def _metric_label(board: Board, spec: BenchmarkTask) -> str:
+    """A metric's display name: from a view's labels when the task declares one, else its name."""
+    for view in board.tasks.get(spec.task, {}).get("views", []):
+        label = (view.get("labels") or {}).get(spec.metric) if isinstance(view, dict) else None
+        if isinstance(label, str) and label:
+            return label
+    return spec.metric
+
+
+def columns_of(board: Board, benchmark: Benchmark) -> list[Column]:
+    return [
+        Column(
+            key=f"c{i}",
+            spec=spec,
+            label=spec.label or spec.task,
+            metric_label=_metric_label(board, spec),
+            description=str(_metric_info(board, spec.task, spec.metric).get("description") or ""),
+        )
+        for i, spec in enumerate(benchmark.tasks)
     ]
-    return pd.DataFrame(rows, columns=["model", "pair", "win rate"])
 
 
-def flip_rate_table(results: list[dict]) -> pd.DataFrame:
-    rows = []
-    for r in _with(results, "flip_rate"):
-        s = r["scores"]["test"]
-        rows.append(
-            {
-                "model": _label(r),
-                **{d: fmt(s.get(f"domain={d}", {}).get("flip_rate")) for d in DOMAINS},
-                "average ↓": fmt(s["default"]["flip_rate"]),
-            }
-        )
-    return pd.DataFrame(rows, columns=["model", *DOMAINS, "average ↓"])
+def _reference_hashes(rows: list[dict[str, Any]]) -> str | None:
+    """The data version most complete results of a task were computed on (others are not comparable)."""
+    hashes = Counter(r["task"]["content_hash"] for r in rows if r["complete"] and r["task"]["content_hash"])
+    return hashes.most_common(1)[0][0] if hashes else None
 
 
-def length_table(results: list[dict], subset: str = "default") -> pd.DataFrame:
-    by_model: dict[str, dict] = {}
-    for r in _with(results, "mean_adjacent_win_rate"):
-        column = {"task2": "original", "task4-512": "512 words", "task4-1024": "1024 words"}.get(
-            r["task"]["name"].split("-", 2)[-1].replace("demo-", "")
-        )
-        if column and subset in r["scores"]["test"]:
-            by_model.setdefault(_label(r), {})[column] = r["scores"]["test"][subset]["mean_adjacent_win_rate"]
-    rows = [
-        {"model": m, **{c: fmt(v.get(c)) for c in ("original", "512 words", "1024 words")}} for m, v in by_model.items()
+def value_of(row: dict[str, Any], spec: BenchmarkTask, detail: dict[str, Any] | None) -> float | None:
+    """The benchmark's metric in a result: from its summary when on the main split's default subset."""
+    if spec.split == row["task"].get("split") and spec.subset == "default":
+        return finite((row.get("default") or {}).get(spec.metric))
+    scores = (detail or {}).get("scores") or {}
+    return finite(((scores.get(spec.split) or {}).get(spec.subset) or {}).get(spec.metric))
+
+
+def interval_of(row: dict[str, Any], spec: BenchmarkTask, detail: dict[str, Any] | None) -> tuple[float, float] | None:
+    if spec.metric == row["task"]["main_score"] and spec.subset == "default" and spec.split == row["task"].get("split"):
+        return interval(row.get("main_ci"))
+    found = ((detail or {}).get("confidence_intervals") or {}).get(spec.split) or {}
+    return interval((found.get(spec.subset) or {}).get(spec.metric))
+
+
+def _needs_detail(row: dict[str, Any], spec: BenchmarkTask) -> bool:
+    on_main = spec.split == row["task"].get("split") and spec.subset == "default"
+    return not on_main or spec.metric != row["task"]["main_score"]
+
+
+def rank(board: Board, benchmark: Benchmark) -> Ranking:
+    """Complete-coverage models ranked by the declared aggregate; the others listed, unranked, with what is missing."""
+    columns = columns_of(board, benchmark)
+    lines: dict[ModelKey, Line] = {}
+    newest: dict[ModelKey, dict[str, Any]] = {}
+    per_task: dict[str, list[dict[str, Any]]] = {}
+    for row in board.rows:
+        per_task.setdefault(row["task"]["name"], []).append(row)
+    for column in columns:
+        for row in per_task.get(column.spec.task, []):
+            key = model_key(row)
+            if key not in newest or row["created_at"] > newest[key]["created_at"]:
+                newest[key] = row
+    for key, row in newest.items():
+        lines[key] = Line(key, row["model"], str(row.get("harness") or ""), row["created_at"])
+    wanted = [r["_path"] for c in columns for r in per_task.get(c.spec.task, []) if _needs_detail(r, c.spec)]
+    details = board.details(wanted) if wanted else {}
+    for column in columns:
+        spec = column.spec
+        rows = per_task.get(spec.task, [])
+        reference = _reference_hashes(rows)
+        by_model: dict[ModelKey, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_model.setdefault(model_key(row), []).append(row)
+        for key, line in lines.items():
+            chosen, why = _choose(by_model.get(key, []), spec, reference, details)
+            if chosen is None:
+                line.values[column.key] = None
+                line.intervals[column.key] = None
+                if spec.in_aggregate:
+                    line.missing.append(f"{spec.task}: {why}")
+                continue
+            detail = details.get(chosen["_path"])
+            line.values[column.key] = value_of(chosen, spec, detail)
+            line.intervals[column.key] = interval_of(chosen, spec, detail)
+            line.paths[spec.task] = chosen["_path"]
+            if spec.in_aggregate:
+                line.covered += 1
+    aggregated = [c for c in columns if c.spec.in_aggregate]
+    ranked, unranked = [], []
+    for line in lines.values():
+        if line.covered == len(aggregated):
+            values = [line.values[c.key] for c in aggregated]
+            line.aggregate = sum(v for v in values if v is not None) / len(values)
+            ranked.append(line)
+        else:
+            unranked.append(line)
+    lower = bool(aggregated) and aggregated[0].direction == "lower"
+    ranked.sort(key=lambda line: ((line.aggregate or 0.0) if lower else -(line.aggregate or 0.0), line.name))
+    previous, position = None, 0
+    for index, line in enumerate(ranked, start=1):
+        if line.aggregate != previous:  # equal aggregates share a rank
+            position, previous = index, line.aggregate
+        line.rank = position
+    unranked.sort(key=lambda line: (-line.covered, line.name))
+    return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
+
+
+def _choose(
+    rows: list[dict[str, Any]], spec: BenchmarkTask, reference: str | None, details: dict[str, dict[str, Any]]
+) -> tuple[dict[str, Any] | None, str]:
+    """A model's result for a benchmark task: complete, on the reference data, with the metric; newest first."""
+    if not rows:
+        return None, "no result"
+    complete = [r for r in rows if r["complete"]]
+    if not complete:
+        reasons = sorted({str(r.get("coverage_reason") or "partial") for r in rows})
+        return None, f"partial result only ({', '.join(reasons)}; never ranked)"
+    same_data = [r for r in complete if reference is None or r["task"]["content_hash"] in (reference, None)]
+    if not same_data:
+        return None, "computed on other data than the other models"
+    with_metric = [r for r in same_data if value_of(r, spec, details.get(r["_path"])) is not None]
+    if not with_metric:
+        where = "" if spec.subset == "default" else f" on {spec.subset}"
+        return None, f"the result has no {spec.metric}{where} in split {spec.split}"
+    return max(with_metric, key=lambda r: r["created_at"]), ""
+
+
+# -- intervals and significance ---------------------------------------------------------------------
+
+
+def add_statistics(board: Board, ranking: Ranking) -> None:
+    """Bootstrap intervals from per-query scores, and the paired test of each ranked model against #1."""
+    from leaderboard.records.result import PerQuery, decode_per_query
+
+    aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
+    paths = [line.paths[c.spec.task] for line in ranking.lines for c in ranking.columns if c.spec.task in line.paths]
+    stored = board.index.per_query(paths)
+    decoded: dict[str, dict[str, dict[str, float]] | None] = {}
+
+    def queries(path: str | None) -> dict[str, dict[str, float]] | None:
+        if path is None or path not in stored:
+            return None
+        if path not in decoded:
+            try:
+                decoded[path] = decode_per_query(PerQuery.model_validate(stored[path]))
+            except Exception:  # damaged per-query data: no interval, no test, never a crash
+                decoded[path] = None
+        return decoded[path]
+
+    # Per task column: the query ids most results share, and each line's values on them.
+    vectors: dict[str, dict[ModelKey, np.ndarray]] = {}
+    for column in ranking.columns:
+        spec = column.spec
+        found: dict[ModelKey, dict[str, float]] = {}
+        for line in ranking.lines:
+            values = queries(line.paths.get(spec.task))
+            if not values:
+                continue
+            per = {q: finite(m.get(spec.metric)) if isinstance(m, dict) else None for q, m in values.items()}
+            if per and all(v is not None for v in per.values()):
+                found[line.key] = per  # type: ignore[assignment]
+        if not found:
+            continue
+        ids = Counter(frozenset(v) for v in found.values()).most_common(1)[0][0]
+        order = sorted(ids)
+        vectors[column.key] = {
+            key: np.array([per[q] for q in order]) for key, per in found.items() if frozenset(per) == ids
+        }
+    _task_intervals(ranking, vectors)
+    _aggregate_intervals(ranking, aggregated, vectors)
+    _significance(ranking, aggregated, vectors)
+
+
+def _task_intervals(ranking: Ranking, vectors: dict[str, dict[ModelKey, np.ndarray]]) -> None:
+    """A task cell without a stored interval gets one from its per-query scores."""
+    for column in ranking.columns:
+        have = vectors.get(column.key, {})
+        todo = [line for line in ranking.lines if line.intervals.get(column.key) is None and line.key in have]
+        if todo:
+            low, high = stats.stratified_bootstrap([np.stack([have[line.key] for line in todo])])
+            for line, lo, hi in zip(todo, low, high):
+                line.intervals[column.key] = (float(lo), float(hi))
+
+
+def _aggregate_intervals(
+    ranking: Ranking, aggregated: list[Column], vectors: dict[str, dict[ModelKey, np.ndarray]]
+) -> None:
+    with_queries = [line for line in ranking.ranked if all(line.key in vectors.get(c.key, {}) for c in aggregated)]
+    if with_queries:
+        strata = [np.stack([vectors[c.key][line.key] for line in with_queries]) for c in aggregated]
+        low, high = stats.stratified_bootstrap(strata)
+        for line, lo, hi in zip(with_queries, low, high):
+            line.aggregate_interval = (float(lo), float(hi))
+    if len(aggregated) == 1:  # one task: its own interval is the aggregate's
+        for line in ranking.ranked:
+            if line.aggregate_interval is None:
+                line.aggregate_interval = line.intervals.get(aggregated[0].key)
+    ranking.interval_note = (
+        f"95% intervals: percentile bootstrap over queries ({stats.BOOTSTRAP_RESAMPLES:,} resamples, each task's "
+        "queries resampled on their own) when the results carry per-query scores; otherwise the interval stored "
+        "in the result (one-task benchmarks), else none."
+    )
+
+
+def _significance(ranking: Ranking, aggregated: list[Column], vectors: dict[str, dict[ModelKey, np.ndarray]]) -> None:
+    ranking.test_note = (
+        "≈ not significantly different from #1: two-sided paired randomization (sign-flip) test of the aggregate "
+        f"difference on the queries both share, {stats.FLIP_RESAMPLES:,} sign flips (every flip when there are "
+        f"fewer), p ≥ {SIGNIFICANCE_LEVEL}, each model against #1 without correction for multiple comparisons. "
+        "† not tested (per-query scores missing). No mark: significantly different from #1."
+    )
+    if not ranking.ranked:
+        return
+    best = ranking.ranked[0]
+    if not all(best.key in vectors.get(c.key, {}) for c in aggregated):
+        return
+    others = [
+        line
+        for line in ranking.ranked[1:]
+        if line.rank != 1 and all(line.key in vectors.get(c.key, {}) for c in aggregated)
     ]
-    return pd.DataFrame(rows, columns=["model", "original", "512 words", "1024 words"])
-
-
-def comlq_tables(results: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    type_rows, other_rows = [], []
-    for r in (r for r in results if r["task"]["family"] == "comlq"):
-        s = r["scores"]["test"]
-        type_rows.append(
-            {
-                "model": _label(r),
-                **{
-                    (f"¬{t}" if t in NEGATION_TYPES else t): fmt(s.get(f"type={t}", {}).get("ndcg_at_10"))
-                    for t in QUERY_TYPES
-                },
-            }
-        )
-        lsnc = {k: v for k, v in s["default"].items() if k.startswith("lsnc_")}
-        other_rows.append(
-            {
-                "model": _label(r),
-                "nDCG@10": fmt(s["default"]["ndcg_at_10"]),
-                "negation nDCG@10": fmt(s.get("group=negation", {}).get("ndcg_at_10")),
-                "LSNC@10": fmt(next((v for k, v in lsnc.items() if k.endswith("_at_10")), None)),
-                "LSNC@100": fmt(next((v for k, v in lsnc.items() if k.endswith("_at_100")), None)),
-                **{f"{n} evidence": fmt(s.get(f"evidence={n}", {}).get("ndcg_at_10")) for n in (1, 2, 3)},
-            }
-        )
-    type_columns = ["model"] + [f"¬{t}" if t in NEGATION_TYPES else t for t in QUERY_TYPES]
-    return (
-        pd.DataFrame(type_rows, columns=type_columns),
-        pd.DataFrame(
-            other_rows,
-            columns=[
-                "model",
-                "nDCG@10",
-                "negation nDCG@10",
-                "LSNC@10",
-                "LSNC@100",
-                "1 evidence",
-                "2 evidence",
-                "3 evidence",
-            ],
-        ),
+    if not others:
+        return
+    p_values = stats.sign_flip_test(
+        [vectors[c.key][best.key] for c in aggregated],
+        [np.stack([vectors[c.key][line.key] for line in others]) for c in aggregated],
     )
+    for line, p in zip(others, p_values):
+        line.p_value = float(p)
 
 
-def instruction_table(results: list[dict]) -> pd.DataFrame:
-    rows = []
-    for r in (
-        r
-        for r in results
-        if r["task"]["family"] in INSTRUCTION_FAMILIES or r.get("task_details", {}).get("framework") == "mteb"
-    ):
-        s = r["scores"]["test"].get("default", {})
-        rows.append(
-            {
-                "model": _label(r),
-                "task": r["task"]["name"],
-                "main score": r["task"]["main_score"],
-                "value": fmt(r["main_score"]),
-                "p-MRR": fmt(s.get("p-MRR")),
-                "MAP@1000 og": fmt(s.get("og_map_at_1000")),
-                "MAP@1000 changed": fmt(s.get("changed_map_at_1000")),
-                "nDCG@5 og": fmt(s.get("og_ndcg_at_5")),
-                "nDCG@5 changed": fmt(s.get("changed_ndcg_at_5")),
-                "source": "imported from mteb" if r.get("imported_from") else "run here",
-            }
-        )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "model",
-            "task",
-            "main score",
-            "value",
-            "p-MRR",
-            "MAP@1000 og",
-            "MAP@1000 changed",
-            "nDCG@5 og",
-            "nDCG@5 changed",
-            "source",
-        ],
-    )
+# -- filters ----------------------------------------------------------------------------------------
+
+SIZES = ("< 100M", "100M–1B", "1B–10B", "≥ 10B", "unknown")
+OPTIONAL_COLUMNS = ("Coverage", "Missing", "Parameters", "Kind", "Instructions", "Revision", "Harness", "Updated")
+DEFAULT_COLUMNS = ("Coverage", "Missing", "Parameters", "Kind", "Instructions")
 
 
-def provenance_table(results: list[dict]) -> pd.DataFrame:
-    rows = []
-    for r in results:
-        ci = r.get("confidence_intervals", {}).get("test", {}).get("default", {}).get(r["task"]["main_score"])
-        rows.append(
-            {
-                "model": _label(r),
-                "task": r["task"]["name"],
-                "main score": fmt(r["main_score"]),
-                "95% CI": " – ".join(fmt(v) for v in ci) if ci else MISSING,
-                "data hash": (r["task"]["source"].get("content_hash") or MISSING)[:19],
-                "data revision": r["task"]["source"].get("revision") or MISSING,
-                "harness": f"{r['harness']['name']} {r['harness']['version']} {(r['harness'].get('git_commit') or '')[:8]}".strip(),
-                "date": r["created_at"],
-                "imported": "yes" if r.get("imported_from") else "no",
-            }
-        )
-    return pd.DataFrame(
-        rows,
-        columns=["model", "task", "main score", "95% CI", "data hash", "data revision", "harness", "date", "imported"],
-    )
+def size_bucket(parameters: Any) -> str:
+    count = finite(parameters)
+    if count is None or count <= 0:
+        return "unknown"
+    for limit, bucket in ((1e8, SIZES[0]), (1e9, SIZES[1]), (1e10, SIZES[2])):
+        if count < limit:
+            return bucket
+    return SIZES[3]
+
+
+@dataclass(frozen=True)
+class Filters:
+    kinds: tuple[str, ...] = ()  # empty: every kind
+    instructions: str = "any"  # "any", "yes" or "no"
+    sizes: tuple[str, ...] = ()  # empty: every size
+    search: str = ""
+
+    def keep(self, info: dict[str, Any]) -> bool:
+        if self.kinds and info.get("kind") not in self.kinds:
+            return False
+        takes = bool(info.get("takes_instructions"))
+        if (self.instructions == "yes" and not takes) or (self.instructions == "no" and takes):
+            return False
+        if self.sizes and size_bucket(info.get("n_parameters")) not in self.sizes:
+            return False
+        return not self.search or self.search.casefold() in str(info.get("name", "")).casefold()

@@ -1,145 +1,380 @@
-"""The Gradio Blocks app: overview with filters, per-family tabs, provenance, skipped files."""
+"""The Gradio app: a benchmark selector over tabs that render on demand.
+
+Nothing is inlined into the page at start: the board, and each tab when first opened, are computed
+by an event (the page load, a tab's select, the selector), from a board that is built once per
+results revision. The benchmark and the tab are kept in the URL, so a link restores the view.
+"""
 
 from __future__ import annotations
 
+import atexit
+import hashlib
+import os
+import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported: no telemetry
 
 import gradio as gr
-import pandas as pd
 
-from leaderboard.app import data
+from leaderboard.app import charts, data, pages, render, views
+from leaderboard.app.assets import PAGE_CSS, SORT_JS, TABLE_CSS, url_js
+from leaderboard.app.live import LiveBoard
+from leaderboard.app.sources import Source
 
-KINDS = ["sparse", "dense", "reranker", "pipeline"]
-DOMAIN_CHOICES = ["average"] + list(data.DOMAINS)
-ABOUT = (
-    "Retrievers and rerankers on hard queries: multi-condition (MultiConIR), complex logical (ComLQ), "
-    "negation (NegConstraint) and instruction following (FollowIR and friends, through mteb). "
-    "Missing results show as —, never as zero. A family score marked * averages only the tasks the model has; "
-    "Average covers the families marked 'higher is better' (columns with ↓ are lower-is-better and not averaged)."
-)
+TABS = ("board", "views", "size", "provenance", "skipped", "about")
+TOP_MODELS = 8
+CSV_KEEP = 32  # CSV files kept for download at once; older ones are deleted
 
 
-def _datatypes(frame: pd.DataFrame) -> list[str]:
-    # Only the Model column is markdown (a link, its text escaped); every other cell is plain text.
-    return ["number" if c == "Rank" else "markdown" if c == "Model" else "str" for c in frame.columns]
+class CsvFiles:
+    """The CSV of each view shown, in one private folder: same content, same file; old files pruned; removed at exit."""
 
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="leaderboard-csv-"))
+        atexit.register(shutil.rmtree, self.folder, True)
 
-def _subset(domain: str) -> str:
-    return "default" if domain == "average" else f"domain={domain}"
-
-
-def build_app(results_dir: Path) -> gr.Blocks:
-    loaded = data.load(Path(results_dir))
-    results = loaded.rows
-    full = data.overview(results)
-    optional = [c for c in data.visible(full).columns if c not in ("Rank", "Model")]
-
-    def current_view(kinds, min_p, max_p, instructions, search, columns) -> pd.DataFrame:
-        return data.visible(data.filter_models(full, kinds, min_p, max_p, instructions, search or ""), columns)
-
-    def as_csv(view: pd.DataFrame) -> str:
-        target = Path(tempfile.mkdtemp()) / "leaderboard.csv"
-        plain = view.copy()
-        plain["Model"] = full.loc[view.index, "_name"]  # the CSV holds names, not markdown links
-        plain.to_csv(target, index=False)
+    def write(self, frame: Any, name: str) -> str:
+        text = frame.to_csv(index=False)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        target = self.folder / digest / f"{_file_name(name)}.csv"
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            self._prune()
         return str(target)
 
-    def refresh(kinds, min_p, max_p, instructions, search, columns):
-        # The download button always holds the CSV of the view on screen.
-        view = current_view(kinds, min_p, max_p, instructions, search, columns)
-        return gr.update(value=view, datatype=_datatypes(view)), as_csv(view)
+    def _prune(self) -> None:
+        entries = sorted(self.folder.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[CSV_KEEP:]:
+            shutil.rmtree(old, ignore_errors=True)
 
-    with gr.Blocks(title="Retrieval leaderboard") as app:
-        gr.Markdown("# Retrieval leaderboard\n" + ABOUT)
-        with gr.Tabs():
-            with gr.Tab("Overview", id="overview"):
+
+def _file_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip("-.") or "leaderboard"
+
+
+def _filters(kinds: list[str] | None, all_kinds: list[str], instructions: str, sizes: list[str] | None, search: str):
+    return data.Filters(
+        kinds=tuple(kinds or ()) if set(kinds or ()) != set(all_kinds) else (),
+        instructions=instructions or "any",
+        sizes=tuple(sizes or ()) if set(sizes or ()) != set(data.SIZES) else (),
+        search=(search or "").strip(),
+    )
+
+
+def _model_choices(ranking: data.Ranking | None) -> list[tuple[str, str]]:
+    if ranking is None:
+        return []
+    keys = [line.key for line in ranking.lines]
+    labels = views.model_labels(keys)
+    return [(labels[k], f"{k[0]}\x1f{k[1]}") for k in keys]
+
+
+def build_app(
+    results: Path | str,
+    benchmarks: Iterable[Any] | None = None,
+    *,
+    public: bool = True,
+    endpoint: str | None = None,
+    poll_seconds: float | None = None,
+) -> gr.Blocks:
+    """The leaderboard over a results folder or ``hf://ORG/NAME``.
+
+    ``benchmarks``: declarations used for names the results' benchmarks.json does not declare.
+    ``public``: False shows non-public benchmarks and tasks in no benchmark, labelled (a local board).
+    ``poll_seconds``: check the source for a new revision this often and reload without a restart.
+    """
+    declared = list(benchmarks or [])
+    live = LiveBoard(
+        Source(str(results), endpoint),
+        lambda folder, revision: data.load(folder, declared, public=public, revision=revision),
+        poll_seconds,
+    )
+    live.start()
+    csv_files = CsvFiles()
+
+    def board() -> data.Board:
+        return live.board
+
+    def selector_update(name: str | None = None) -> dict:
+        current = board()
+        names = current.benchmark_names
+        choices = [(data.label_of(current, n), n) for n in names]
+        value = name if name in names else (names[0] if names else None)
+        return gr.update(choices=choices, value=value)
+
+    def kinds_present() -> list[str]:
+        return sorted({str(r["model"]["kind"]) for r in board().shown_rows}) or ["sparse", "dense", "reranker"]
+
+    # -- renderers ------------------------------------------------------------------------------------
+    def render_board(name, kinds, instructions, sizes, search, columns):
+        current = board()
+        filters = _filters(kinds, kinds_present(), instructions, sizes, search)
+        if name == data.OVERALL:
+            names, rows = current.overall()
+            html = render.overall_table(names, rows, filters)
+            frame = _overall_frame(names, rows, filters)
+            return pages.benchmark_summary(current, name, None), html, "", csv_files.write(frame, "overall-mean-rank")
+        ranking = current.ranking(name) if name else None
+        if ranking is None:
+            return pages.benchmark_summary(current, name, None), render.empty("No results yet."), "", None
+        html = render.board_table(ranking, filters, columns or [])
+        notes = pages.board_notes(ranking) if ranking.lines else ""
+        path = csv_files.write(render.csv_frame(ranking, filters), name) if ranking.lines else None
+        return pages.benchmark_summary(current, name, ranking), html, notes, path
+
+    def render_size(name):
+        current = board()
+        ranking = current.ranking(name) if name and name != data.OVERALL else None
+        if ranking is None:
+            return None, render.empty("Pick a benchmark to plot its scores against model size.")
+        frame, unsized = pages.size_frame(ranking)
+        y_label = f"{render.aggregate_title(ranking)} ({render.ARROW[ranking.direction]} better)"
+        note = (
+            f'<p class="note">Ranked models only. Not shown (no parameter count): {render.esc(", ".join(unsized))}</p>'
+            if unsized
+            else ""
+        )
+        if frame.empty:
+            return None, render.empty("No ranked model with a known parameter count yet.") + note
+        return charts.size_chart(frame, y_label), note
+
+    def render_provenance(name, search):
+        current = board()
+        if name == data.OVERALL:
+            tasks = [t.task for b in current.benchmarks if b.name in current.overall_benchmarks for t in b.tasks]
+        else:
+            benchmark = current.benchmark(name)
+            tasks = [t.task for t in benchmark.tasks] if benchmark else []
+        intro = (
+            "<p>Every result behind this benchmark: data hash and revision, harness version and commit, date, "
+            "coverage and the main score's 95% interval.</p>"
+        )
+        return intro + pages.provenance_html(current, tasks, search or "")
+
+    # -- layout -----------------------------------------------------------------------------------------
+    with gr.Blocks(title="Retrieval leaderboard", fill_width=True, delete_cache=(1800, 3600)) as app:
+        generation = gr.State(live.generation)
+        active = gr.State("board")
+        views_request = gr.State(None)
+        with gr.Row(equal_height=True, elem_id="top"):
+            with gr.Column(scale=2, min_width=300):
+                gr.HTML("<h1>Retrieval leaderboard</h1>", elem_id="title", js_on_load=None)
+                status = gr.HTML(pages.status_line(board()), js_on_load=None)
+            selector = gr.Dropdown(
+                label="Benchmark",
+                elem_id="benchmark-select",
+                scale=3,
+                min_width=300,
+                **_dropdown_args(selector_update()),
+            )
+        summary = gr.HTML("", elem_id="benchmark-summary", js_on_load=None)
+        with gr.Tabs(selected="board", overflow_behavior="wrap", elem_id="tabs") as tabs:
+            with gr.Tab("Leaderboard", id="board") as board_tab:
+                with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
+                    with gr.Row():
+                        kind_names = kinds_present()
+                        kinds = gr.CheckboxGroup(
+                            kind_names, value=kind_names, label="Model kind", elem_id="filter-kind"
+                        )
+                        instructions = gr.Radio(
+                            ["any", "yes", "no"], value="any", label="Takes instructions", elem_id="filter-instructions"
+                        )
+                        sizes = gr.CheckboxGroup(
+                            list(data.SIZES), value=list(data.SIZES), label="Parameters", elem_id="filter-size"
+                        )
+                    with gr.Row():
+                        search = gr.Textbox(
+                            label="Search models", placeholder="name contains…", elem_id="filter-search"
+                        )
+                        columns = gr.CheckboxGroup(
+                            list(data.OPTIONAL_COLUMNS),
+                            value=list(data.DEFAULT_COLUMNS),
+                            label="Columns",
+                            elem_id="columns",
+                        )
+                table = _table_html(render.empty("Loading…"), elem_id="board")
                 with gr.Row():
-                    kinds = gr.CheckboxGroup(KINDS, value=KINDS, label="Model kind", elem_id="filter-kind")
-                    instructions = gr.Radio(
-                        ["all", "yes", "no"], value="all", label="Instruction-aware", elem_id="filter-instructions"
-                    )
-                    search = gr.Textbox(label="Search by name", elem_id="filter-search")
+                    csv = gr.DownloadButton("Download CSV of this view", elem_id="download-csv", size="sm", scale=0)
+                notes = gr.HTML("", elem_id="notes", js_on_load=None)
+            with gr.Tab("Task views", id="views") as views_tab:
                 with gr.Row():
-                    min_p = gr.Number(label="Min parameters (M)", value=None, elem_id="filter-min-params")
-                    max_p = gr.Number(label="Max parameters (M)", value=None, elem_id="filter-max-params")
-                    columns = gr.CheckboxGroup(optional, value=optional, label="Columns", elem_id="columns")
-                initial = data.visible(full)
-                table = gr.Dataframe(
-                    value=initial, datatype=_datatypes(initial), interactive=False, wrap=True, elem_id="overview-table"
-                )
-                csv = gr.DownloadButton("Download CSV of this view", value=as_csv(initial), elem_id="download-csv")
-                inputs = [kinds, min_p, max_p, instructions, search, columns]
-                for control in inputs:
-                    control.change(refresh, inputs, [table, csv])
-
-            with gr.Tab("MultiConIR", id="multiconir"):
-                domain = gr.Dropdown(DOMAIN_CHOICES, value="average", label="Domain", elem_id="domain-filter")
-                gr.Markdown("**Win rate vs number of conditions** (Task 1, strict >: a tie is a loss)")
-                wr_plot = gr.LinePlot(
-                    data.win_rate_curve(results),
-                    x="conditions",
-                    y="win rate",
-                    color="model",
-                    y_lim=[0, 1],
-                    sort=data.CONDITION_LABELS,
-                    elem_id="wr-plot",
-                )
-                decline = gr.Dataframe(data.decline_table(results), interactive=False, elem_id="decline-table")
-                gr.Markdown("**Adjacent-pair win rate** (Task 2: d+ vs HN1 … HN9 vs HN10)")
-                adj_plot = gr.LinePlot(
-                    data.adjacent_curve(results),
-                    x="pair",
-                    y="win rate",
-                    color="model",
-                    y_lim=[0, 1],
-                    sort=data.PAIR_LABELS,
-                    elem_id="adjacent-plot",
-                )
-                gr.Markdown("**Flip rate per domain** (Task 3, lower is better)")
-                gr.Dataframe(data.flip_rate_table(results), interactive=False, elem_id="flip-table")
-                gr.Markdown("**Document length** (mean adjacent win rate: Task 2 vs Task 4)")
-                length = gr.Dataframe(data.length_table(results), interactive=False, elem_id="length-table")
-
-                def by_domain(choice):
-                    subset = _subset(choice)
-                    return (
-                        data.win_rate_curve(results, subset),
-                        data.decline_table(results, subset),
-                        data.adjacent_curve(results, subset),
-                        data.length_table(results, subset),
+                    top_n = gr.Slider(1, charts.MAX_MODELS, value=TOP_MODELS, step=1, label="Top N ranked models")
+                    picks = gr.Dropdown(
+                        [],
+                        value=[],
+                        multiselect=True,
+                        max_choices=charts.MAX_MODELS,
+                        label="…or pick models",
+                        elem_id="view-models",
                     )
 
-                domain.change(by_domain, domain, [wr_plot, decline, adj_plot, length])
+                @gr.render(inputs=[views_request], triggers=[views_request.change])
+                def draw_views(request):
+                    _draw_views(board(), request)
 
-            with gr.Tab("ComLQ", id="comlq"):
-                types, others = data.comlq_tables(results)
-                gr.Markdown("**nDCG@10 per query type** (¬ marks the negation types)")
-                gr.Dataframe(types, interactive=False, elem_id="comlq-types")
-                gr.Markdown("**Overall, negation consistency (LSNC) and evidence count**")
-                gr.Dataframe(others, interactive=False, elem_id="comlq-other")
+            with gr.Tab("Size vs score", id="size") as size_tab:
+                size_plot = gr.Plot(elem_id="size-plot", show_label=False)
+                size_note = gr.HTML("", js_on_load=None)
+            with gr.Tab("Provenance", id="provenance") as provenance_tab:
+                provenance_search = gr.Textbox(label="Search models", elem_id="provenance-search")
+                provenance = _table_html("", elem_id="provenance")
+            with gr.Tab("Skipped", id="skipped") as skipped_tab:
+                skipped = _table_html("", elem_id="skipped")
+            with gr.Tab("About", id="about") as about_tab:
+                about = gr.HTML("", elem_id="about-page", js_on_load=None)
 
-            with gr.Tab("Instruction following", id="instructions"):
-                gr.Markdown(
-                    "FollowIR p-MRR with original (og) and changed-instruction MAP / nDCG, and the other mteb instruction tasks."
-                )
-                gr.Dataframe(data.instruction_table(results), interactive=False, elem_id="instruction-table")
+        filter_inputs = [kinds, instructions, sizes, search, columns]
+        board_outputs = [summary, table, notes, csv]
 
-            with gr.Tab("Provenance", id="provenance"):
-                gr.Markdown(
-                    "Every result file: data hash and revision, harness version and commit, date, confidence interval of the main score."
-                )
-                prov = data.provenance_table(results)
-                gr.Dataframe(prov, interactive=False, elem_id="provenance-table")
+        def views_key(name, n, chosen):
+            return {"benchmark": name, "top": int(n or TOP_MODELS), "picks": list(chosen or []), "gen": live.generation}
 
-            with gr.Tab(f"Skipped ({len(loaded.skipped)})", id="skipped"):
-                gr.Markdown(
-                    "Files that are not valid results of a known schema version, with the reason. They are never shown above."
-                )
-                gr.Dataframe(
-                    pd.DataFrame(loaded.skipped, columns=["file", "reason"]),
-                    interactive=False,
-                    wrap=True,
-                    elem_id="skipped-table",
-                )
+        # -- events -----------------------------------------------------------------------------------
+        def on_load(kinds_value, instructions_value, sizes_value, search_value, columns_value, request: gr.Request):
+            filters = (kinds_value, instructions_value, sizes_value, search_value, columns_value)
+            query = dict(request.query_params) if request is not None else {}
+            update = selector_update(query.get("benchmark"))
+            name = update["value"]
+            tab = query.get("tab") if query.get("tab") in TABS else "board"
+            return (
+                update,
+                gr.Tabs(selected=tab),
+                tab,
+                *render_board(name, *filters),
+                gr.update(choices=_model_choices(_ranking(board(), name)), value=[]),
+            )
+
+        app.load(on_load, filter_inputs, [selector, tabs, active, *board_outputs, picks])
+
+        def on_benchmark(name, active_tab, n, chosen, search_text, *filters):
+            current = board()
+            out: list[Any] = [*render_board(name, *filters)]
+            out.append(gr.update(choices=_model_choices(_ranking(current, name)), value=[]))
+            out.append(views_key(name, n, []) if active_tab == "views" else gr.skip())
+            size = render_size(name) if active_tab == "size" else (gr.skip(), gr.skip())
+            out += list(size)
+            out.append(render_provenance(name, search_text) if active_tab == "provenance" else gr.skip())
+            return out
+
+        selector.input(
+            on_benchmark,
+            [selector, active, top_n, picks, provenance_search, *filter_inputs],
+            [*board_outputs, picks, views_request, size_plot, size_note, provenance],
+            js=url_js("benchmark"),
+        )
+        for control in filter_inputs:
+            control.change(render_board, [selector, *filter_inputs], board_outputs, show_progress="hidden")
+
+        board_tab.select(lambda: "board", None, active, js=url_js("tab", "board"))
+        views_tab.select(
+            lambda name, n, chosen: ("views", views_key(name, n, chosen)),
+            [selector, top_n, picks],
+            [active, views_request],
+            js=url_js("tab", "views"),
+        )
+        top_n.release(views_key, [selector, top_n, picks], views_request)
+        picks.change(views_key, [selector, top_n, picks], views_request)
+        size_tab.select(
+            lambda name: ("size", *render_size(name)),
+            selector,
+            [active, size_plot, size_note],
+            js=url_js("tab", "size"),
+        )
+        provenance_tab.select(
+            lambda name, text: ("provenance", render_provenance(name, text)),
+            [selector, provenance_search],
+            [active, provenance],
+            js=url_js("tab", "provenance"),
+        )
+        provenance_search.change(render_provenance, [selector, provenance_search], provenance, show_progress="hidden")
+        skipped_tab.select(
+            lambda: ("skipped", pages.skipped_html(board())), None, [active, skipped], js=url_js("tab", "skipped")
+        )
+        about_tab.select(lambda: ("about", pages.about_html(board())), None, [active, about], js=url_js("tab", "about"))
+
+        # New results (polled on the server): re-render what this page shows, once per new revision.
+        def on_tick(seen, name, *filters):
+            if seen == live.generation:
+                return [gr.skip()] * (3 + len(board_outputs))
+            update = selector_update(name)
+            return [live.generation, pages.status_line(board()), update, *render_board(update["value"], *filters)]
+
+        if poll_seconds:
+            timer = gr.Timer(min(max(poll_seconds / 4, 5.0), 60.0))
+            timer.tick(on_tick, [generation, selector, *filter_inputs], [generation, status, selector, *board_outputs])
+    app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
     return app
+
+
+def _table_html(value: str, **options: Any) -> gr.HTML:
+    """An HTML block holding a sortable table: the table's own CSS (scoped), not Gradio's prose styles."""
+    return gr.HTML(value, js_on_load=SORT_JS, css_template=TABLE_CSS, apply_default_css=False, **options)
+
+
+def _ranking(board: data.Board, name: str | None) -> data.Ranking | None:
+    return board.ranking(name) if name and name != data.OVERALL else None
+
+
+def _dropdown_args(update: dict) -> dict:
+    return {"choices": update["choices"], "value": update["value"]}
+
+
+def _overall_frame(names: list[str], rows: list[dict[str, Any]], filters: data.Filters):
+    import pandas as pd
+
+    records = [
+        {"rank": r["rank"], "model": r["line"].name, "revision": r["line"].key[1], "mean_rank": r["mean_rank"]}
+        | {f"rank:{n}": r["ranks"][n] for n in names}
+        for r in rows
+        if filters.keep(r["line"].info)
+    ]
+    return pd.DataFrame(records)
+
+
+def _draw_views(board: data.Board, request: dict | None) -> None:
+    """Each task's declared views for the benchmark: tables as HTML, curves and bars as charts."""
+    if not request:
+        gr.HTML(render.empty("Open this tab to draw the benchmark's task views."), js_on_load=None)
+        return
+    name = request["benchmark"]
+    ranking = board.ranking(name) if name and name != data.OVERALL else None
+    if ranking is None:
+        gr.HTML(render.empty("Pick a benchmark to see its tasks' views."), js_on_load=None)
+        return
+    wanted = {tuple(p.split("\x1f", 1)) for p in request["picks"]}
+    lines = [line for line in ranking.lines if line.key in wanted] if wanted else ranking.ranked[: request["top"]]
+    shown_any = False
+    for task in dict.fromkeys(c.spec.task for c in ranking.columns):
+        task_views = views.views_of(board, task)
+        paths = {line.key: line.paths[task] for line in lines if task in line.paths}
+        for number, view in enumerate(task_views):
+            shown_any = True
+            frame = views.view_frame(board, view, paths)
+            heading = pages.view_heading(task, view)
+            if view.kind == "table":
+                wide = views.view_table(frame, view)
+                body = pages.view_table_html(board, task, view, wide, f"view-{_file_name(task)}-{number}")
+                _table_html(heading + (body if not wide.empty else render.empty("No results yet.")))
+                continue
+            y_label = view.metrics[0] if view.over_subsets else "value"
+            chart = charts.view_chart(frame, view, task, view.labels.get(y_label, y_label))
+            gr.HTML(heading, js_on_load=None)
+            if chart is None:
+                gr.HTML(render.empty("No values to draw yet (the results lack this view's metrics)."), js_on_load=None)
+            else:
+                gr.Plot(chart, show_label=False, elem_classes=["view-plot"])
+    if not shown_any:
+        gr.HTML(render.empty("The tasks of this benchmark declare no views."), js_on_load=None)
+    elif not lines:
+        gr.HTML(render.empty("No ranked model yet: pick models above to compare them."), js_on_load=None)
+
+
+def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **options: Any) -> None:
+    """Serve the app: no share link, the app's CSS, errors shown in the page."""
+    # quiet: no "set share=True" hint; serve and the Space print their own line.
+    app.launch(server_name=host, server_port=port, share=False, show_error=True, quiet=True, css=PAGE_CSS, **options)

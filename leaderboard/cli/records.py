@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from leaderboard.cli.console import err, escape, out
+from leaderboard.cli.console import err, escape, out, progress
+from leaderboard.cli.formats import emit, format_option
 
 
 def _registry():
@@ -17,32 +18,49 @@ def _registry():
 
 @click.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def show(directory: Path) -> None:
-    """Show a table of the results under DIRECTORY (invalid files are listed as skipped, with the reason)."""
-    from rich.table import Table
-
+@format_option
+def show(directory: Path, fmt: str) -> None:
+    """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
     index = build_index(directory)
-    table = Table(title=f"Results in {escape(directory)}")
-    for column in ("model", "revision", "task", "main score", "value", "queries", "complete", "created"):
-        table.add_column(column, overflow="fold")
-    for _, r in index.rows:
-        table.add_row(
-            escape(r["model"]["name"]),
-            escape(r["model"]["revision"]),
-            escape(r["task"]["name"]),
-            escape(r["task"]["main_score"]),
-            f"{r['main_score']:.4f}",
-            escape(r["queries"] or ""),
-            "yes" if r["complete"] else "partial",
-            escape(r["created_at"]),
-        )
-    out().print(table)
+    rows = [
+        {
+            "model": r["model"]["name"],
+            "revision": r["model"]["revision"],
+            "task": r["task"]["name"],
+            "main_score": r["task"]["main_score"],
+            "value": r["main_score"],
+            "queries": r["queries"],
+            "complete": r["complete"],
+            "coverage": "complete" if r["complete"] else "partial",
+            "created": r["created_at"],
+            "file": str(path),
+        }
+        for path, r in index.rows
+    ]
+    columns = ["model", "revision", "task", "main_score", "value", "queries", "coverage", "created"]
+    emit(rows, fmt, f"Results in {directory}", columns + (["file"] if fmt == "csv" else []))
     for path, reason in index.skipped:
         err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
     if not index.rows and not index.skipped:
         err().print(f"No result files under {escape(directory)}.")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _benchmark_declarations() -> list[dict]:
+    """Every registered benchmark as JSON (factories take no arguments); a broken one is skipped with a warning."""
+    registry = _registry()
+    declarations = []
+    for name, registration in sorted(registry.entries["benchmark"].items()):
+        try:
+            declarations.append(registration.factory().to_json())
+        except Exception as exc:  # a plugin's bug must not stop a push of valid results
+            err().print(f"[yellow]benchmark {escape(name)} skipped:[/] {escape(type(exc).__name__)}: {escape(exc)}")
+    return declarations
 
 
 @click.command()
@@ -61,25 +79,42 @@ def show(directory: Path) -> None:
 def push(
     results_dir: Path, repo: str, endpoint: str | None, create_pr: bool, dry_run: bool, message: str | None
 ) -> None:
-    """Validate every result under RESULTS_DIR and push them to a Hugging Face dataset in one commit."""
-    from leaderboard.records.store import HubStore, collect
+    """Validate every result under RESULTS_DIR and push the changed ones to a Hugging Face dataset in one commit.
 
-    uploads = collect(results_dir)
-    message = (
-        message
-        or f"Add {sum(1 for u in uploads if not u.path_in_repo.endswith('model_card.json'))} result(s) with retrieval-leaderboard"
-    )
+    Partial results (--limit) are refused, naming each file. benchmarks.json (every installed
+    benchmark's declaration) is written beside results/ so the app ranks without task plugins.
+    Files identical to the dataset's are skipped; with nothing changed, nothing is sent.
+    """
+    from leaderboard.records.store import PREFIX, HubStore, collect
+
+    uploads = collect(results_dir, _benchmark_declarations())
+    count = sum(1 for u in uploads if u.path_in_repo.startswith(PREFIX) and not u.path_in_repo.endswith("card.json"))
+    message = message or f"Add {_plural(count, 'result')} with retrieval-leaderboard"
     if dry_run:
         out().print(
-            f"dry run: one commit to dataset {escape(repo)}{' as a pull request' if create_pr else ''}, parent = current head, message {message!r}"
+            f"dry run: one commit to dataset {escape(repo)}{' as a pull request' if create_pr else ''}, "
+            f"parent = current head, message {escape(repr(message))}; files identical to the dataset's are skipped",
+            highlight=False,
         )
         for u in uploads:
             out().print(
                 f"  add {escape(u.path_in_repo)}  ({len(u.data)} bytes, sha256 {u.sha256[:16]})", highlight=False
             )
         return
-    url = HubStore(repo, endpoint).push(uploads, message, create_pr=create_pr)
-    out().print(f"{'Opened pull request' if create_pr else 'Committed'} {len(uploads)} file(s): {url}", highlight=False)
+    report = HubStore(repo, endpoint).push(uploads, message, create_pr=create_pr)
+    if report.url is None:
+        out().print(
+            f"Nothing to push: all {_plural(len(report.unchanged), 'file')} are identical to {escape(repo)} "
+            f"at {escape((report.parent or '?')[:12])}.",
+            highlight=False,
+        )
+        return
+    files = _plural(len(report.pushed), "file")
+    skipped = f" ({_plural(len(report.unchanged), 'unchanged file')} skipped)" if report.unchanged else ""
+    what = (
+        f"Opened pull request #{report.pr_number} with {files}" if create_pr else f"Committed {files} to {escape(repo)}"
+    )
+    out().print(f"{what}{skipped}: {report.url}", highlight=False)
 
 
 @click.command()
@@ -88,12 +123,17 @@ def push(
 @click.option("--endpoint", default=None, help="Hub endpoint.")
 @click.option("--revision", default=None, help="A commit, branch or refs/pr/N (default: main).")
 def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None) -> None:
-    """Fetch the results dataset (a snapshot) into DEST."""
+    """Fetch the dataset's results/ and benchmarks.json into DEST (nothing else: no hub cache folder)."""
+    from leaderboard.progress import use_progress
     from leaderboard.records.store import HubStore
 
-    path = HubStore(repo, endpoint).pull(dest, revision)
-    count = sum(1 for p in (path / "results").rglob("*.json")) if (path / "results").is_dir() else 0
-    out().print(f"Pulled {count} file(s) from {escape(repo)} into {escape(str(path))}", highlight=False)
+    with progress() as bar, use_progress(bar):
+        report = HubStore(repo, endpoint).pull_report(dest, revision)
+    out().print(
+        f"Pulled {_plural(len(report.files), 'file')} from {escape(repo)} at {escape((report.revision or '?')[:12])} "
+        f"into {escape(str(report.path))}",
+        highlight=False,
+    )
 
 
 @click.command("export")
@@ -148,20 +188,40 @@ def _main_score_of(task_name: str) -> str | None:
     return task.metadata.main_score
 
 
+DATA_DIR_HELP = (
+    "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task. "
+    "Overrides the task's environment variable."
+)
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-def validate(paths: tuple[Path, ...]) -> None:
-    """Check submissions: spec schema, plugin discoverable, results current, no duplicates, sane scores."""
-    from leaderboard.records.submissions import validate_paths
+@click.option("--data-dir", "data_dirs", multiple=True, metavar="[TASK=]DIR", help=DATA_DIR_HELP)
+@click.option(
+    "--require-plugins",
+    is_flag=True,
+    help="Fail (instead of reporting 'not verifiable here') when a submission's plugin is not installed.",
+)
+def validate(paths: tuple[Path, ...], data_dirs: tuple[str, ...], require_plugins: bool) -> None:
+    """Check submissions: spec schema, plugin and version, results against the spec, data current, no duplicates.
 
-    count, problems = validate_paths(list(paths), _registry())
-    for problem in problems:
+    Every problem in every file is listed (exit 2 if any). A submission whose plugin package is not
+    installed here is reported as "not verifiable here: plugin not installed" and does not fail.
+    """
+    from leaderboard.records.submissions import NOT_VERIFIABLE, task_data_dirs
+    from leaderboard.records.submissions import validate as run_validation
+
+    report = run_validation(list(paths), _registry(), task_data_dirs(data_dirs), require_plugins)
+    for problem in report.problems:
         err().print(f"[red]✗[/] {escape(problem)}", highlight=False, soft_wrap=True)
-    if problems:
+    for note in report.not_verifiable:
+        err().print(f"[yellow]?[/] {escape(note)}", highlight=False, soft_wrap=True)
+    if report.problems:
         from leaderboard.errors import BadInput
 
-        raise BadInput(f"{len(problems)} problem(s) in {count} submission(s).")
-    out().print(f"✓ {count} submission(s) valid")
+        raise BadInput(f"{_plural(len(report.problems), 'problem')} in {_plural(report.submissions, 'submission')}.")
+    unverified = f" ({len(report.not_verifiable)} {NOT_VERIFIABLE})" if report.not_verifiable else ""
+    out().print(f"✓ {_plural(report.submissions, 'submission')} valid{unverified}", highlight=False)
 
 
 COMMANDS = [show, push, pull, export_cmd, import_cmd, validate]

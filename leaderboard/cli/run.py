@@ -50,11 +50,36 @@ EXAMPLES = """Examples:
     metavar="KEY=VALUE",
     help="A task setting, e.g. ignore_identical_ids=false (see `leaderboard tasks`); recorded in the result.",
 )
+@click.option(
+    "--dtype",
+    type=click.Choice(["float32", "float16", "bfloat16"]),
+    default=None,
+    help="Weights dtype (default: the model's own); float16 also stores corpus embedding shards in float16.",
+)
+@click.option(
+    "--shard-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for corpus embedding shards (default: the cache folder); must be shared by Ray workers.",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk embedding cache.")
 def run(
-    models, tasks, output, batch_size, device, max_length, limit, data_dirs, task_options, seed, overwrite, no_cache
+    models,
+    tasks,
+    output,
+    batch_size,
+    device,
+    max_length,
+    limit,
+    data_dirs,
+    task_options,
+    dtype,
+    shard_dir,
+    seed,
+    overwrite,
+    no_cache,
 ) -> None:
     """Evaluate each --model on each --task and write one result file per pair."""
     if not models or not tasks:
@@ -75,6 +100,8 @@ def run(
         data_dirs=data_dirs_option(data_dirs, tasks),
         use_cache=not no_cache,
         task_options=key_values(task_options, "--task-option"),
+        dtype=dtype,
+        shard_dir=shard_dir,
     )
     session = Session(get_registry(), options)
     with progress() as bar, use_progress(bar):

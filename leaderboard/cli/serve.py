@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from leaderboard.cli.console import err, escape
+
+
+def registered_benchmarks() -> list[Any]:
+    """The installed plugins' benchmark declarations (the app itself never imports a plugin)."""
+    from leaderboard.registry import get_registry
+
+    found = []
+    for name, registration in sorted(get_registry().entries["benchmark"].items()):
+        try:
+            found.append(registration.factory())
+        except Exception as exc:  # one plugin's bug must not stop the board
+            err().print(f"[yellow]benchmark {escape(name)} skipped:[/] {escape(type(exc).__name__)}: {escape(exc)}")
+    return found
 
 
 @click.command()
@@ -14,15 +29,39 @@ from leaderboard.cli.console import err, escape
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=7860, show_default=True)
 @click.option("--endpoint", default=None, help="Hub endpoint for hf:// results.")
-def serve(results_spec: str, host: str, port: int, endpoint: str | None) -> None:
+@click.option(
+    "--public",
+    is_flag=True,
+    help="Show exactly the public board: public benchmarks only (default: also non-public benchmarks and tasks "
+    "in no benchmark, labelled as local).",
+)
+@click.option(
+    "--poll",
+    "poll_seconds",
+    type=float,
+    default=None,
+    help="Check the results for a new revision every N seconds and reload without a restart "
+    "(default: 600 for hf://, off for a folder).",
+)
+def serve(
+    results_spec: str, host: str, port: int, endpoint: str | None, public: bool, poll_seconds: float | None
+) -> None:
     """Serve the leaderboard app (Gradio) over a results folder or dataset."""
-    from leaderboard.app.sources import resolve_results
-    from leaderboard.app.ui import build_app
+    from leaderboard.app.live import DEFAULT_POLL_SECONDS
+    from leaderboard.app.ui import build_app, launch
 
-    folder = resolve_results(results_spec, endpoint)
-    app = build_app(folder)
-    err().print(f"Serving {escape(str(folder))} on http://{host}:{port}", highlight=False)
-    app.launch(server_name=host, server_port=port, show_error=True)
+    if poll_seconds is None and results_spec.startswith("hf://"):
+        poll_seconds = DEFAULT_POLL_SECONDS
+    app = build_app(
+        results_spec, registered_benchmarks(), public=public, endpoint=endpoint, poll_seconds=poll_seconds or None
+    )
+    board = app.live_board.board  # type: ignore[attr-defined]
+    err().print(
+        f"Serving {escape(str(board.root))} ({len(board.rows)} results, {len(board.benchmarks)} benchmarks"
+        f"{', public board' if public else ''}) on http://{host}:{port}",
+        highlight=False,
+    )
+    launch(app, host, port)
 
 
 COMMANDS = [serve]

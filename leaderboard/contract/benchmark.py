@@ -24,6 +24,23 @@ class BenchmarkTask:
 
 
 @dataclass(frozen=True)
+class SideAggregate:
+    """A second number shown beside the aggregate, never ranked by: the mean of ``tasks``' values."""
+
+    label: str  # e.g. "mean p-MRR"
+    formula: str
+    tasks: tuple[BenchmarkTask, ...]
+
+
+@dataclass(frozen=True)
+class BenchmarkView:
+    """One of a task's declared views (``TaskMetadata.views``, by title) that the board shows with the benchmark."""
+
+    task: str
+    title: str
+
+
+@dataclass(frozen=True)
 class Benchmark:
     name: str
     description: str
@@ -35,6 +52,8 @@ class Benchmark:
     formula: str = ""  # the aggregate stated as a formula, shown on the board
     citation: str = ""
     public: bool = True  # False: never on the public board (demo data, ad-hoc folders)
+    also: tuple[SideAggregate, ...] = ()  # other means shown beside the aggregate (FollowIR's mean p-MRR)
+    views: tuple[BenchmarkView, ...] = ()  # task views to show with it (MultiConIR's WR_k curve)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:

@@ -40,6 +40,7 @@ class ModelRequest:
     batch_size: int = 32
     device: str | None = None
     max_length: int | None = None
+    dtype: str | None = None  # "float32", "float16" or "bfloat16" for the weights; None keeps the model's own
 
 
 @dataclass

@@ -16,6 +16,7 @@ Where the main score lives: ``scores[metadata.splits[0]]["default"][metadata.mai
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any, Literal
@@ -122,7 +123,7 @@ class ScoreReport:
 
 @dataclass
 class RetrievalData:
-    corpus: dict[str, str]
+    corpus: Mapping[str, str]  # a dict, or a read-only mapping that reads texts from disk on demand
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]
     source: DataSource

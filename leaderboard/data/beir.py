@@ -1,10 +1,14 @@
-"""Loader for BEIR-format directories: corpus.jsonl, queries.jsonl, qrels/<split>.tsv."""
+"""Loader for BEIR-format directories: corpus.jsonl, queries.jsonl, qrels/<split>.tsv.
+
+The corpus is a ``JsonlCorpus``: a read-only mapping whose texts stay in the file.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from leaderboard.contract.task import DataSource, RetrievalData
+from leaderboard.data.corpus import JsonlCorpus
 from leaderboard.data.hashing import content_hash
 from leaderboard.data.jsonl import read_jsonl, read_qrels_tsv
 from leaderboard.errors import BadInput
@@ -24,19 +28,16 @@ def load_beir(root: Path, split: str = "test", source: DataSource | None = None)
     root = Path(root)
     if not root.is_dir():
         raise BadInput(
-            f"BEIR data directory {root} does not exist; expected a folder with corpus.jsonl, queries.jsonl and qrels/{split}.tsv."
+            f"BEIR data directory {root} does not exist; expected a folder with corpus.jsonl, queries.jsonl "
+            f"and qrels/{split}.tsv."
         )
     corpus_path, queries_path, qrels_path = (
         root / "corpus.jsonl",
         root / "queries.jsonl",
         root / "qrels" / f"{split}.tsv",
     )
-    corpus: dict[str, str] = {}
-    for line_no, record in read_jsonl(corpus_path, ("_id", "text"), CORPUS_WHAT):
-        doc_id = str(record["_id"])
-        if doc_id in corpus:
-            raise BadInput(f"{corpus_path}, line {line_no}: duplicate '_id' {doc_id!r}.")
-        corpus[doc_id] = corpus_text(record)
+    # The corpus stays on disk (ids and texts read on demand): memory does not grow with its texts.
+    corpus = JsonlCorpus(corpus_path, "_id", corpus_text, ("_id", "text"), CORPUS_WHAT)
     queries: dict[str, str] = {}
     query_records: dict[str, dict] = {}
     for line_no, record in read_jsonl(queries_path, ("_id", "text"), QUERIES_WHAT):
@@ -49,7 +50,7 @@ def load_beir(root: Path, split: str = "test", source: DataSource | None = None)
     for query_id, judged in qrels.items():
         if query_id not in queries:
             raise BadInput(f"{qrels_path}: query-id {query_id!r} is not in {queries_path}.")
-        missing = [d for d in judged if d not in corpus]
+        missing = [d for d in judged if d not in corpus]  # one verified lookup each
         if missing:
             raise BadInput(
                 f"{qrels_path}: query-id {query_id!r} judges corpus-id {missing[0]!r}, which is not in {corpus_path}."

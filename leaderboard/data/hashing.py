@@ -6,12 +6,18 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from leaderboard.errors import BadInput
+
 
 def sha256_file(path: Path) -> str:
+    """The file's sha256; BadInput naming the file when it cannot be read (gone, a folder, no permission)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot be read ({exc.strerror or exc}).") from None
     return digest.hexdigest()
 
 

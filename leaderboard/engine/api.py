@@ -24,6 +24,8 @@ from leaderboard.engine.runner import LoadedModel, RunOptions, RunOutcome, build
 from leaderboard.errors import BadInput
 from leaderboard.registry import Registry, get_registry
 
+DTYPES = ("float32", "float16", "bfloat16")
+
 __all__ = ["RunOptions", "RunOutcome", "Session", "evaluate"]
 
 
@@ -67,6 +69,8 @@ def _memo_for(model: Model, options: RunOptions) -> EmbeddingMemo:
         "query_prompt": target.metadata.query_prompt,
         "document_prompt": target.metadata.document_prompt,
     }
+    if options.dtype is not None:  # other weights, other vectors (absent for the default: old caches stay valid)
+        settings["dtype"] = options.dtype
     return EmbeddingMemo(EmbeddingCache(target.metadata.name, target.metadata.revision, settings))
 
 
@@ -77,6 +81,8 @@ def make_options(**options: Any) -> RunOptions:
         raise BadInput(f"unknown option(s) {', '.join(unknown)}; expected some of {', '.join(sorted(known))}")
     if "output" in options:
         options["output"] = Path(options["output"])
+    if options.get("dtype") not in (None, *DTYPES):
+        raise BadInput(f"dtype {options['dtype']!r}: expected one of {', '.join(DTYPES)}.")
     return RunOptions(**options)
 
 

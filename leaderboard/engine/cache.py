@@ -2,26 +2,45 @@
 
 One SQLite file per (model name, revision, settings); a row per (role, sha256 of the exact text
 the model saw). Each row stores its vector's byte length and sha256, so a corrupt or truncated
-entry is detected on read and recomputed, never used. A database file that SQLite cannot open
-is moved aside and started afresh. SQLite (stdlib) gives atomic, concurrent-safe writes for free.
+entry is detected on read and recomputed, never used; so is a row whose width is not the model's
+(stored in ``meta`` from the first fresh embedding). SQLite (stdlib) gives atomic,
+concurrent-safe writes for free.
+
+A damaged database file (one that fails ``PRAGMA quick_check`` on open, which reads every page of
+every table and index, or that raises a database error later) is moved aside, named once on
+stderr, and the cache starts afresh: the run recomputes what it needs and never fails for it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
+from leaderboard.errors import LeaderboardError
 from leaderboard.fileio import cache_home
 
 CACHE_ENV = "LEADERBOARD_CACHE_DIR"
+T = TypeVar("T")
+_DAMAGED = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB (primary result codes)
+
+
+def is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """A damaged file, as opposed to a busy, locked, read-only or missing one (which says nothing about the data)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:  # raised here (quick_check), or by an SQLite build that does not say
+        return not isinstance(exc, sqlite3.OperationalError)
+    return code & 0xFF in _DAMAGED
 
 
 def cache_dir() -> Path:
@@ -31,7 +50,8 @@ def cache_dir() -> Path:
 
 
 def text_key(role: str, text: str) -> str:
-    return hashlib.sha256(f"{role}\0{text}".encode()).hexdigest()
+    # surrogatepass: a lone surrogate ("\ud800", valid in a JSON string) still gets a key of its own.
+    return hashlib.sha256(f"{role}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
@@ -43,33 +63,104 @@ class CacheStats:
 
 class EmbeddingCache:
     def __init__(self, model_name: str, revision: str | None, settings: dict, root: Path | None = None):
-        identity = json.dumps(
+        self.identity = json.dumps(
             {"model": model_name, "revision": revision, "settings": settings}, sort_keys=True, default=str
         )
-        self.key = hashlib.sha256(identity.encode()).hexdigest()[:24]
+        self.key = hashlib.sha256(self.identity.encode("utf-8", "surrogatepass")).hexdigest()[:24]
         self.path = (root or cache_dir()) / f"{self.key}.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.stats = CacheStats()
+        self.moved_aside: list[Path] = []
+        self.dim: int | None = None  # the model's embedding width, once known
         self._db = self._open()
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)", (identity,))
-        self._db.commit()
 
+    # -- opening and recovery -----------------------------------------------------------------
     def _open(self) -> sqlite3.Connection:
         try:
-            db = sqlite3.connect(self.path)
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
+                raise self._failure(exc) from None
+            self._move_aside(exc)
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:  # a fresh file that fails is not damage: say which file
+            raise self._failure(exc) from None
+
+    def _failure(self, exc: sqlite3.DatabaseError) -> LeaderboardError:
+        return LeaderboardError(
+            f"the embedding cache {self.path} cannot be used ({type(exc).__name__}: {exc}); run with --no-cache, "
+            f"or point {CACHE_ENV} at another folder"
+        )
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path)
+        try:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER, checksum TEXT, data BLOB)"
             )
             db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
-            db.execute("SELECT count(*) FROM vectors").fetchone()
-            return db
-        except sqlite3.DatabaseError:
-            self.path.rename(self.path.with_suffix(f".corrupt-{int(time.time())}"))
-            return self._open()
+            # quick_check reads every page of every table and index (integrity_check also
+            # cross-checks index entries against rows, much slower); any damage shows here.
+            problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise sqlite3.DatabaseError("; ".join(str(p) for p in problems[:3]))
+            with db:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)", (self.identity,))
+            self.dim = self._stored_dim(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
 
+    @staticmethod
+    def _stored_dim(db: sqlite3.Connection) -> int | None:
+        row = db.execute("SELECT value FROM meta WHERE name = 'dim'").fetchone()
+        if row is not None and str(row[0]).isdigit():
+            return int(row[0])
+        # A cache written before the width was stored: the width most rows have.
+        row = db.execute("SELECT dim FROM vectors GROUP BY dim ORDER BY count(*) DESC LIMIT 1").fetchone()
+        return row[0] if row is not None and isinstance(row[0], int) else None
+
+    def _move_aside(self, exc: BaseException) -> None:
+        target = self.path.with_name(f"{self.path.name}.corrupt-{time.time_ns()}")
+        try:
+            self.path.rename(target)
+        except FileNotFoundError:
+            return  # another process moved it first
+        for suffix in ("-journal", "-wal", "-shm"):  # SQLite's side files belong to the damaged database
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        self.moved_aside.append(target)
+        print(
+            f"Warning: the embedding cache {self.path} is damaged ({exc}); moved it to {target} and started "
+            "afresh (embeddings are recomputed).",
+            file=sys.stderr,
+        )
+
+    def _guarded(self, operation: Callable[[], T], fallback: T) -> T:
+        """Run a database operation; on a database error move the file aside, reopen, and return ``fallback``."""
+        try:
+            return operation()
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
+                raise self._failure(exc) from None
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._move_aside(exc)
+            self.dim = None
+            self._db = self._open()
+            return fallback
+
+    # -- reading and writing ------------------------------------------------------------------
     def get_many(self, role: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
         keys = {text_key(role, t): t for t in texts}
+        found = self._guarded(lambda: self._read(keys), {})
+        self.stats.hits += len(found)
+        self.stats.misses += len(keys) - len(found)
+        return found
+
+    def _read(self, keys: dict[str, str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
         items = list(keys.items())
         for start in range(0, len(items), 500):  # stay under SQLite's bound-parameter limit
             chunk = dict(items[start : start + 500])
@@ -77,21 +168,36 @@ class EmbeddingCache:
             for key, dim, checksum, data in self._db.execute(
                 f"SELECT key, dim, checksum, data FROM vectors WHERE key IN ({marks})", list(chunk)
             ):
-                if data is None or len(data) != dim * 4 or hashlib.sha256(data).hexdigest() != checksum:
+                if (
+                    not isinstance(data, bytes)
+                    or not isinstance(dim, int)
+                    or (self.dim is not None and dim != self.dim)
+                    or len(data) != dim * 4
+                    or hashlib.sha256(data).hexdigest() != checksum
+                ):
                     self.stats.corrupt += 1  # detected: recomputed by the caller, overwritten on put
                     continue
                 found[chunk[key]] = np.frombuffer(data, dtype=np.float32).copy()
-        self.stats.hits += len(found)
-        self.stats.misses += len(keys) - len(found)
         return found
 
     def put_many(self, role: str, texts: Sequence[str], vectors: np.ndarray) -> None:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or not len(matrix):
+            return
         rows = []
-        for text, vector in zip(texts, np.asarray(vectors, dtype=np.float32)):
+        for text, vector in zip(texts, matrix):
             data = vector.tobytes()
             rows.append((text_key(role, text), vector.shape[0], hashlib.sha256(data).hexdigest(), data))
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+        width = int(matrix.shape[1])
 
-    def close(self) -> None:
-        self._db.close()
+        def write() -> None:
+            with self._db:
+                if self.dim != width:
+                    # Fresh embeddings define the model's width; rows of any other width are stale.
+                    self._db.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(width),))
+                    self._db.execute("DELETE FROM vectors WHERE dim IS NOT ?", (width,))
+                self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+            self.dim = width
+
+        if not self._guarded(lambda: write() or True, False):
+            self._guarded(lambda: write() or True, False)  # once more, into the fresh file

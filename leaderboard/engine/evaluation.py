@@ -6,11 +6,13 @@ are exactly those the result records.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from leaderboard.contract.model import DenseModel, Model, Reranker, Run, SparseModel
 from leaderboard.contract.task import CandidateSet
-from leaderboard.engine.dense import EmbeddingMemo, EncodeStats, dense_pair_scores, dense_search
+from leaderboard.engine.dense import EmbeddingMemo, EncodeStats, SearchOptions, dense_pair_scores, dense_search
 from leaderboard.engine.instructions import format_document, format_query
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
 from leaderboard.errors import BadInput
@@ -30,18 +32,54 @@ class Context:
     first_stage: FirstStageRuns = field(default_factory=FirstStageRuns)
     task_key: tuple = ()  # (task name, data hash): identifies first-stage runs that can be shared
     first_stage_reused: bool | None = None
+    search: SearchOptions = field(default_factory=SearchOptions)  # corpus embeddings: shards, dtype, pool
 
 
-def retrieve(model: Model, corpus: dict[str, str], queries: dict[str, str], top_k: int, ctx: Context) -> Run:
+class PromptedCorpus(Mapping[str, str]):
+    """A corpus as a model sees it (its document prompt prepended), computed per read, never copied."""
+
+    def __init__(self, corpus: Mapping[str, str], prompt: str):
+        self.corpus, self.prompt = corpus, prompt
+
+    def __getitem__(self, doc_id: str) -> str:
+        return self.prompt + self.corpus[doc_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.corpus)
+
+    def __len__(self) -> int:
+        return len(self.corpus)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.corpus
+
+
+def _as_seen_by(model: Model, corpus: Mapping[str, str]) -> Any:
+    # Sparse models' contract names dict; they only read it, and a Mapping on disk reads like one.
+    prompt = model.metadata.document_prompt
+    return PromptedCorpus(corpus, prompt) if prompt else corpus
+
+
+def retrieve(model: Model, corpus: Mapping[str, str], queries: Mapping[str, str], top_k: int, ctx: Context) -> Run:
     """Top-k retrieval from a corpus (EvaluationKind.RETRIEVAL)."""
     if isinstance(model, Pipeline):
         return pipeline_retrieve(model, corpus, queries, ctx)
     queries = {qid: format_query(model, text, ctx.instruction) for qid, text in queries.items()}
-    corpus = {did: format_document(model, text) for did, text in corpus.items()}
     if isinstance(model, DenseModel):
-        return dense_search(model, corpus, queries, top_k, ctx.batch_size, ctx.stats, ctx.memo)
+        return dense_search(
+            model,
+            corpus,
+            queries,
+            top_k,
+            ctx.batch_size,
+            ctx.stats,
+            ctx.memo,
+            document_prompt=model.metadata.document_prompt,
+            options=ctx.search,
+        )
+    seen = _as_seen_by(model, corpus)
     if isinstance(model, SparseModel):
-        return model.search(corpus, queries, top_k)
+        return model.search(seen, queries, top_k)
     if isinstance(model, Reranker):
         raise BadInput(
             f"Model {model.metadata.name!r} is a reranker: it scores given candidates and cannot search a corpus "
@@ -49,7 +87,7 @@ def retrieve(model: Model, corpus: dict[str, str], queries: dict[str, str], top_
         )
     search = getattr(model, "search", None)
     if callable(search):
-        return search(corpus, queries, top_k)
+        return search(seen, queries, top_k)
     raise BadInput(f"Model {model.metadata.name!r} ({type(model).__name__}) implements no retrieval method.")
 
 
@@ -94,11 +132,11 @@ def rerank_pairs(model: Reranker, pairs: list[tuple[str, str]], ctx: Context) ->
     return [scores[p] for p in pairs]
 
 
-def pipeline_retrieve(model: Pipeline, corpus: dict[str, str], queries: dict[str, str], ctx: Context) -> Run:
+def pipeline_retrieve(model: Pipeline, corpus: Mapping[str, str], queries: Mapping[str, str], ctx: Context) -> Run:
     """First stage (shared across pipelines within the run), then the reranker on its top-k."""
     depth = model.spec.depth
     key = (model.first.metadata.name, model.first.metadata.revision, *ctx.task_key, depth, ctx.instruction)
-    first_ctx = Context(ctx.batch_size, ctx.instruction, ctx.stats, ctx.memo)
+    first_ctx = Context(ctx.batch_size, ctx.instruction, ctx.stats, ctx.memo, search=ctx.search)
     first_run, ctx.first_stage_reused = ctx.first_stage.get(
         key, lambda: retrieve(model.first, corpus, queries, depth, first_ctx)
     )

@@ -33,7 +33,8 @@ def parse(spec: str) -> PipelineSpec | None:
         return None
     if len(parts) != 3 or not parts[0].strip() or not parts[2].strip():
         raise BadInput(
-            f"Model {spec!r}: a pipeline is 'FIRST >> RERANKER' or 'FIRST >>K RERANKER' (one stage of reranking), e.g. \"bm25 >>50 ce:<model>\"."
+            f"Model {spec!r}: a pipeline is 'FIRST >> RERANKER' or 'FIRST >>K RERANKER' (one stage of reranking), "
+            'e.g. "bm25 >>50 ce:<model>".'
         )
     depth = int(parts[1]) if parts[1] else DEFAULT_DEPTH
     if depth < 1:
@@ -62,11 +63,13 @@ class Pipeline(Model):
     def __init__(self, spec: PipelineSpec, first: Model, reranker: Model):
         if not isinstance(reranker, Reranker):
             raise BadInput(
-                f"Pipeline {spec.first} >> {spec.reranker}: the second stage must be a reranker, but {spec.reranker!r} is a {reranker.metadata.kind.value} model."
+                f"Pipeline {spec.first} >> {spec.reranker}: the second stage must be a reranker, but "
+                f"{spec.reranker!r} is a {reranker.metadata.kind.value} model."
             )
         if isinstance(first, Reranker):
             raise BadInput(
-                f"Pipeline {spec.first} >> {spec.reranker}: the first stage must be a retriever, but {spec.first!r} is a reranker."
+                f"Pipeline {spec.first} >> {spec.reranker}: the first stage must be a retriever, but "
+                f"{spec.first!r} is a reranker."
             )
         self.spec, self.first, self.reranker = spec, first, reranker
         f, r = first.metadata, reranker.metadata

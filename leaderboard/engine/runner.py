@@ -25,14 +25,16 @@ from leaderboard.contract.task import (
     Task,
     TaskRequest,
 )
-from leaderboard.engine.dense import EmbeddingMemo
+from leaderboard.engine.dense import EmbeddingMemo, SearchOptions
 from leaderboard.engine.evaluation import Context, retrieve, score_candidates
 from leaderboard.engine.instructions import used_strings
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
+from leaderboard.engine.shards import SHARD_ROWS
+from leaderboard.engine.strata import add_complexity_strata
 from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.progress import step
 from leaderboard.records import files
-from leaderboard.records.result import SCHEMA_VERSION, Result, now
+from leaderboard.records.result import SCHEMA_VERSION, Result, encode_per_query, now
 from leaderboard.registry import Registry, Resolved
 
 
@@ -49,6 +51,9 @@ class RunOptions:
     data_dirs: dict[str, str] = field(default_factory=dict)  # task spec -> local data folder
     dtype: str | None = None  # weights and embeddings dtype; None keeps the model's own
     task_options: dict[str, str] = field(default_factory=dict)  # --task-option KEY=VALUE, for every task
+    shard_dir: str | None = None  # corpus embedding shards (default: the cache folder); Ray workers share it
+    keep_shards: bool = False  # keep shard files after a search (they are work files, removed by default)
+    shard_rows: int = SHARD_ROWS  # distinct texts per shard; a corpus that fits in one stays in memory
 
 
 @dataclass
@@ -99,6 +104,15 @@ class Timer:
             self.timings[name] = round(self.timings.get(name, 0.0) + time.perf_counter() - start, 6)
 
 
+def search_options(options: RunOptions) -> SearchOptions:
+    return SearchOptions(
+        shard_rows=options.shard_rows,
+        shard_dir=Path(options.shard_dir) if options.shard_dir else None,
+        dtype=options.dtype,
+        keep_shards=options.keep_shards,
+    )
+
+
 def _plugin_call(function: Any, what: str, *args: Any) -> Any:
     """Call plugin code; a plugin's own crash becomes an internal error that names it."""
     try:
@@ -146,7 +160,9 @@ def build_model(registry: Registry, spec: str, options: RunOptions, built: dict[
         )
         return built[spec]
     resolved = registry.resolve("model", spec)
-    request = ModelRequest(spec, resolved.argument, options.batch_size, options.device, options.max_length)
+    request = ModelRequest(
+        spec, resolved.argument, options.batch_size, options.device, options.max_length, options.dtype
+    )
     model = _create(resolved, request, "model")
     if not isinstance(model, Model):
         raise LeaderboardError(
@@ -171,7 +187,8 @@ def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task,
     task = _create(resolved, request, "task")
     if not isinstance(task, Task):
         raise LeaderboardError(
-            f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, not a leaderboard.Task"
+            f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, "
+            "not a leaderboard.Task"
         )
     unknown = sorted(set(options.task_options) - set(task.metadata.options))
     if unknown:
@@ -277,14 +294,43 @@ def _size(data: Any) -> int | None:
     return None
 
 
-def run_one(
-    registry: Registry,
-    handle: LoadedModel,
-    task_spec: str,
-    options: RunOptions,
-    memo: EmbeddingMemo | None = None,
-    first_stage: FirstStageRuns | None = None,
-) -> RunOutcome:
+def _missing_parts(splits: list[str], subsets: list[str], scores: dict) -> str:
+    """The declared splits (and subsets within each) that the scores lack, as 'split/subset, ...'."""
+    missing = []
+    for split in splits:
+        if split not in scores:
+            missing.append(split)
+            continue
+        missing.extend(f"{split}/{subset}" for subset in subsets if subset not in scores[split])
+    return ", ".join(missing)
+
+
+def _partial_path(path: Path, options: RunOptions, record: dict, model: Model, meta: Any, tag: str) -> Path:
+    """Where a result found partial only after scoring goes; an existing different run there is kept."""
+    target = files.result_path(options.output, model.metadata.name, model.metadata.revision, meta.name, partial=tag)
+    if target == path:
+        return target
+    # An identical earlier run there is replaced (this one is newer); a different one needs --overwrite.
+    target, _ = files.destination(options.output, record, overwrite=options.overwrite, partial=tag)
+    return target
+
+
+@dataclass
+class Prepared:
+    """A (model, task) pair ready to evaluate: data loaded, record started, destination chosen."""
+
+    task: Task
+    data: Any
+    record: dict[str, Any]
+    path: Path
+    partial: str | None
+    timer: Timer
+
+
+def prepare(
+    registry: Registry, handle: LoadedModel, task_spec: str, options: RunOptions
+) -> Prepared | RunOutcome:
+    """Load the task's data and decide where the result goes; a finished identical run is skipped here."""
     model = handle.model
     timer = Timer()
     task, _ = make_task(registry, task_spec, options)
@@ -315,15 +361,24 @@ def run_one(
         "coverage": _coverage(data, options, total),
     }
     partial = None if record["coverage"]["complete"] else f"limit{options.limit}"
-    path = files.result_path(options.output, model.metadata.name, model.metadata.revision, meta.name, partial=partial)
-    if path.exists() and not options.overwrite:
-        existing = files.read_result(path)
-        if files.identity(existing) == files.identity_of(record):
-            return RunOutcome(model.metadata.name, meta.name, "skipped", path, existing)
-        raise BadInput(
-            f"{path} already holds a result for {model.metadata.name} on {meta.name} with different settings or data "
-            f"(data hash {existing.task.source.content_hash}). Pass --overwrite to replace it, or --output to write elsewhere."
-        )
+    # This version's path or an earlier version's; raises when it holds another run (another model's: always).
+    path, existing = files.destination(options.output, record, overwrite=options.overwrite, partial=partial)
+    if existing is not None:
+        return RunOutcome(model.metadata.name, meta.name, "skipped", path, existing)
+    return Prepared(task, data, record, path, partial, timer)
+
+
+def compute(
+    prepared: Prepared,
+    handle: LoadedModel,
+    options: RunOptions,
+    memo: EmbeddingMemo | None = None,
+    first_stage: FirstStageRuns | None = None,
+    search: SearchOptions | None = None,
+) -> dict[str, Any]:
+    """Evaluate and complete the record (not yet validated or written). Runs in a Ray worker under --ray."""
+    model, task, data, record, timer = handle.model, prepared.task, prepared.data, prepared.record, prepared.timer
+    meta = task.metadata
     timer.timings["model_load"] = round(handle.ensure_loaded(), 6)
     # load() may fill in parameter counts and the dtype the weights are in.
     record["model"]["metadata"] = model.metadata.to_json() | {"dtype": getattr(model, "dtype", None)}
@@ -335,6 +390,7 @@ def run_one(
         memo=memo if memo is not None else EmbeddingMemo(),
         first_stage=first_stage if first_stage is not None else FirstStageRuns(),
         task_key=(meta.name, data.source.content_hash),
+        search=search or search_options(options),
     )
     with timer.phase("evaluation"):
         report = _evaluate(task, model, data, ctx)
@@ -354,6 +410,15 @@ def run_one(
         raise LeaderboardError(
             f"task {meta.name!r} did not report its main score {meta.main_score!r} for split {main_split!r}"
         ) from None
+    missing = _missing_parts(meta.splits, meta.subsets, report.scores)
+    if missing:  # checked before strata are added: the declared parts are the task's own
+        coverage = record["coverage"]
+        coverage["complete"] = False
+        coverage["reason"] = "; ".join(filter(None, [coverage["reason"], f"missing from the scores: {missing}"]))
+    if isinstance(task, RetrievalTask) and report.per_query:
+        add_complexity_strata(report, data.queries, meta.main_score, main_split)
+    if report.per_query:
+        record["per_query"] = encode_per_query(report.per_query).model_dump(mode="json")
     timer.timings["total"] = round(sum(v for k, v in timer.timings.items() if k != "total"), 6)
     record.update(
         scores=report.scores,
@@ -366,6 +431,30 @@ def run_one(
         hardware=provenance.hardware_info(options.device),
         created_at=now(),
     )
+    return record
+
+
+def finish(prepared: Prepared, record: dict[str, Any], model: Model, options: RunOptions) -> RunOutcome:
+    """Validate the record and write it atomically: the only place a result file is written."""
+    meta = prepared.task.metadata
+    path = prepared.path
+    if not record["coverage"]["complete"] and prepared.partial is None:  # found incomplete while scoring
+        path = _partial_path(path, options, record, model, meta, "incomplete")
     result = files.build_result(record, where=f"the result of {model.metadata.name} on {meta.name}")
     files.write_result(path, result)
     return RunOutcome(model.metadata.name, meta.name, "written", path, result)
+
+
+def run_one(
+    registry: Registry,
+    handle: LoadedModel,
+    task_spec: str,
+    options: RunOptions,
+    memo: EmbeddingMemo | None = None,
+    first_stage: FirstStageRuns | None = None,
+) -> RunOutcome:
+    prepared = prepare(registry, handle, task_spec, options)
+    if isinstance(prepared, RunOutcome):
+        return prepared
+    record = compute(prepared, handle, options, memo, first_stage)
+    return finish(prepared, record, handle.model, options)

@@ -109,3 +109,9 @@ def mean_scores(per_query: dict[str, dict[str, float]], query_ids: Iterable[str]
         return {}
     names = next(iter(per_query.values())).keys()
     return {name: sum(per_query[q][name] for q in ids) / len(ids) for name in names}
+
+
+def select(per_query: dict[str, dict[str, float]], names: Iterable[str]) -> dict[str, dict[str, float]]:
+    """Only the named metrics of each query (those it has): what a result keeps per query."""
+    names = tuple(names)
+    return {qid: {n: values[n] for n in names if n in values} for qid, values in per_query.items()}

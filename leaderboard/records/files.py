@@ -8,24 +8,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from leaderboard import safe_json
 from leaderboard.errors import BadInput
 from leaderboard.fileio import atomic_open
 from leaderboard.records.result import Result, validation_errors
 
 # Settings that only change speed, not scores: excluded from a result's identity.
 OPERATIONAL_SETTINGS = ("batch_size", "device", "libraries")
+# A result file is tens of kilobytes (per-query values compressed); anything far larger is not one.
+MAX_RESULT_BYTES = 64 * 2**20
+# A path component longer than this (bytes) is cut and completed with a hash: file systems allow 255.
+MAX_COMPONENT_BYTES = 100
+NAME_HASH_CHARS = 10
 
 __all__ = [
     "Result",
     "build_result",
+    "destination",
     "identity",
     "read_result",
+    "read_result_text",
     "result_path",
     "slug",
     "validation_errors",
@@ -55,12 +65,55 @@ def write_result(path: Path, result: Result) -> None:
 
 
 def read_result(path: Path) -> Result:
-    """A validated result, or BadInput naming the file and what is wrong."""
+    """A validated result, or BadInput naming the file and what is wrong. Never raises anything else for a file.
+
+    Refused: what is not a regular file (a directory, a broken link, a FIFO: never opened, so
+    never blocks), non-UTF-8 text, JSON nested deeper than safe_json.MAX_DEPTH (checked before
+    parsing), unreadable numbers, schema errors, scores outside their metric's range, a main score
+    that is not the one in the scores.
+    """
+    text = read_result_text(path)
     try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); expected a result file.") from None
-    return build_result(data, str(path))
+        data = safe_json.loads(text, finite=True)
+    except safe_json.UnsafeJSON as exc:
+        raise BadInput(f"{path}: {exc}; expected a result file.") from None
+    try:
+        return build_result(data, str(path))
+    except RecursionError:  # unreachable below safe_json.MAX_DEPTH; a reader must still never crash
+        raise BadInput(f"{path}: nested too deeply; expected a result file.") from None
+
+
+def read_result_text(path: Path, max_bytes: int = MAX_RESULT_BYTES) -> str:
+    """The text of a result file: a regular file, at most ``max_bytes``, UTF-8; BadInput otherwise."""
+    path = Path(path)
+    try:
+        info = os.stat(path)  # follows links: a broken one is "not found"
+    except FileNotFoundError:
+        raise BadInput(f"{path}: {'a broken symbolic link' if path.is_symlink() else 'no such file'}.") from None
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot be read ({exc.strerror or exc}).") from None
+    if not stat.S_ISREG(info.st_mode):
+        what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a FIFO, socket or device)"
+        raise BadInput(f"{path}: {what}; expected a result file.")
+    if info.st_size > max_bytes:
+        raise BadInput(f"{path}: {info.st_size} bytes; a result file is at most {max_bytes}.")
+    try:
+        # O_NONBLOCK: should a FIFO replace the file after the stat, opening it must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise BadInput(f"{path}: not a regular file; expected a result file.")
+            raw = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot be read ({exc.strerror or exc}).") from None
+    if len(raw) > max_bytes:
+        raise BadInput(f"{path}: larger than {max_bytes} bytes; a result file is not.")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        byte = f"byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+        raise BadInput(f"{path}, line {line}: not UTF-8 ({byte}); expected a result file.") from None
 
 
 def slug(name: str) -> str:
@@ -69,12 +122,91 @@ def slug(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_.+" else "_" for c in out).strip("._") or "unnamed"
 
 
+def path_component(name: str) -> str:
+    """A folder or file name for ``name`` that no other name maps to, at most ~100 bytes.
+
+    The slug when it is the name itself and short; otherwise the slug (cut to fit) + "~" + a hash
+    of the exact name. A slug never contains "~", so a hashed component never equals a plain one:
+    'a/b' -> 'a__b~<hash>' while a model literally named 'a__b' keeps 'a__b'.
+    """
+    plain = slug(name)
+    if plain == name and len(plain.encode()) <= MAX_COMPONENT_BYTES:
+        return plain
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:NAME_HASH_CHARS]
+    room = MAX_COMPONENT_BYTES - NAME_HASH_CHARS - 1
+    return f"{plain.encode()[:room].decode('utf-8', 'ignore')}~{digest}"  # a letter cut in half is dropped
+
+
 def result_path(
     output: Path, model_name: str, revision: str | None, task_name: str, partial: str | None = None
 ) -> Path:
-    """<output>/<model>/<revision>/<task>.json; a partial result (e.g. --limit) gets its own name beside it."""
+    """<output>/<model>/<revision>/<task>.json; a partial result (e.g. --limit) gets its own name beside it.
+
+    Each part is ``path_component`` of the exact name: distinct names never share a path, and no
+    part exceeds what a file system allows, whatever the name's length.
+    """
+    tag = f".partial-{path_component(partial)}" if partial else ""
+    revision_part = "no_revision" if revision is None else path_component(revision)
+    return Path(output) / path_component(model_name) / revision_part / f"{path_component(task_name)}{tag}.json"
+
+
+def legacy_result_path(
+    output: Path, model_name: str, revision: str | None, task_name: str, partial: str | None = None
+) -> Path:
+    """Where versions before 0.3 wrote the result: plain slugs (not injective: 'a/b' and 'a__b' shared it)."""
     tag = f".partial-{slug(partial)}" if partial else ""
     return Path(output) / slug(model_name) / slug(revision or "no_revision") / f"{slug(task_name)}{tag}.json"
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # e.g. a legacy name too long for the file system: no such file
+        return False
+
+
+def destination(
+    output: Path, record: dict[str, Any], *, overwrite: bool, partial: str | None = None
+) -> tuple[Path, Result | None]:
+    """Where a new result for ``record`` goes, and the existing identical result when there is one.
+
+    Looks at this version's path, then at the path earlier versions used. Returns (path, result)
+    when the existing file is the same run (skip it, unless ``overwrite``), (path, None) when the
+    result is to be written at ``path``. Raises BadInput when the existing file holds different
+    settings and ``overwrite`` is off, or when it holds another model's (or task's) result: that one
+    is never replaced, with or without ``overwrite``.
+    """
+    name, revision, task = record["model"]["name"], record["model"]["revision"], record["task"]["name"]
+    path = result_path(output, name, revision, task, partial)
+    legacy = legacy_result_path(output, name, revision, task, partial)
+    for candidate in [path] if legacy == path else [path, legacy]:
+        if not _is_file(candidate):
+            continue
+        try:
+            existing = read_result(candidate)
+        except BadInput:
+            if candidate == path and overwrite:
+                return path, None  # a damaged file at this run's own (injective) path: replaced on request
+            raise
+        subject = (existing.model.name, existing.model.revision, existing.task.name)
+        if subject != (name, revision, task):
+            if candidate != path:
+                continue  # an earlier version's file for another model that shared the slug: not ours
+            raise BadInput(
+                f"{candidate} holds a result for model {existing.model.name!r} (revision {existing.model.revision!r}) "
+                f"on task {existing.task.name!r}, not for {name!r} (revision {revision!r}) on {task!r}; it is never "
+                "replaced. Write to another folder with --output."
+            )
+        if identity(existing) == identity_of(record) and not overwrite:
+            return candidate, existing
+        if not overwrite:
+            raise BadInput(
+                f"{candidate} already holds a result for {name} on {task} with different settings or data "
+                f"(data hash {existing.task.source.content_hash}). Pass --overwrite to replace it, or --output to "
+                "write elsewhere."
+            )
+        return candidate, None  # replaced in place, in whichever layout it was found
+    return path, None
 
 
 def identity_of(record: dict[str, Any]) -> str:

@@ -1,34 +1,68 @@
-"""An index of validated results: each file is validated once, then read back from a small summary.
+"""An index of validated results: each file is validated once, then read back from small records.
 
-Validating a result means importing pydantic and building the result model, about 0.1 s, and
-about 10 ms per file. ``show`` and the app read many files many times, so each folder keeps an
-index (under the cache folder, keyed by the folder's absolute path) of every file's size, mtime
-and inode with either its summary or the reason it was skipped. An unchanged file is never
-re-validated; a changed, new or removed file is noticed by its stat alone.
+Validating a result means importing pydantic and building the result model, about 10 ms per file.
+``show`` and the app read many files many times, so each folder keeps an index (an SQLite file
+under the cache folder, keyed by the folder's absolute path) holding, per file, its size, mtime,
+inode and sha256 with either what readers need of it or the reason it was skipped. An unchanged
+file is never re-validated: its stat is enough, and a file rewritten with the same bytes (a pull
+rewrites every file it fetches) is recognised by its sha256.
+
+Per file the index keeps four records, so a reader loads only what it needs:
+
+* ``summary``: small, loaded for every file (``show``, the board's listing): model, task, main
+  score and its interval, coverage, dates, and the main split's "default" scores.
+* ``detail``: every score, interval and subset size, for the app's per-task views.
+* ``per_query``: the result's compressed per-query field as stored (decoded only when a
+  significance test or an interval needs it).
+* ``task``: the task's declaration (metrics with their descriptions, views, paper, citation).
+
+SQLite (standard library) rather than one JSON file: rows are updated one by one when a file
+changes, and a reader fetches the details of one task without parsing the whole index.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import sqlite3
+import stat as stat_module
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.fileio import atomic_open, cache_home
+from leaderboard.fileio import cache_home
 from leaderboard.records.listing import result_files
 
 if TYPE_CHECKING:
     from leaderboard.records.result import Result
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "3"
+# Per-query fields larger than this many queries stay in the result file only (the app then shows no
+# per-query interval or test for that result); every task in this project is far below it.
+PER_QUERY_LIMIT = 200_000
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, sha256 TEXT,
+    task TEXT, summary TEXT, detail TEXT, per_query TEXT, task_meta TEXT, reason TEXT
+);
+CREATE INDEX IF NOT EXISTS entries_by_task ON entries (task);
+"""
 
 
 def summary(result: Result) -> dict[str, Any]:
     """What listings need of a result, in plain JSON."""
     meta = result.model.metadata
-    ci = result.confidence_intervals.get(result.task.main_split, {}).get("default", {}).get(result.task.main_score)
+    split = result.task.main_split
+    ci = result.confidence_intervals.get(split, {}).get("default", {}).get(result.task.main_score)
+    coverage = result.coverage
+    reason = coverage.reason if coverage is not None else None
+    if not result.is_complete and not reason and result.settings.limit is not None:
+        reason = f"--limit {result.settings.limit}"
     return {
         "model": {
             "name": result.model.name,
@@ -37,6 +71,8 @@ def summary(result: Result) -> dict[str, Any]:
             "n_parameters": meta.get("n_parameters"),
             "takes_instructions": bool(meta.get("takes_instructions")),
             "reference": meta.get("reference"),
+            "plugin": result.model.plugin,
+            "plugin_version": result.model.plugin_version,
         },
         "task": {
             "name": result.task.name,
@@ -45,15 +81,36 @@ def summary(result: Result) -> dict[str, Any]:
             "main_score": result.task.main_score,
             "direction": result.direction,
             "content_hash": result.task.source.content_hash,
+            "data_revision": result.task.source.revision,
+            "split": split,
         },
         "main_score": result.main_score,
         "main_ci": ci,
         "complete": result.is_complete,
+        "coverage_reason": reason,
         "queries": result.counts.get("queries", result.counts.get("candidate_sets")),
+        "total_queries": coverage.total_queries if coverage is not None else None,
         "created_at": result.created_at.isoformat(),
         "harness": result.harness.version,
+        "harness_commit": result.harness.git_commit,
         "imported": result.imported_from is not None,
+        "has_per_query": result.per_query is not None,
+        "default": dict(result.scores.get(split, {}).get("default", {})),
     }
+
+
+def detail(result: Result) -> dict[str, Any]:
+    """Every score, interval and subset size (for per-task views)."""
+    return {
+        "scores": result.scores,
+        "confidence_intervals": result.confidence_intervals,
+        "subset_sizes": result.subset_sizes,
+    }
+
+
+def task_declaration(result: Result) -> dict[str, Any]:
+    """The task as the result declares it, without its data source (the same for every model)."""
+    return result.task.model_dump(mode="json", exclude={"source"})
 
 
 @dataclass
@@ -62,12 +119,26 @@ class Entry:
     stat: list[int]  # size, mtime_ns, inode
     summary: dict[str, Any] | None = None
     reason: str | None = None  # why the file was skipped
+    sha256: str | None = None  # of the file's bytes
+
+
+@dataclass
+class _Record:
+    """What validating one file produced: a summary and its larger parts, or the reason it was skipped."""
+
+    entry: Entry
+    task: str | None = None
+    detail: str | None = None  # JSON text
+    per_query: str | None = None
+    task_meta: str | None = None
 
 
 @dataclass
 class Index:
     root: Path
     entries: dict[str, Entry] = field(default_factory=dict)
+    database: Path | None = None  # where the larger records live; None: kept in memory
+    _memory: dict[str, _Record] = field(default_factory=dict, repr=False)
 
     @property
     def rows(self) -> list[tuple[Path, dict[str, Any]]]:
@@ -77,81 +148,201 @@ class Index:
     def skipped(self) -> list[tuple[Path, str]]:
         return [(self.root / e.path, e.reason or "invalid") for e in self.entries.values() if e.summary is None]
 
+    # -- the larger records, on demand ------------------------------------------------------------
+    def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Relative path -> every score, interval and subset size of that result."""
+        return {p: json.loads(text) for p, text in self._column("detail", paths).items()}
+
+    def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Relative path -> the result's per_query field as stored (only results that have one)."""
+        return {p: json.loads(text) for p, text in self._column("per_query", paths).items()}
+
+    def tasks(self) -> dict[str, dict[str, Any]]:
+        """Task name -> its declaration, from the newest valid result of that task."""
+        newest: dict[str, tuple[str, str]] = {}
+        for e in self.entries.values():
+            if e.summary is not None:
+                name, created = e.summary["task"]["name"], e.summary["created_at"]
+                if name not in newest or created > newest[name][0]:
+                    newest[name] = (created, e.path)
+        found = self._column("task_meta", [path for _, path in newest.values()])
+        return {name: json.loads(found[path]) for name, (_, path) in newest.items() if path in found}
+
+    def _column(self, column: str, paths: Iterable[str]) -> dict[str, str]:
+        wanted = [p for p in dict.fromkeys(paths) if p in self.entries]
+        if self.database is None:
+            return {p: v for p in wanted if (v := getattr(self._memory.get(p), column, None)) is not None}
+        out: dict[str, str] = {}
+        try:
+            with _connect(self.database) as db:
+                for start in range(0, len(wanted), 500):  # SQLite limits the number of bound parameters
+                    chunk = wanted[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    query = f"SELECT path, {column} FROM entries WHERE path IN ({marks}) AND {column} IS NOT NULL"
+                    out.update(db.execute(query, chunk).fetchall())
+        except sqlite3.Error:
+            return {}  # the index went away or was damaged under us: views show "—" until the next build
+        return out
+
 
 def index_file(root: Path) -> Path:
     key = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:24]
-    return cache_home() / "index" / f"{key}.json"
+    return cache_home() / "index" / f"{key}.sqlite"
 
 
-def _stat(path: Path) -> list[int] | None:
+def _stat(path: Path) -> tuple[list[int], str | None] | None:
+    """(size, mtime_ns, inode) and why the path cannot be a result (None when it is a regular file)."""
     try:
         st = path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            return [0, 0, 0], "a broken symbolic link, not a result file"
+        return None  # removed while we listed the folder
+    except OSError as exc:
+        return [0, 0, 0], f"cannot be read: {exc.strerror or exc}"
+    key = [st.st_size, st.st_mtime_ns, st.st_ino]
+    if not stat_module.S_ISREG(st.st_mode):
+        return key, "not a regular file (a folder, pipe or device named *.json)"
+    return key, None
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _load(path: Path) -> dict[str, Entry]:
-    try:
-        data = json.loads(path.read_text("utf-8"))
-        if data.get("version") != INDEX_VERSION:
-            return {}
-        return {e["path"]: Entry(**e) for e in data["entries"]}
-    except (OSError, ValueError, TypeError, KeyError):
-        return {}  # a missing or damaged index is rebuilt, never trusted
-
-
-def _validate(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    from leaderboard.errors import BadInput
+def _validate(path: Path, rel: str, key: list[int]) -> _Record:
     from leaderboard.records.files import read_result
 
     try:
-        return summary(read_result(path)), None
-    except BadInput as exc:
-        return None, str(exc)
+        result = read_result(path)
+        per_query = result.per_query
+        return _Record(
+            Entry(rel, key, summary(result)),
+            task=result.task.name,
+            detail=json.dumps(detail(result), allow_nan=False),
+            per_query=per_query.model_dump_json() if per_query and per_query.count <= PER_QUERY_LIMIT else None,
+            task_meta=json.dumps(task_declaration(result), allow_nan=False),
+        )
+    except Exception as exc:  # any file, however hostile, becomes a skipped entry with its reason
+        reason = str(exc) if type(exc).__name__ == "BadInput" else f"{type(exc).__name__}: {exc}"
+        return _Record(Entry(rel, key, None, reason or type(exc).__name__))
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path, timeout=30)
+
+
+def _open(path: Path) -> sqlite3.Connection | None:
+    """The folder's index database, created when missing; a damaged or foreign one is replaced."""
+    for attempt in range(2):
+        db = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = _connect(path)
+            db.executescript(_SCHEMA)
+            found = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if found is None:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (INDEX_VERSION,))
+                db.commit()
+            elif found[0] != INDEX_VERSION:
+                raise sqlite3.DatabaseError(f"index version {found[0]}")
+            return db
+        except (sqlite3.Error, OSError):
+            if db is not None:
+                db.close()
+            if attempt == 0:
+                _remove(path)  # rebuilt from the result files, which are the truth
+    return None  # a read-only or broken cache folder only costs speed: index in memory
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.unlink(f"{path}{suffix}")
+
+
+def _stored(db: sqlite3.Connection) -> dict[str, Entry]:
+    entries = {}
+    for path, size, mtime, inode, digest, text, reason in db.execute(
+        "SELECT path, size, mtime_ns, inode, sha256, summary, reason FROM entries"
+    ):
+        entries[path] = Entry(path, [size, mtime, inode], json.loads(text) if text else None, reason, digest)
+    return entries
 
 
 def build_index(root: Path, *, persist: bool = True) -> Index:
     """Every result file under ``root``: unchanged files from the stored index, others validated now."""
     root = Path(root)
-    stored = _load(index_file(root)) if persist else {}
-    index = Index(root)
+    db = _open(index_file(root)) if persist else None
+    try:
+        stored = _stored(db) if db is not None else {}
+    except (sqlite3.Error, ValueError):
+        stored = {}
+    index = Index(root, database=index_file(root) if db is not None else None)
+    fresh: list[_Record] = []
+    moved: list[Entry] = []  # same bytes, new stat (rewritten by a pull): only the stat is updated
     for path in result_files(root):
         rel = path.relative_to(root).as_posix()
-        stat = _stat(path)
-        if stat is None:
+        found = _stat(path)
+        if found is None:
             continue
+        key, not_a_file = found
         old = stored.get(rel)
-        if old is not None and old.stat == stat:
+        if old is not None and old.stat == key:
             index.entries[rel] = old
             continue
-        found, reason = _validate(path)
-        index.entries[rel] = Entry(rel, stat, found, reason)
-    if persist and (
-        index.entries.keys() != stored.keys() or any(stored.get(k) is not v for k, v in index.entries.items())
-    ):
-        _save(index)
+        if not_a_file:
+            record = _Record(Entry(rel, key, None, not_a_file))
+        else:
+            digest = _digest(path)
+            if old is not None and digest is not None and old.sha256 == digest:
+                old.stat = key
+                index.entries[rel] = old
+                moved.append(old)
+                continue
+            record = _validate(path, rel, key)
+            record.entry.sha256 = digest
+        index.entries[rel] = record.entry
+        fresh.append(record)
+    if db is None:
+        index._memory = {r.entry.path: r for r in fresh}
+        return index
+    try:
+        _save(db, fresh, moved, removed=stored.keys() - index.entries.keys())
+    except sqlite3.Error:
+        index.database, index._memory = None, {r.entry.path: r for r in fresh}
+    finally:
+        db.close()
     return index
 
 
-def _save(index: Index) -> None:
-    target = index_file(index.root)
-    try:
-        with atomic_open(target, "w") as handle:
-            json.dump(
-                {
-                    "version": INDEX_VERSION,
-                    "root": str(index.root.resolve()),
-                    "entries": [vars(e) for e in index.entries.values()],
-                },
-                handle,
-            )
-    except OSError:
-        pass  # a read-only cache folder only costs speed
+def _save(db: sqlite3.Connection, fresh: list[_Record], moved: list[Entry], removed: Iterable[str]) -> None:
+    with db:  # one transaction: a reader never sees half an update
+        db.executemany("DELETE FROM entries WHERE path = ?", [(p,) for p in removed])
+        db.executemany(
+            "UPDATE entries SET size = ?, mtime_ns = ?, inode = ? WHERE path = ?", [(*e.stat, e.path) for e in moved]
+        )
+        db.executemany(
+            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    r.entry.path,
+                    *r.entry.stat,
+                    r.entry.sha256,
+                    r.task,
+                    json.dumps(r.entry.summary, allow_nan=False) if r.entry.summary is not None else None,
+                    r.detail,
+                    r.per_query,
+                    r.task_meta,
+                    r.entry.reason,
+                )
+                for r in fresh
+            ],
+        )
 
 
 def clear_index(root: Path) -> None:
-    try:
-        os.unlink(index_file(root))
-    except OSError:
-        pass
+    _remove(index_file(root))

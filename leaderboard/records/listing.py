@@ -1,19 +1,29 @@
-"""Finding result files in a folder: results, not bookkeeping (hidden folders, model cards, caches)."""
+"""Finding result files in a folder: results, not bookkeeping (hidden folders, model cards, caches).
+
+Every entry named ``*.json`` is listed, whatever it is (a directory, a broken link, a FIFO), and
+nothing is opened here: the reader (``files.read_result``) refuses what is not a regular file,
+so listings show it as skipped, with the reason, instead of crashing or blocking on it.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
+BOOKKEEPING = ("model_card.json", "model_meta.json", "spec.json")
+TOP_LEVEL_BOOKKEEPING = ("benchmarks.json",)  # the results dataset's benchmark declarations, beside results/
+
 
 def result_files(root: Path) -> Iterator[Path]:
+    """Every ``*.json`` under ``root`` outside hidden folders, sorted; links to folders are not followed."""
     root = Path(root)
-    for path in sorted(root.rglob("*.json")):
-        rel = path.relative_to(root).parts
-        if any(part.startswith(".") for part in rel) or path.name in (
-            "model_card.json",
-            "model_meta.json",
-            "spec.json",
-        ):
-            continue
-        yield path
+    found = []
+    for folder, dirs, names in os.walk(root, onerror=None, followlinks=False):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders are never walked
+        for name in names + dirs:  # a folder named *.json is listed (and refused by the reader) too
+            if name.endswith(".json") and not name.startswith(".") and name not in BOOKKEEPING:
+                if folder == str(root) and name in TOP_LEVEL_BOOKKEEPING:
+                    continue
+                found.append(Path(folder) / name)
+    yield from sorted(found)

@@ -9,6 +9,7 @@ subset of version 2 and still read.
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -53,7 +54,7 @@ class TaskInfo(_Record):
     source: Source
     metrics: list[Metric]
     main_score: str
-    splits: list[str]
+    splits: Annotated[list[str], Field(min_length=1)]
     subsets: list[str]
     instruction: str | None = None
     top_k: int | None = None
@@ -206,7 +207,54 @@ class Result(_Record):
             raise ValueError("task.source.content_hash is required for a result run here")
         if self.imported_from is None and self.settings.batch_size is None:
             raise ValueError("settings.batch_size is required for a result run here")
+        problems = self._main_score_problems() + self._range_problems()
+        if problems:
+            more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+            raise ValueError("; ".join(problems[:5]) + more)
         return self
+
+    def metric_range(self, name: str) -> tuple[float | None, float | None]:
+        """The values a metric can take: as the task declared it; version 1 and imported files declare none."""
+        declared = self.task.metric(name)
+        if declared is None or self.schema_version == "1" or self.imported_from is not None:
+            from leaderboard.metrics.bounds import bounds
+
+            return bounds(name)
+        return declared.low, declared.high
+
+    def _range_problems(self) -> list[str]:
+        problems = []
+        for split, subsets in self.scores.items():
+            for subset, values in subsets.items():
+                for name, value in values.items():
+                    low, high = self.metric_range(name)
+                    if (low is not None and value < low) or (high is not None and value > high):
+                        problems.append(f"scores/{split}/{subset}/{name}: {value} is outside {_shown(low, high)}")
+        for split, subsets in self.confidence_intervals.items():
+            for subset, intervals in subsets.items():
+                for name, (lower, upper) in intervals.items():
+                    low, high = self.metric_range(name)
+                    if lower > upper or (low is not None and lower < low) or (high is not None and upper > high):
+                        problems.append(
+                            f"confidence_intervals/{split}/{subset}/{name}: [{lower}, {upper}] is not an interval "
+                            f"inside {_shown(low, high)}"
+                        )
+        return problems
+
+    def _main_score_problems(self) -> list[str]:
+        """main_score is scores[splits[0]]["default"][task.main_score] (an import may lack "default")."""
+        name, split = self.task.main_score, self.task.main_split
+        where = f"scores/{split}/default/{name}"
+        value = self.score(name)
+        if value is None and self.imported_from is not None:
+            candidates = [v[name] for v in self.scores.get(split, {}).values() if name in v]
+            value = next((v for v in candidates if _same(v, self.main_score)), None)
+            where = f"a subset of scores/{split} holding {name}"
+        if value is None:
+            return [f"main_score: the task's main score {name!r} is missing from its own scores ({where})"]
+        if not _same(value, self.main_score):
+            return [f"main_score: {self.main_score} differs from {where} = {value}"]
+        return []
 
     # -- reading ------------------------------------------------------------------------------
     @property
@@ -229,6 +277,21 @@ class Result(_Record):
         return self.model_dump(mode="json", exclude_none=False)
 
 
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)  # equal up to a JSON round trip
+
+
+def _shown(low: float | None, high: float | None) -> str:
+    return f"the metric's range [{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+
+
+def _message(error: Any) -> str:
+    """'path: message'; the whole-record checks name their own paths ("scores/test/default/x: ...")."""
+    where = "/".join(str(p) for p in error["loc"])
+    message = error["msg"].removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
 def validation_errors(data: Any) -> list[str]:
     """Every problem with a parsed JSON document as 'path: message' (empty when it is a valid result)."""
     if not isinstance(data, dict):
@@ -239,7 +302,7 @@ def validation_errors(data: Any) -> list[str]:
     try:
         Result.model_validate(data)
     except ValidationError as exc:
-        return [f"{'/'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()]
+        return [_message(err) for err in exc.errors()]
     return []
 
 

@@ -1,30 +1,71 @@
 """Result stores: one file layout, two places (a local folder, a Hugging Face dataset).
 
 Layout (shared by both, and by `leaderboard run --output`):
-    results/<org>__<model>/<revision>/<task>.json     one validated result per (model, revision, task)
+    results/<org>__<model>/<revision>/<task>.json     one validated, complete result per (model, revision, task)
     results/<org>__<model>/model_card.json            the model's metadata, from its newest result
+    benchmarks.json                                   every benchmark declaration (the app ranks without plugins)
+
+Push sends only files that differ from the dataset (by the hub's own file listing), in one
+atomic commit; pull writes only those files (no hub cache folder) into the destination.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import re
 import shutil
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.fileio import write_bytes_atomic
+from leaderboard.progress import step
 from leaderboard.records.files import read_result
 from leaderboard.records.listing import result_files
 
 PREFIX = "results"
+BENCHMARKS_FILE = "benchmarks.json"
 
 
 class PushConflict(LeaderboardError):
     """The dataset changed since we read it (another writer): nothing was written; push again."""
 
     exit_code = 3
+    label = "Push conflict"
+
+
+class HubUnreachable(BadInput):
+    """No answer from the hub endpoint (closed port, wrong --endpoint, no network): exit 2, endpoint named."""
+
+    label = "Network error"
+
+
+class HubError(LeaderboardError):
+    """The hub answered with a server error (5xx): not the user's input, not our bug either."""
+
+    label = "Hub error"
+
+
+# A credential in any text we print: "Bearer <anything>" and Hugging Face tokens ("hf_" + 8 or more).
+_SECRET = re.compile(r"(?i)(bearer\s+)[^\s'\",;}\]]+|\bhf_[A-Za-z0-9]{8,}")
+
+
+def redact(text: object, token: str | None = None) -> str:
+    """The one place hub error text is cleaned before it is shown: push, pull and serve all use it."""
+    text = str(text)
+    if token:
+        text = text.replace(token, "***")
+    return _SECRET.sub(lambda m: (m.group(1) or "") + "***", text)
+
+
+def git_blob_sha1(data: bytes) -> str:
+    """The id git (and the hub's file listing) gives a regular file's content."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 @dataclass
@@ -36,22 +77,63 @@ class Upload:
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
+    def same_as(self, remote_oid: str | None) -> bool:
+        """remote_oid: the hub's sha256 for an LFS file, the git blob sha1 for a regular one."""
+        return remote_oid is not None and remote_oid in (self.sha256, git_blob_sha1(self.data))
 
-def collect(results_dir: Path) -> list[Upload]:
-    """Every result under results_dir, validated first; any invalid file stops the whole push."""
+
+@dataclass
+class PushReport:
+    url: str | None  # None when nothing was sent
+    pushed: list[Upload]
+    unchanged: list[Upload]
+    parent: str | None
+    pr_number: int | None = None
+
+
+@dataclass
+class PullReport:
+    path: Path
+    revision: str | None
+    files: list[str] = field(default_factory=list)
+
+
+def benchmarks_upload(benchmarks: list[dict[str, Any]]) -> Upload:
+    """benchmarks.json: the declarations sorted by name, serialised deterministically (so unchanged = identical)."""
+    ordered = sorted(benchmarks, key=lambda b: str(b.get("name")))
+    return Upload(BENCHMARKS_FILE, (json.dumps(ordered, indent=2, sort_keys=True) + "\n").encode())
+
+
+def merge_benchmarks(remote: list[dict[str, Any]], local: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ours replace same-named ones; the dataset's others are kept (a pusher without a task plugin removes nothing)."""
+    merged = {str(b.get("name")): b for b in remote if isinstance(b, dict)}
+    merged.update({str(b.get("name")): b for b in local})
+    return list(merged.values())
+
+
+def collect(results_dir: Path, benchmarks: list[dict[str, Any]] | None = None) -> list[Upload]:
+    """Every result under results_dir, validated and complete; any bad or partial file stops the whole push."""
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         raise BadInput(f"{results_dir} is not a directory of result files.")
     files = list(result_files(results_dir))
     if not files:
         raise BadInput(f"{results_dir}: no result files (*.json) found.")
-    problems, uploads, cards = [], [], {}
+    problems, partial, uploads, cards = [], [], [], {}
     for path in files:
         try:
-            result = read_result(path).to_json()
+            typed = read_result(path)
         except BadInput as exc:
             problems.append(str(exc))
             continue
+        except Exception as exc:  # a reader must never crash a push: the file is named and refused
+            problems.append(f"{path}: unreadable ({type(exc).__name__}: {exc})")
+            continue
+        if not typed.is_complete:
+            reason = (typed.coverage.reason if typed.coverage else None) or f"--limit {typed.settings.limit}"
+            partial.append(f"{path} ({reason})")
+            continue
+        result = typed.to_json()
         rel = path.relative_to(results_dir).as_posix()
         if len(rel.split("/")) != 3:
             problems.append(f"{path}: expected the layout <model>/<revision>/<task>.json under {results_dir}")
@@ -68,15 +150,24 @@ def collect(results_dir: Path) -> list[Upload]:
                 "metadata": result["model"]["metadata"],
                 "updated_at": result["created_at"],
             }
-    if problems:
-        raise BadInput(f"Refusing to push: {len(problems)} invalid file(s): " + " | ".join(problems))
-    for model_dir, card in sorted(cards.items()):
-        uploads.append(
-            Upload(
-                f"{PREFIX}/{model_dir}/model_card.json", (json.dumps(card, indent=2, sort_keys=True) + "\n").encode()
-            )
+    if partial:
+        problems.append(
+            f"{len(partial)} partial result(s); only complete runs are published, re-run without --limit: "
+            + " | ".join(partial)
         )
+    if problems:
+        raise BadInput(f"Refusing to push: {len(problems)} problem(s): " + " | ".join(problems))
+    for model_dir, card in sorted(cards.items()):
+        card_bytes = (json.dumps(card, indent=2, sort_keys=True) + "\n").encode()
+        uploads.append(Upload(f"{PREFIX}/{model_dir}/model_card.json", card_bytes))
+    if benchmarks:
+        uploads.append(benchmarks_upload(benchmarks))
     return uploads
+
+
+def _is_pulled(path_in_repo: str) -> bool:
+    """What pull brings back: the results and the benchmark declarations, nothing else."""
+    return path_in_repo.startswith(f"{PREFIX}/") or path_in_repo == BENCHMARKS_FILE
 
 
 class LocalStore:
@@ -87,6 +178,10 @@ class LocalStore:
         written = []
         for upload in uploads:
             target = self.root / upload.path_in_repo
+            if upload.path_in_repo == BENCHMARKS_FILE and target.is_file():
+                upload = benchmarks_upload(merge_benchmarks(json.loads(target.read_bytes()), json.loads(upload.data)))
+            if target.is_file() and target.read_bytes() == upload.data:
+                continue  # identical: not rewritten
             write_bytes_atomic(target, upload.data)  # each file appears whole or not at all
             written.append(target)
         return written
@@ -96,83 +191,186 @@ class LocalStore:
         if not source.is_dir():
             raise BadInput(f"{self.root} holds no {PREFIX}/ folder.")
         shutil.copytree(source, Path(dest) / PREFIX, dirs_exist_ok=True)
+        if (self.root / BENCHMARKS_FILE).is_file():
+            shutil.copyfile(self.root / BENCHMARKS_FILE, Path(dest) / BENCHMARKS_FILE)
         return Path(dest)
 
 
+def _is_network_error(exc: BaseException) -> bool:
+    # huggingface_hub has moved from requests to httpx to a vendored httpx2; matching the
+    # transport-error base classes by name keeps this independent of which one is installed.
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return isinstance(exc, (ConnectionError, TimeoutError)) or bool(
+        names & {"TransportError", "RequestError", "ConnectionError", "Timeout"}
+    )
+
+
 class HubStore:
-    """A Hugging Face dataset, through huggingface_hub's client (token from HF_TOKEN or the token file)."""
+    """A Hugging Face dataset, through huggingface_hub's client (token from HF_TOKEN or the token file).
+
+    Every call to the hub goes through ``_hub_errors``: whatever fails, the message names the
+    endpoint and the dataset and passes through ``redact``, so no token is ever printed.
+    """
 
     def __init__(self, repo_id: str, endpoint: str | None = None, token: str | None = None):
-        from huggingface_hub import HfApi, get_token
+        from huggingface_hub import HfApi, constants, get_token
 
         if repo_id.count("/") != 1:
             raise BadInput(f"--repo {repo_id!r}: expected ORG/NAME.")
         self.repo_id, self.endpoint = repo_id, endpoint
+        self.endpoint_shown = endpoint or constants.ENDPOINT
         self.token = token or get_token()
         self.api = HfApi(endpoint=endpoint, token=self.token)
 
-    def head(self) -> str | None:
-        return self.api.repo_info(self.repo_id, repo_type="dataset").sha
+    # -- errors --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _hub_errors(self, action: str, committing: bool = False) -> Iterator[None]:
+        try:
+            yield
+        except LeaderboardError:
+            raise
+        except Exception as exc:
+            raise self._translate(exc, action, committing) from None
 
+    def _translate(self, exc: Exception, action: str, committing: bool) -> LeaderboardError:
+        from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+        where = f"{self.repo_id} at {self.endpoint_shown}"
+        detail = redact(" ".join(f"{type(exc).__name__}: {exc}".split()), self.token)
+        if isinstance(exc, OfflineModeIsEnabled):
+            return BadInput(f"HF_HUB_OFFLINE is set: unset it to {action} the Hub.")
+        if isinstance(exc, HfHubHTTPError):
+            status = getattr(exc.response, "status_code", None)
+            if committing and status in (409, 412):
+                return PushConflict(
+                    f"{self.repo_id} changed since it was read; nothing was written. Pull the latest results "
+                    "and push again."
+                )
+            if status in (401, 403):
+                return BadInput(
+                    f"Not allowed to {action} {where} (HTTP {status}): check HF_TOKEN or `hf auth login` "
+                    "(the token is never printed)."
+                )
+            if status == 404:
+                return BadInput(f"Cannot {action} {where}: not found (HTTP 404); check --repo and --revision.")
+            return HubError(f"Cannot {action} {where}: the hub answered HTTP {status} ({detail}).")
+        if _is_network_error(exc):
+            return HubUnreachable(
+                f"Cannot reach the hub at {self.endpoint_shown} to {action} {self.repo_id} ({detail}); "
+                "check --endpoint (or HF_ENDPOINT) and the network."
+            )
+        return HubError(f"Cannot {action} {where}: {detail}")
+
+    # -- reading -------------------------------------------------------------------------
+    def head(self, revision: str | None = None) -> str | None:
+        with self._hub_errors("read"):
+            return self._head(revision)
+
+    def _head(self, revision: str | None = None) -> str | None:
+        return self.api.repo_info(self.repo_id, repo_type="dataset", revision=revision).sha
+
+    def _remote_oids(self, revision: str | None) -> dict[str, str]:
+        """path -> the hub's content id (sha256 for LFS files, git blob sha1 otherwise), at ``revision``."""
+        from huggingface_hub.hf_api import RepoFile
+
+        entries = self.api.list_repo_tree(self.repo_id, recursive=True, repo_type="dataset", revision=revision)
+        return {
+            e.path: (getattr(e.lfs, "sha256", None) if e.lfs else e.blob_id) for e in entries if isinstance(e, RepoFile)
+        }
+
+    def _download(self, path_in_repo: str, revision: str | None, folder: Path) -> Path:
+        from huggingface_hub import hf_hub_download
+
+        return Path(
+            hf_hub_download(
+                self.repo_id,
+                path_in_repo,
+                repo_type="dataset",
+                revision=revision,
+                local_dir=folder,
+                endpoint=self.endpoint,
+                token=self.token,
+            )
+        )
+
+    # -- writing -------------------------------------------------------------------------
     def push(
         self, uploads: list[Upload], message: str, create_pr: bool = False, parent_commit: str | None = None
-    ) -> str:
-        """One atomic commit of every upload; returns the commit or pull-request URL."""
+    ) -> PushReport:
+        """One atomic commit of the uploads that differ from the dataset at the parent commit."""
         from huggingface_hub import CommitOperationAdd
-        from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
         if not self.token:
             raise BadInput(
                 "No Hugging Face token: set HF_TOKEN or log in with `hf auth login` (the token is never printed)."
             )
-        try:
+        with self._hub_errors("push to", committing=True):
             self.api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True)
-            parent = parent_commit or self.head()
+            parent = parent_commit or self._head()
+            remote = self._remote_oids(parent)
+            uploads = [self._merged_benchmarks(u, parent, remote) for u in uploads]
+            changed, unchanged = [], []
+            for upload in uploads:
+                (unchanged if upload.same_as(remote.get(upload.path_in_repo)) else changed).append(upload)
+            if not changed:
+                return PushReport(None, [], unchanged, parent)
             info = self.api.create_commit(
                 self.repo_id,
-                [CommitOperationAdd(u.path_in_repo, u.data) for u in uploads],
+                [CommitOperationAdd(u.path_in_repo, u.data) for u in changed],
                 commit_message=message,
                 repo_type="dataset",
                 create_pr=create_pr,
                 parent_commit=parent,
             )
-        except OfflineModeIsEnabled:
-            raise BadInput("HF_HUB_OFFLINE is set: unset it to push to the Hub.") from None
-        except HfHubHTTPError as exc:
-            status = getattr(exc.response, "status_code", None)
-            if status in (409, 412):
-                raise PushConflict(
-                    f"{self.repo_id} changed since it was read (parent {parent}); nothing was written. "
-                    "Pull the latest results and push again."
-                ) from None
-            raise LeaderboardError(
-                f"Hub request for {self.repo_id} failed with HTTP {status}: {_without_token(str(exc), self.token)}"
-            ) from None
-        return info.pr_url if create_pr and info.pr_url else info.commit_url
+        url = info.pr_url if create_pr and info.pr_url else info.commit_url
+        return PushReport(url, changed, unchanged, parent, info.pr_num if create_pr else None)
+
+    def _merged_benchmarks(self, upload: Upload, revision: str | None, remote: dict[str, str]) -> Upload:
+        if (
+            upload.path_in_repo != BENCHMARKS_FILE
+            or BENCHMARKS_FILE not in remote
+            or upload.same_as(remote[BENCHMARKS_FILE])
+        ):
+            return upload
+        with tempfile.TemporaryDirectory(prefix="leaderboard-benchmarks-") as tmp:
+            try:
+                existing = json.loads(self._download(BENCHMARKS_FILE, revision, Path(tmp)).read_bytes())
+            except ValueError:
+                existing = []  # an unreadable remote copy is replaced by ours
+        return benchmarks_upload(
+            merge_benchmarks(existing if isinstance(existing, list) else [], json.loads(upload.data))
+        )
 
     def pull(self, dest: Path, revision: str | None = None) -> Path:
-        from huggingface_hub import snapshot_download
-        from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+        return self.pull_report(dest, revision).path
 
-        try:
-            return Path(
-                snapshot_download(
-                    self.repo_id,
-                    repo_type="dataset",
-                    revision=revision,
-                    local_dir=dest,
-                    endpoint=self.endpoint,
-                    token=self.token,
-                )
-            )
-        except OfflineModeIsEnabled:
-            raise BadInput("HF_HUB_OFFLINE is set: unset it to pull from the Hub.") from None
-        except HfHubHTTPError as exc:
-            raise BadInput(
-                f"Could not pull {self.repo_id}: HTTP {getattr(exc.response, 'status_code', None)} "
-                f"({_without_token(str(exc), self.token)})"
-            ) from None
+    def pull_report(self, dest: Path, revision: str | None = None) -> PullReport:
+        """Copy the dataset's results/ and benchmarks.json at ``revision`` into ``dest``; nothing else.
 
+        Files download into a temporary folder (where huggingface_hub keeps its .cache bookkeeping)
+        and are then written atomically into ``dest``; a rich bar counts them when progress is on.
+        """
+        from concurrent.futures import ThreadPoolExecutor
 
-def _without_token(text: str, token: str | None) -> str:
-    return text.replace(token, "***") if token else text
+        from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+
+        dest = Path(dest)
+        with self._hub_errors("pull from"):
+            sha = self._head(revision)
+            names = sorted(p for p in self._remote_oids(sha) if _is_pulled(p))
+            was_disabled = are_progress_bars_disabled()
+            disable_progress_bars()  # our own bar, not one tqdm bar per file
+            try:
+                with (
+                    tempfile.TemporaryDirectory(prefix="leaderboard-pull-") as tmp,
+                    step(f"pulling {self.repo_id}", total=len(names)) as bar,
+                    ThreadPoolExecutor(max_workers=8) as pool,
+                ):
+                    for name, local in zip(names, pool.map(lambda n: self._download(n, sha, Path(tmp)), names)):
+                        write_bytes_atomic(dest / name, local.read_bytes())
+                        bar.advance()
+            finally:
+                if not was_disabled:
+                    enable_progress_bars()
+        dest.mkdir(parents=True, exist_ok=True)
+        return PullReport(dest, sha, names)

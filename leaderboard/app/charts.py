@@ -1,0 +1,78 @@
+"""Charts (Vega-Lite through altair, drawn by Gradio's Plot): declared curves and bars, size vs score.
+
+Every chart shows at most ``MAX_MODELS`` models, each with its own colour from a 20-colour
+palette, and a legend that lists all of them (no truncation). Axis entries keep the order the
+task declared (e.g. the adjacent pairs of a ranking, in the paper's order).
+"""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import pandas as pd
+
+from leaderboard.app.views import View
+
+MAX_MODELS = 20
+PALETTE = "tableau20"
+_LEGEND = alt.Legend(orient="bottom", columns=2, symbolLimit=0, labelLimit=360, title=None)
+
+
+def _height(kind: str) -> int:
+    return 280 if kind == "curve" else 300
+
+
+def view_chart(frame: pd.DataFrame, view: View, task: str, y_label: str) -> alt.Chart | None:
+    """A declared curve or bar chart; None when there is nothing to draw."""
+    data = frame.dropna(subset=["value"])
+    if data.empty:
+        return None
+    order = [view.label(s, m) for s, m in view.axis]
+    models = list(dict.fromkeys(frame["model"]))
+    x = alt.X("entry:N", sort=order, title=view.x_title or None, axis=alt.Axis(labelAngle=-35, labelLimit=160))
+    scale = alt.Scale(domain=list(view.y_range)) if view.y_range else alt.Scale(zero=False)
+    y = alt.Y("value:Q", title=view.y_title or y_label, scale=scale)
+    color = alt.Color("model:N", scale=alt.Scale(domain=models, scheme=PALETTE), legend=_LEGEND)
+    tooltip = [alt.Tooltip("model:N"), alt.Tooltip("entry:N", title="entry"), alt.Tooltip("value:Q", format=".4f")]
+    base = alt.Chart(data, title=alt.Title(f"{task}: {view.title}", anchor="start"))
+    if view.kind == "bars":
+        chart = base.mark_bar().encode(
+            x=x, xOffset=alt.XOffset("model:N", sort=models), y=y, color=color, tooltip=tooltip
+        )
+    else:
+        chart = base.mark_line(point=True).encode(x=x, y=y, color=color, tooltip=tooltip)
+    return chart.properties(width="container", height=_height(view.kind))
+
+
+def size_chart(frame: pd.DataFrame, y_label: str) -> alt.Chart | None:
+    """Score against parameter count (log scale), one point per ranked model with a known size."""
+    if frame.empty:
+        return None
+    low = 10 ** math.floor(math.log10(frame["parameters"].min()))
+    high = 10 ** math.ceil(math.log10(frame["parameters"].max()))
+    if high == low:
+        high = low * 10
+    # Tick labels as the model cards write sizes: 10M, 100M, 1B.
+    labels = "datum.value >= 1e9 ? format(datum.value / 1e9, '~g') + 'B' : format(datum.value / 1e6, '~g') + 'M'"
+    x = alt.X(
+        "parameters:Q",
+        scale=alt.Scale(type="log", domain=[low, high]),
+        axis=alt.Axis(labelExpr=labels, title="Parameters (log scale)"),
+    )
+    chart = (
+        alt.Chart(frame, title=alt.Title("Model size vs score", anchor="start"))
+        .mark_circle(size=90, opacity=0.85)
+        .encode(
+            x=x,
+            y=alt.Y("score:Q", title=y_label, scale=alt.Scale(zero=False)),
+            color=alt.Color("kind:N", legend=alt.Legend(orient="bottom", title="kind")),
+            tooltip=[
+                alt.Tooltip("model:N"),
+                alt.Tooltip("size:N", title="parameters"),
+                alt.Tooltip("score:Q", format=".4f"),
+                alt.Tooltip("rank:Q"),
+            ],
+        )
+    )
+    return chart.properties(width="container", height=380)

@@ -1,0 +1,61 @@
+"""A board that follows its source: poll the revision every N seconds and swap in a new board.
+
+The poll runs in a daemon thread on the server, so new commits to the results dataset appear
+without a restart and without anyone keeping a page open. Rebuilding is cheap: the index
+re-validates only files whose bytes changed. A failed poll (hub down) keeps the board shown and
+is reported on stderr, with any credential redacted.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from leaderboard.app.data import Board
+from leaderboard.app.sources import Source
+
+DEFAULT_POLL_SECONDS = 600.0
+
+
+class LiveBoard:
+    def __init__(self, source: Source, make: Callable[[Path, str | None], Board], poll_seconds: float | None = None):
+        self.source, self.make, self.poll_seconds = source, make, poll_seconds
+        self._shown = source.latest() if source.repo is None else None
+        folder = source.fetch()
+        self.board = make(folder, source.revision)
+        if source.repo:
+            self._shown = source.revision
+        self.generation = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def check(self) -> bool:
+        """Reload when the source has a newer revision; True when the board was replaced."""
+        latest = self.source.latest()
+        if latest is None or latest == self._shown:
+            return False
+        folder = self.source.fetch(latest if self.source.repo else None)
+        self.board = self.make(folder, self.source.revision)
+        self._shown = latest
+        self.generation += 1
+        return True
+
+    def start(self) -> None:
+        if not self.poll_seconds or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._loop, name="leaderboard-poll", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.poll_seconds):
+            try:
+                self.check()
+            except Exception as exc:  # keep showing the last good board
+                from leaderboard.records.store import redact
+
+                print(f"leaderboard: could not refresh the results: {redact(exc)}", file=sys.stderr)

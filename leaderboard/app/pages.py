@@ -1,0 +1,274 @@
+"""HTML for the tabs around the board: benchmark summary, view tables, provenance, skipped files, About."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from leaderboard.app.data import MISSING, OVERALL, Board, Filters, Ranking, finite, model_key
+from leaderboard.app.render import ARROW, Cell, aggregate_title, esc, model_cell, safe_url, score, span, table
+from leaderboard.app.views import View, direction_of
+
+SUBMIT = """
+<ol>
+<li>Write a model plugin (copy <code>plugins/leaderboard-hybrid-rrf/</code>; its README is the model-author guide),
+or a task plugin (see <code>plugins/leaderboard-example-task/</code>).</li>
+<li>Run it locally on every task of a benchmark, without <code>--limit</code>: <code>leaderboard run --model YOUR-MODEL
+--task TASK ...</code>. Partial results are never ranked.</li>
+<li>Add <code>submissions/&lt;your-model&gt;/model.json</code> and your result files, and check them with
+<code>leaderboard validate submissions/&lt;your-model&gt;</code>.</li>
+<li>Open a pull request; maintainers re-run a sample and push the results to the results dataset, which this board
+reads (it refreshes without a restart).</li>
+</ol>
+"""
+
+
+def link(url: Any, text: str) -> str:
+    safe = safe_url(url)
+    return f'<a href="{esc(safe)}" target="_blank" rel="noopener noreferrer">{esc(text)}</a>' if safe else esc(text)
+
+
+def status_line(board: Board) -> str:
+    revision = f"results revision {esc(board.revision[:12])}" if board.revision else "results from a local folder"
+    shown = board.loaded_at.strftime("%Y-%m-%d %H:%M UTC")
+    newest = board.last_result
+    counts = board.counts()
+    parts = [
+        revision,
+        f"shown since {shown}",
+        f"newest result {esc(newest[:10])}" if newest else "no results yet",
+        f"{counts['models']} models, {counts['results']} results",
+    ]
+    return f'<div class="status" id="status">{" · ".join(parts)}</div>'
+
+
+def benchmark_summary(board: Board, name: str, ranking: Ranking | None) -> str:
+    if name == OVERALL:
+        names = ", ".join(board.overall_benchmarks)
+        return (
+            '<div class="summary"><b>Overall</b>: each model\'s mean rank over the benchmarks '
+            f"{esc(names)}, only for models ranked in every one of them (ranks, not scores, are averaged, because the "
+            "benchmarks use different metrics; as MTEB's rank-based overall). Lower is better.</div>"
+        )
+    benchmark = board.benchmark(name)
+    if benchmark is None or ranking is None:
+        return '<div class="summary">No benchmark is declared for these results yet.</div>'
+    paper = f" · {link(benchmark.reference, 'paper')}" if safe_url(benchmark.reference) else ""
+    formula = f" · ranked by <code>{esc(benchmark.formula)}</code>" if benchmark.formula else ""
+    counts = f" · {len(ranking.ranked)} ranked, {len(ranking.unranked)} not ranked"
+    label = "" if benchmark.public else ' <span class="tag">not public: shown on a local board only</span>'
+    return (
+        f'<div class="summary"><b>{esc(benchmark.name)}</b>{label}: {esc(benchmark.description)}{paper}{formula}'
+        f"{counts}</div>"
+    )
+
+
+def board_notes(ranking: Ranking) -> str:
+    """Below the table: what the marks mean, how intervals are made, and every column's metric."""
+    items = [ranking.test_note, ranking.interval_note]
+    if ranking.benchmark.formula:
+        items.append(f"Score = {ranking.benchmark.formula} ({aggregate_title(ranking)}).")
+    metrics = [
+        f"<li><b>{esc(c.label)}</b> — <code>{esc(c.spec.metric)}</code> {ARROW[c.direction]}"
+        f"{': ' + esc(c.description) if c.description else ''}</li>"
+        for c in ranking.columns
+    ]
+    notes = "".join(f"<p>{esc(item)}</p>" for item in items if item)
+    return f'<div class="notes" id="board-notes">{notes}<p>Columns:</p><ul>{"".join(metrics)}</ul></div>'
+
+
+# -- task views --------------------------------------------------------------------------------------
+
+
+def view_table_html(board: Board, task: str, view: View, wide: pd.DataFrame, table_id: str) -> str:
+    entries = [c for c in wide.columns if c != "model"]
+    directions = {view.label(s, m): direction_of(board, task, m) for s, m in view.axis}
+    best = {}
+    for entry in entries:
+        values = [v for v in wide[entry] if finite(v) is not None]
+        if values:
+            best[entry] = min(values) if directions.get(entry) == "lower" else max(values)
+    headers = [("Model", "", "c-name")] + [
+        (f'<span class="h">{esc(e)}</span><span class="m">{ARROW[directions.get(e, "higher")]}</span>', "", "")
+        for e in entries
+    ]
+    rows = []
+    for _, record in wide.iterrows():
+        cells = [Cell(esc(record["model"]), record["model"], "c-name", str(record["model"]))]
+        for entry in entries:
+            value = finite(record[entry])
+            cells.append(Cell(score(value), value, "best" if value is not None and value == best.get(entry) else ""))
+        rows.append(cells)
+    return table(headers, [("rows", "", rows)], table_id)
+
+
+def view_heading(task: str, view: View) -> str:
+    description = f'<p class="m">{esc(view.description)}</p>' if view.description else ""
+    return f'<h3 class="view-title">{esc(task)}: {esc(view.title)}</h3>{description}'
+
+
+# -- provenance and skipped --------------------------------------------------------------------------
+
+
+def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int = 500) -> str:
+    wanted = set(tasks)
+    rows = [r for r in board.shown_rows if r["task"]["name"] in wanted]
+    if search:
+        rows = [r for r in rows if Filters(search=search).keep(r["model"])]
+    rows.sort(key=lambda r: (r["task"]["name"], model_key(r)))
+    if not rows:
+        return '<div class="empty">No results yet.</div>'
+    headers = [
+        ("Model", "", "c-model"),
+        ("Task", "", ""),
+        ("Main score", "the task's main metric", ""),
+        ("Value", "", ""),
+        ("95% CI", "", ""),
+        ("Coverage", "complete results only are ranked", ""),
+        ("Queries", "", ""),
+        ("Data hash", "sha256 over the data files actually loaded", ""),
+        ("Data revision", "", ""),
+        ("Harness", "", ""),
+        ("Date", "", ""),
+        ("Source", "", ""),
+        ("File", "relative to the results dataset", ""),
+    ]
+    body = []
+    for r in rows[:limit]:
+        task, digest = r["task"], r["task"].get("content_hash") or ""
+        complete = "complete" if r["complete"] else f"partial ({r.get('coverage_reason') or 'subset'})"
+        harness = f"{r.get('harness') or ''} {(r.get('harness_commit') or '')[:8]}".strip()
+        ci = r.get("main_ci")
+        body.append(
+            [
+                model_cell(r["model"]),
+                Cell(esc(task["name"]), task["name"]),
+                Cell(esc(task["main_score"]), task["main_score"]),
+                Cell(score(finite(r["main_score"])), finite(r["main_score"])),
+                Cell(span(tuple(ci)) if isinstance(ci, list) and len(ci) == 2 else MISSING, None),
+                Cell(esc(complete), int(bool(r["complete"]))),
+                Cell(esc(r.get("queries") if r.get("queries") is not None else MISSING), finite(r.get("queries"))),
+                Cell(esc(digest[:19] or MISSING), digest, "", digest),
+                Cell(esc(task.get("data_revision") or MISSING), task.get("data_revision")),
+                Cell(esc(harness or MISSING), harness),
+                Cell(esc(str(r["created_at"])[:19]), r["created_at"]),
+                Cell("imported from mteb" if r.get("imported") else "run here", int(bool(r.get("imported")))),
+                Cell(esc(r["_path"]), r["_path"], "c-file"),
+            ]
+        )
+    more = f'<p class="note">Showing {limit} of {len(rows)} results; search to narrow.</p>' if len(rows) > limit else ""
+    return table(headers, [("rows", "", body)], "provenance-table") + more
+
+
+def skipped_html(board: Board) -> str:
+    skipped = board.skipped
+    if not skipped:
+        return '<div class="empty">No file was skipped: every result file is valid.</div>'
+    rows = [[Cell(esc(path), path, "c-file"), Cell(esc(reason), reason, "c-reason")] for path, reason in skipped]
+    intro = (
+        f"<p>{len(skipped)} file(s) or declarations could not be used and are never shown elsewhere. Paths are "
+        "relative to the results dataset; reasons are given in full.</p>"
+    )
+    return intro + table([("File", "", "c-file"), ("Reason", "", "c-reason")], [("rows", "", rows)], "skipped-table")
+
+
+# -- About ---------------------------------------------------------------------------------------------
+
+
+def about_html(board: Board) -> str:
+    counts = board.counts()
+    parts = [
+        "<h2>About this leaderboard</h2>",
+        "<p>Retrievers and rerankers evaluated by one open harness; every number comes from a result file that "
+        "records its data hash, settings and harness version (see Provenance).</p>",
+        "<h3>How the board ranks</h3><ul>"
+        "<li>Each benchmark ranks only models with <b>complete</b> results for every task in its aggregate. Partial "
+        "runs (<code>--limit</code>, a sample) are never ranked; models with incomplete coverage are listed below the "
+        "ranking, unranked, with what is missing.</li>"
+        "<li>The score is the benchmark's declared aggregate (its formula is shown). Scores of benchmarks with "
+        "different metrics are never averaged; the Overall view averages ranks, not scores, over models ranked in "
+        "every benchmark.</li>"
+        "<li>Every score carries a 95% bootstrap interval over queries where the results carry per-query scores "
+        "(or the interval stored in the result). ≈ marks a model not significantly different from #1 (paired "
+        "randomization test, p ≥ 0.05); † marks a model that could not be tested.</li>"
+        "<li>Results computed on different data than most results of a task (another data hash) are not compared.</li>"
+        "</ul>",
+        f"<h3>Data</h3><p>{status_line(board)}</p><p>{counts['models']} models, {counts['results']} result files on "
+        f"{counts['tasks']} tasks; {counts['skipped']} file(s) skipped (see Skipped).</p>",
+        "<h3>Benchmarks</h3>",
+    ]
+    if not board.benchmarks:
+        parts.append("<p>No benchmark is declared yet (the results dataset has no benchmarks.json).</p>")
+    for benchmark in board.benchmarks:
+        label = "" if benchmark.public else ' <span class="tag">not public: local view only</span>'
+        rows = "".join(
+            f"<tr><td>{esc(t.task)}</td><td>{esc(t.label or MISSING)}</td><td><code>{esc(t.metric)}</code>"
+            f"{'' if t.subset == 'default' else ' on ' + esc(t.subset)}</td><td>{ARROW[t.direction]}</td>"
+            f"<td>{'yes' if t.in_aggregate else 'no'}</td></tr>"
+            for t in benchmark.tasks
+        )
+        citation = f"<pre class='citation'>{esc(benchmark.citation)}</pre>" if benchmark.citation else ""
+        paper = f"<p>Paper: {link(benchmark.reference, benchmark.reference)}</p>" if benchmark.reference else ""
+        formula = f"<p>Aggregate: <code>{esc(benchmark.formula or benchmark.aggregate)}</code>"
+        formula += f" ({esc(benchmark.aggregate_label)})</p>" if benchmark.aggregate_label else "</p>"
+        parts.append(
+            f'<div class="about-benchmark"><h4>{esc(benchmark.name)}{label}</h4><p>{esc(benchmark.description)}</p>'
+            f"{paper}{formula}<table class='plain'><thead><tr><th>task</th><th>column</th><th>metric</th>"
+            f"<th>better</th><th>in aggregate</th></tr></thead><tbody>{rows}</tbody></table>{citation}</div>"
+        )
+    parts.append("<h3>Metrics</h3>" + metrics_html(board))
+    parts.append("<h3>How to submit a model</h3>" + SUBMIT)
+    return '<div class="about" id="about">' + "".join(parts) + "</div>"
+
+
+def metrics_html(board: Board) -> str:
+    """Each metric a benchmark reads, as its task defines it (judges and coverage are in the descriptions)."""
+    seen: dict[tuple[str, str], str] = {}
+    for benchmark in board.benchmarks:
+        for spec in benchmark.tasks:
+            declared = board.tasks.get(spec.task, {})
+            for metric in declared.get("metrics", []):
+                if isinstance(metric, dict) and metric.get("name") == spec.metric:
+                    bounds = _range(metric.get("low"), metric.get("high"))
+                    seen[(spec.task, spec.metric)] = f"{metric.get('description') or ''}{bounds}"
+            seen.setdefault((spec.task, spec.metric), "no description in the results yet")
+    if not seen:
+        return "<p>No metrics yet.</p>"
+    items = "".join(
+        f"<li><code>{esc(metric)}</code> ({esc(task)}): {esc(text)}</li>" for (task, metric), text in seen.items()
+    )
+    return f"<ul>{items}</ul>"
+
+
+def _range(low: Any, high: Any) -> str:
+    low, high = finite(low), finite(high)
+    if low is None and high is None:
+        return ""
+    left = "-∞" if low is None else f"{low:g}"
+    right = "∞" if high is None else f"{high:g}"
+    return f" Range [{left}, {right}]."
+
+
+def size_frame(ranking: Ranking) -> tuple[pd.DataFrame, list[str]]:
+    """Ranked models with a known size, and the names of those without one."""
+    from leaderboard.app.render import parameters
+
+    rows, unsized = [], []
+    for line in ranking.ranked:
+        count = finite(line.info.get("n_parameters"))
+        if count is None or count <= 0 or line.aggregate is None or not math.isfinite(line.aggregate):
+            unsized.append(line.name)
+            continue
+        rows.append(
+            {
+                "model": line.name,
+                "parameters": count,
+                "size": parameters(count),
+                "score": line.aggregate,
+                "kind": line.info.get("kind"),
+                "rank": line.rank,
+            }
+        )
+    return pd.DataFrame(rows, columns=["model", "parameters", "size", "score", "kind", "rank"]), unsized

@@ -1,0 +1,279 @@
+"""HTML for the board's tables, and the CSV of the view on screen.
+
+Every text that comes from a result or a declaration goes through ``esc`` (HTML-escaped, and the
+characters Gradio's templates treat specially made inert), so a model named
+``<img src=x onerror=alert(1)>`` is shown as text. Cells carry their number in ``data-v`` so the
+page sorts numerically on a header click (negative values included); missing values sort last.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from leaderboard.app.data import MISSING, Filters, Line, Ranking, finite, size_bucket
+
+ARROW = {"higher": "↑", "lower": "↓"}
+_INERT = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;"})
+_SAFE_URL = re.compile(r"^https?://[^\s<>\"'`]+$")
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True).translate(_INERT)
+
+
+def safe_url(url: Any) -> str | None:
+    return url if isinstance(url, str) and _SAFE_URL.match(url) else None
+
+
+def score(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return MISSING
+    return f"{value:.4f}" if abs(value) < 100 else f"{value:.1f}"
+
+
+def span(ci: tuple[float, float] | None) -> str:
+    if ci is None:
+        return ""
+    digits = 3 if max(abs(ci[0]), abs(ci[1])) < 100 else 1
+    return f"{ci[0]:.{digits}f}–{ci[1]:.{digits}f}"
+
+
+def parameters(count: Any) -> str:
+    """22.7M, 7.6B, 350K; missing or zero counts show as —."""
+    value = finite(count)
+    if value is None or value <= 0:
+        return MISSING
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if value >= scale:
+            return f"{value / scale:.1f}{suffix}"
+    return f"{value:.0f}"
+
+
+def data_value(value: Any) -> str:
+    number = finite(value)
+    if number is not None:
+        return repr(number)
+    return "" if value is None else esc(value)
+
+
+@dataclass
+class Cell:
+    text: str  # already HTML
+    sort: Any = None  # the number (or text) the column sorts by; None sorts last
+    classes: str = ""
+    title: str = ""
+
+
+def _cell(cell: Cell, tag: str = "td") -> str:
+    attrs = f' data-v="{data_value(cell.sort)}"'
+    if cell.classes:
+        attrs += f' class="{cell.classes}"'
+    if cell.title:
+        attrs += f' title="{esc(cell.title)}"'
+    return f"<{tag}{attrs}>{cell.text}</{tag}>"
+
+
+def table(
+    headers: Sequence[tuple[str, str, str]],
+    bodies: Sequence[tuple[str, str, list[list[Cell]]]],
+    table_id: str,
+    caption: str = "",
+) -> str:
+    """headers: (html, title, classes); bodies: (class, section heading html, rows)."""
+    head = "".join(
+        f'<th data-col="{i}" scope="col"{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}'
+        f"{f' title={chr(34)}{esc(title)}{chr(34)}' if title else ''}>{text}</th>"
+        for i, (text, title, cls) in enumerate(headers)
+    )
+    parts = [f'<div class="lb-scroll"><table class="lb" id="{table_id}">']
+    if caption:
+        parts.append(f"<caption>{caption}</caption>")
+    parts.append(f"<thead><tr>{head}</tr></thead>")
+    for cls, heading, rows in bodies:
+        parts.append(f'<tbody class="{cls}">')
+        if heading:
+            parts.append(f'<tr class="section"><td colspan="{len(headers)}">{heading}</td></tr>')
+        parts.extend("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
+        parts.append("</tbody>")
+    parts.append("</table></div>")
+    return "".join(parts)
+
+
+def model_cell(info: dict[str, Any], marker: str = "") -> Cell:
+    name = str(info.get("name", ""))
+    url = safe_url(info.get("reference"))
+    label = esc(name)
+    text = f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{label}</a>' if url else label
+    return Cell(text, name, "c-model", name + (f" (revision {info.get('revision')})" if info.get("revision") else ""))
+
+
+def _header(label: str, sub: str, title: str = "", cls: str = "") -> tuple[str, str, str]:
+    return f'<span class="h">{esc(label)}</span><span class="m">{esc(sub)}</span>', title, cls
+
+
+def _value_cell(value: float | None, ci: tuple[float, float] | None, best: float | None, cls: str = "") -> Cell:
+    classes = " ".join(c for c in (cls, "best" if value is not None and value == best else "") if c)
+    interval = f'<span class="ci">{span(ci)}</span>' if ci else ""
+    return Cell(f'<span class="v">{score(value)}</span>{interval}', value, classes)
+
+
+# -- the benchmark table ----------------------------------------------------------------------------
+
+
+def aggregate_title(ranking: Ranking) -> str:
+    benchmark = ranking.benchmark
+    return benchmark.aggregate_label or (
+        f"mean of {ranking.aggregated} task{'s' if ranking.aggregated != 1 else ''}"
+        if ranking.aggregated > 1
+        else ranking.columns[0].metric_label
+    )
+
+
+def visible_lines(ranking: Ranking, filters: Filters, limit: int) -> tuple[list[Line], list[Line], int, int]:
+    ranked = [line for line in ranking.ranked if filters.keep(line.info)]
+    unranked = [line for line in ranking.unranked if filters.keep(line.info)]
+    return ranked[:limit], unranked[:limit], len(ranked), len(unranked)
+
+
+def board_table(ranking: Ranking, filters: Filters, shown: Iterable[str], limit: int = 500) -> str:
+    shown = set(shown)
+    direction = ranking.direction
+    headers = [
+        ("Rank", "Rank by the aggregate; ≈ and † are explained below the table", "c-rank"),
+        ("Model", "Model name (links to its reference when it has one)", "c-model"),
+        _header("Score", f"{aggregate_title(ranking)} · 95% CI {ARROW[direction]}", ranking.benchmark.formula, "c-agg"),
+    ]
+    for column in ranking.columns:
+        sub = f"{column.metric_label} {ARROW[column.direction]}" + ("" if column.spec.in_aggregate else " · not ranked")
+        headers.append(_header(column.label, sub, f"{column.spec.metric}: {column.description}".strip(": ")))
+    extra = [
+        c for c in ("Coverage", "Parameters", "Kind", "Instructions", "Revision", "Harness", "Updated") if c in shown
+    ]
+    missing = "Missing" in shown
+    headers += [(c, "", "") for c in extra] + (
+        [("Missing", "What keeps the model off the ranking", "c-missing")] if missing else []
+    )
+    best = {c.key: ranking.best(c.key) for c in ranking.columns}
+    best_aggregate = ranking.ranked[0].aggregate if ranking.ranked else None
+
+    def row(line: Line) -> list[Cell]:
+        rank = Cell(esc(f"{line.rank}{(' ' + line.marker) if line.marker else ''}") if line.rank else MISSING)
+        rank.sort, rank.classes = line.rank, "c-rank"
+        if line.p_value is not None:
+            rank.title = f"paired randomization test against #1: p = {line.p_value:.3g}"
+        cells = [
+            rank,
+            model_cell(line.info),
+            _value_cell(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"),
+        ]
+        for column in ranking.columns:
+            value = line.values.get(column.key)
+            cells.append(_value_cell(value, line.intervals.get(column.key), best[column.key] if line.rank else None))
+        info = line.info
+        values = {
+            "Coverage": Cell(f"{line.covered}/{ranking.aggregated}", line.covered / max(ranking.aggregated, 1)),
+            "Parameters": Cell(parameters(info.get("n_parameters")), finite(info.get("n_parameters"))),
+            "Kind": Cell(esc(info.get("kind", "")), info.get("kind")),
+            "Instructions": Cell(
+                "yes" if info.get("takes_instructions") else "no", bool(info.get("takes_instructions"))
+            ),
+            "Revision": Cell(esc(info.get("revision") or MISSING), info.get("revision")),
+            "Harness": Cell(esc(line.harness), line.harness),
+            "Updated": Cell(esc(line.updated[:10]), line.updated),
+        }
+        cells += [values[c] for c in extra]
+        if missing:
+            cells.append(Cell(esc("; ".join(line.missing)), "; ".join(line.missing), "c-missing"))
+        return cells
+
+    ranked, unranked, n_ranked, n_unranked = visible_lines(ranking, filters, limit)
+    bodies = [("ranked", "", [row(line) for line in ranked])]
+    if unranked:
+        heading = (
+            f"Not ranked: incomplete coverage ({n_unranked} model{'s' if n_unranked != 1 else ''}). "
+            "Only complete results of every task in the aggregate are ranked; partial (--limit) results never are."
+        )
+        bodies.append(("unranked", esc(heading), [row(line) for line in unranked]))
+    shown_note = ""
+    if n_ranked > limit or n_unranked > limit:
+        shown_note = (
+            f"Showing the first {limit} of {n_ranked} ranked and {n_unranked} unranked models; narrow with the filters."
+        )
+    if not ranked and not unranked:
+        return empty("No results yet for this benchmark" + (" matching the filters." if ranking.lines else "."))
+    return table(headers, bodies, "board-table") + (f'<p class="note">{esc(shown_note)}</p>' if shown_note else "")
+
+
+def overall_table(names: list[str], rows: list[dict[str, Any]], filters: Filters, limit: int = 500) -> str:
+    rows = [r for r in rows if filters.keep(r["line"].info)]
+    if not rows:
+        return empty("No model is ranked in every benchmark yet.")
+    headers = [
+        ("Rank", "", "c-rank"),
+        ("Model", "", "c-model"),
+        _header("Mean rank", "over benchmarks ↓", "", "c-agg"),
+    ] + [_header(name, "rank ↓") for name in names]
+    best = min(r["mean_rank"] for r in rows)
+    body = []
+    for r in rows[:limit]:
+        line: Line = r["line"]
+        cells = [
+            Cell(str(r["rank"]), r["rank"], "c-rank"),
+            model_cell(line.info),
+            Cell(f"{r['mean_rank']:.2f}", r["mean_rank"], "c-agg" + (" best" if r["mean_rank"] == best else "")),
+        ]
+        cells += [Cell(str(r["ranks"][n]), r["ranks"][n], "best" if r["ranks"][n] == 1 else "") for n in names]
+        body.append(cells)
+    return table(headers, [("ranked", "", body)], "board-table")
+
+
+def empty(message: str) -> str:
+    return f'<div class="empty" id="board-empty">{esc(message)}</div>'
+
+
+# -- CSV: numbers, not display strings ----------------------------------------------------------------
+
+
+def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
+    ranked, unranked, _, _ = visible_lines(ranking, filters, limit=10**9)
+    records = []
+    for line in ranked + unranked:
+        info = line.info
+        record: dict[str, Any] = {
+            "rank": line.rank,
+            "not_significantly_different_from_first": (line.marker == "≈") if line.rank and line.rank > 1 else None,
+            "p_value_vs_first": line.p_value,
+            "model": info.get("name"),
+            "revision": info.get("revision"),
+            "score": line.aggregate,
+            "score_ci_low": line.aggregate_interval[0] if line.aggregate_interval else None,
+            "score_ci_high": line.aggregate_interval[1] if line.aggregate_interval else None,
+        }
+        for column in ranking.columns:
+            name = f"{column.spec.task}:{column.spec.metric}" + (
+                f":{column.spec.subset}" if column.spec.subset != "default" else ""
+            )
+            ci = line.intervals.get(column.key)
+            record[name] = line.values.get(column.key)
+            record[f"{name}:ci_low"] = ci[0] if ci else None
+            record[f"{name}:ci_high"] = ci[1] if ci else None
+        record.update(
+            tasks_covered=line.covered,
+            tasks_in_aggregate=ranking.aggregated,
+            missing="; ".join(line.missing),
+            parameters=finite(info.get("n_parameters")),
+            size=size_bucket(info.get("n_parameters")),
+            kind=info.get("kind"),
+            takes_instructions=bool(info.get("takes_instructions")),
+            harness=line.harness,
+            updated=line.updated,
+        )
+        records.append(record)
+    return pd.DataFrame(records)

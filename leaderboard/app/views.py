@@ -1,0 +1,132 @@
+"""A task's declared views (``task.views`` in its results) -> the numbers a table or chart shows.
+
+A view names a split, subsets and metrics; exactly one of subsets and metrics is the axis (the
+one with several entries), in the declared order, with display labels. Nothing here knows any
+particular task: a third-party task declares its views and gets them drawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from leaderboard.app.data import Board, ModelKey, finite
+
+KINDS = ("table", "curve", "bars")
+
+
+@dataclass(frozen=True)
+class View:
+    """A view declaration read leniently from a result (anything malformed is dropped, never raised)."""
+
+    kind: str
+    title: str
+    subsets: tuple[str, ...]
+    metrics: tuple[str, ...]
+    split: str
+    labels: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+    y_range: tuple[float, float] | None = None
+    x_title: str = ""
+    y_title: str = ""
+
+    @property
+    def axis(self) -> list[tuple[str, str]]:
+        """(subset, metric) per axis entry, in the declared order."""
+        if len(self.subsets) > 1:
+            return [(s, self.metrics[0]) for s in self.subsets]
+        return [(self.subsets[0], m) for m in self.metrics]
+
+    @property
+    def over_subsets(self) -> bool:
+        return len(self.subsets) > 1
+
+    def label(self, subset: str, metric: str) -> str:
+        entry = subset if self.over_subsets else metric
+        return self.labels.get(entry, entry)
+
+
+def parse_view(raw: Any, main_score: str) -> View | None:
+    if not isinstance(raw, dict) or raw.get("kind") not in KINDS:
+        return None
+
+    def strings(value: Any) -> tuple[str, ...]:
+        return tuple(v for v in value if isinstance(v, str)) if isinstance(value, (list, tuple)) else ()
+
+    subsets = strings(raw.get("subsets")) or ("default",)
+    metrics = strings(raw.get("metrics")) or (main_score,)
+    labels = raw.get("labels") if isinstance(raw.get("labels"), dict) else {}
+    y_range = raw.get("y_range")
+    bounds = (
+        (finite(y_range[0]), finite(y_range[1])) if isinstance(y_range, (list, tuple)) and len(y_range) == 2 else None
+    )
+    return View(
+        kind=raw["kind"],
+        title=str(raw.get("title") or ""),
+        subsets=subsets,
+        metrics=metrics,
+        split=str(raw.get("split") or "test"),
+        labels={str(k): str(v) for k, v in labels.items()},
+        description=str(raw.get("description") or ""),
+        y_range=bounds if bounds and None not in bounds else None,  # type: ignore[arg-type]
+        x_title=str(raw.get("x_title") or ""),
+        y_title=str(raw.get("y_title") or ""),
+    )
+
+
+def views_of(board: Board, task: str) -> list[View]:
+    declared = board.tasks.get(task, {})
+    main = str(declared.get("main_score") or "")
+    raw = declared.get("views") if isinstance(declared.get("views"), list) else []
+    return [v for v in (parse_view(r, main) for r in raw) if v is not None]
+
+
+def direction_of(board: Board, task: str, metric: str) -> str:
+    for m in board.tasks.get(task, {}).get("metrics", []):
+        if isinstance(m, dict) and m.get("name") == metric:
+            return "lower" if m.get("direction") == "lower" else "higher"
+    return "higher"
+
+
+def model_labels(keys: list[ModelKey]) -> dict[ModelKey, str]:
+    """A model's name, with its revision only where two revisions of one model are shown."""
+    names = [k[0] for k in keys]
+    return {k: (f"{k[0]} @ {k[1]}" if names.count(k[0]) > 1 else k[0]) for k in keys}
+
+
+def view_frame(board: Board, view: View, task_paths: dict[ModelKey, str]) -> pd.DataFrame:
+    """Long form: one row per (model, axis entry) with its value (NaN when the result lacks it).
+
+    ``task_paths``: the result file to read per model, in the order models are shown.
+    """
+    details = board.details(task_paths.values())
+    labels = model_labels(list(task_paths))
+    rows = []
+    for key, path in task_paths.items():
+        scores = (details.get(path) or {}).get("scores") or {}
+        subsets = scores.get(view.split) if isinstance(scores, dict) else None
+        for position, (subset, metric) in enumerate(view.axis):
+            values = (subsets or {}).get(subset) if isinstance(subsets, dict) else None
+            value = finite(values.get(metric)) if isinstance(values, dict) else None
+            rows.append(
+                {
+                    "model": labels[key],
+                    "entry": view.label(subset, metric),
+                    "order": position,
+                    "metric": metric,
+                    "value": float("nan") if value is None else value,
+                }
+            )
+    return pd.DataFrame(rows, columns=["model", "entry", "order", "metric", "value"])
+
+
+def view_table(frame: pd.DataFrame, view: View) -> pd.DataFrame:
+    """Wide form for a table: one row per model, one column per axis entry in the declared order."""
+    entries = [view.label(s, m) for s, m in view.axis]
+    if frame.empty:
+        return pd.DataFrame(columns=["model", *entries])
+    wide = frame.pivot_table(index="model", columns="entry", values="value", aggfunc="first", sort=False, dropna=False)
+    wide = wide.reindex(columns=entries).reindex(list(dict.fromkeys(frame["model"])))
+    return wide.reset_index()

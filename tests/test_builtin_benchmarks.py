@@ -1,0 +1,78 @@
+"""The built-in benchmark declarations: valid, honest about their tasks, metrics, subsets and views."""
+
+from __future__ import annotations
+
+import pytest
+from leaderboard_tasks.benchmarks import BENCHMARKS, DESCRIPTIONS, register_benchmarks
+
+from leaderboard.contract.benchmark import Benchmark
+
+PUBLIC = {"MultiConIR", "ComLQ", "NegConstraint", "FollowIR", "mFollowIR", "InstructIR", "IFIR", "NevIR", "BRIGHT"}
+
+
+def registered() -> dict[str, Benchmark]:
+    found = {}
+
+    def register(name, factory, description="", **_):
+        assert description == DESCRIPTIONS[name]
+        found[name] = factory()
+
+    register_benchmarks(register=register)
+    return found
+
+
+def test_every_builtin_benchmark_is_registered_and_parses():
+    from leaderboard.app.benchmarks import parse
+
+    benchmarks = registered()
+    assert set(benchmarks) == set(BENCHMARKS)
+    assert {n for n, b in benchmarks.items() if b.public} == PUBLIC
+    for name, benchmark in benchmarks.items():
+        parsed, problem = parse(benchmark.to_json(), "test")
+        assert problem is None and parsed is not None and parsed.name == name
+        assert benchmark.formula and benchmark.reference.startswith("https://") and benchmark.aggregate_label
+        if benchmark.public:
+            assert benchmark.citation
+            # demo data and ad-hoc folders belong to no public benchmark
+            assert not any(t.task == "demo" or t.task.startswith(("multiconir-demo", "beir")) for t in benchmark.tasks)
+
+
+def test_aggregates_follow_the_papers():
+    b = registered()
+    ranked = {name: [(t.task, t.metric, t.subset) for t in bm.tasks if t.in_aggregate] for name, bm in b.items()}
+    assert ranked["FollowIR"] == [
+        ("Robust04InstructionRetrieval", "og_map_at_1000", "default"),
+        ("News21InstructionRetrieval", "og_ndcg_at_5", "default"),
+        ("Core17InstructionRetrieval", "og_map_at_1000", "default"),
+    ]
+    (mean_pmrr,) = b["FollowIR"].also
+    assert [t.metric for t in mean_pmrr.tasks] == ["p-MRR"] * 3
+    assert not any(t.task == "mFollowIR" for t in b["FollowIR"].tasks)
+    assert ranked["MultiConIR"] == [("multiconir-task1", "mean_win_rate", "default")]  # Task 2/4 never averaged in
+    shown = {(t.task, t.metric): t.direction for t in b["MultiConIR"].tasks}
+    assert shown[("multiconir-task3", "flip_rate")] == "lower" and shown[("multiconir-task1", "decline")] == "lower"
+    assert {"multiconir-task4-512", "multiconir-task4-1024"} <= {t for t, _ in shown}
+    assert ranked["ComLQ"] == [("comlq", "ndcg_at_10", "default")]
+    assert len([t for t in b["ComLQ"].tasks if t.subset.startswith("type=")]) == 14
+    assert all("lexical-v1" in t.label for t in b["ComLQ"].tasks if t.metric.startswith("lsnc"))
+    assert len(ranked["BRIGHT"]) == 12 and {t.split for t in b["BRIGHT"].tasks} == {"standard"}
+    assert len(ranked["IFIR"]) == 7
+
+
+@pytest.mark.parametrize("name", ["MultiConIR", "ComLQ", "NegConstraint", "demo", "multiconir-demo"])
+def test_columns_and_views_exist_in_the_task_declarations(name):
+    """Every metric, subset and view a benchmark names is one the task declares (tasks built offline)."""
+    from leaderboard.engine.runner import RunOptions, make_task
+    from leaderboard.registry import get_registry
+
+    benchmark = registered()[name]
+    registry = get_registry()
+    for column in (*benchmark.tasks, *(t for side in benchmark.also for t in side.tasks)):
+        task, _ = make_task(registry, column.task, RunOptions())
+        meta = task.metadata
+        assert column.metric in {m.name for m in meta.metrics}, (column.task, column.metric)
+        assert column.subset in meta.subsets and column.split in meta.splits
+        assert next(m for m in meta.metrics if m.name == column.metric).direction == column.direction
+    for view in benchmark.views:
+        task, _ = make_task(registry, view.task, RunOptions())
+        assert view.title in {v.title for v in task.metadata.views}, (view.task, view.title)

@@ -1,0 +1,195 @@
+"""Violation judges as plugins: lexical-v1, the LLM judge against a local OpenAI-compatible stub, the
+judgment cache (a re-run makes no calls), LSNC labelled with its judge, and Cohen's kappa."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from openai_stub import openai_stub
+from test_comlq_negconstraint import comlq_fixture  # noqa: F401  (a fixture)
+
+import leaderboard
+from leaderboard.contract.judge import Judge, JudgeItem, prompt_sha256
+from leaderboard.errors import BadInput
+from leaderboard.metrics.agreement import cohen_kappa
+from leaderboard.metrics.negation import lsnc, top_k_ids
+
+SECRET = "sk-test-never-printed-0123456789"
+STUB_WORDS = ("rings", "dynasty")  # the stub calls a passage a violation when it holds one of these
+
+
+@pytest.fixture
+def judge_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEADERBOARD_JUDGMENTS_DIR", str(tmp_path / "judgments"))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    return tmp_path / "judgments"
+
+
+def test_built_in_judges_are_registered():
+    from leaderboard.registry import get_registry
+
+    registry = get_registry()
+    assert {"lexical-v1", "llm:"} <= set(registry.names("judge"))
+    assert registry.entries["judge"]["llm:"].requires == ("openai",)
+
+
+def test_lexical_judge_through_the_contract():
+    from leaderboard_tasks.judges import make_judge
+
+    judge = make_judge("lexical-v1")
+    assert isinstance(judge, Judge) and judge.name == "lexical-v1"
+    query = "Which kings ruled over Israel but were not founders of a dynasty?"
+    items = [
+        JudgeItem("q", query, "both", "Omri was the founder of a new dynasty in Israel."),
+        JudgeItem("q", query, "one", "Ahab ruled the northern kingdom; his dynasty ended violently."),
+        JudgeItem("r", "Which rivers flow north?", "x", "The Nile flows north."),  # no negation cue: no label
+    ]
+    assert judge.judge(items) == [True, False, None]
+    assert judge.identity() == {"name": "lexical-v1", "version": "1", "model": None, "prompt_sha256": None}
+
+
+def test_unknown_judge_is_bad_input(comlq_fixture, tmp_path):  # noqa: F811
+    with pytest.raises(BadInput, match="Unknown judge 'lexcal-v1'.*lexical-v1"):
+        leaderboard.evaluate(
+            ["bm25"],
+            ["comlq"],
+            output=tmp_path / "out",
+            data_dirs={"comlq": str(comlq_fixture)},
+            task_options={"judge": "lexcal-v1"},
+        )
+
+
+def _run(fixture, output, judge):
+    (outcome,) = leaderboard.evaluate(
+        ["bm25"], ["comlq"], output=output, data_dirs={"comlq": str(fixture)}, task_options={"judge": judge}
+    )
+    return outcome.result.to_json(), outcome.path
+
+
+def test_llm_judge_end_to_end_against_a_stub(comlq_fixture, tmp_path, judge_env, monkeypatch):  # noqa: F811
+    from leaderboard_plugins.bm25 import BM25
+
+    from leaderboard.data.beir import load_beir
+
+    with openai_stub(STUB_WORDS) as (endpoint, stub):
+        monkeypatch.setenv("LEADERBOARD_JUDGE_ENDPOINT", endpoint)
+        result, path = _run(comlq_fixture, tmp_path / "first", "llm:stub-model")
+        calls = len(stub.requests)
+
+        # What the stub should have been asked, and what LSNC follows from its answers.
+        data = load_beir(comlq_fixture)
+        run = BM25().search(data.corpus, data.queries, 100)
+        expected_items, expected_lsnc = 0, {}
+        for qid in ("q3", "q4"):  # the negation queries (2in_2, 3in_1)
+            asked = [d for d in top_k_ids(run.get(qid, {}), 100) if d not in data.qrels[qid]]
+            expected_items += len(asked)
+            violations = [d for d in asked[:10] if any(w in data.corpus[d].lower() for w in STUB_WORDS)]
+            expected_lsnc[qid] = lsnc(len([d for d in top_k_ids(run[qid], 10) if d in violations]), 10)
+        assert calls == expected_items > 0
+        for request in stub.requests:
+            body = request["body"]
+            assert request["path"] == "/v1/chat/completions"
+            assert body["model"] == "stub-model" and body["temperature"] == 0
+            assert request["headers"]["authorization"] == f"Bearer {SECRET}"  # sent, but never recorded
+
+        scores = result["scores"]["test"]
+        assert scores["type=2in"]["lsnc_llm_stub_model_at_10"] == pytest.approx(expected_lsnc["q3"])
+        assert scores["type=3in"]["lsnc_llm_stub_model_at_10"] == pytest.approx(expected_lsnc["q4"])
+        assert not any(name.startswith("lsnc_lexical") for name in scores["default"])
+        metric = next(m for m in result["task"]["metrics"] if m["name"] == "lsnc_llm_stub_model_at_10")
+        assert "llm:stub-model" in metric["description"] and "2 of 2 negation queries judged" in metric["description"]
+        view = next(v for v in result["task"]["views"] if v["title"].startswith("LSNC, violations judged by"))
+        assert "llm:stub-model" in view["title"] and "lsnc_llm_stub_model_at_10" in view["metrics"]
+
+        details = result["task_details"]
+        assert details["violation_judge"] == "llm:stub-model"
+        from leaderboard_tasks.llm_judge import PROMPT
+
+        assert details["judge"] == {
+            "name": "llm:stub-model",
+            "version": "1",
+            "model": "stub-model",
+            "prompt": PROMPT,
+            "prompt_sha256": prompt_sha256(PROMPT),
+            "endpoint": endpoint,
+            "temperature": 0.0,
+        }
+        assert details["judge_coverage"] == {"judged": 2, "negation_queries": 2, "rate": 1.0}
+        assert details["judgments"]["judged_now"] == calls and details["judgments"]["from_cache"] == 0
+        assert SECRET not in path.read_text()  # the key is nowhere in the result
+
+        # The judgments are materialised in the judgments folder, keyed by data hash and judge identity.
+        stored = judge_env / details["judgments"]["file"]
+        payload = json.loads(gzip.decompress(stored.read_bytes()))
+        assert payload["judge"]["model"] == "stub-model" and payload["key"] == details["judgments"]["key"]
+        assert sum(len(docs) for docs in payload["labels"].values()) == calls
+        assert SECRET not in stored.read_bytes().decode("latin-1")
+
+        # A re-run (another output folder, so the runner does not skip it) makes no call at all.
+        again, _ = _run(comlq_fixture, tmp_path / "second", "llm:stub-model")
+        assert len(stub.requests) == calls
+        assert again["scores"] == result["scores"]
+        assert again["task_details"]["judgments"]["judged_now"] == 0
+        assert again["task_details"]["judgments"]["from_cache"] == calls
+
+
+def test_cached_labels_need_no_endpoint(comlq_fixture, tmp_path, judge_env, monkeypatch):  # noqa: F811
+    with openai_stub(STUB_WORDS) as (endpoint, _):
+        monkeypatch.setenv("LEADERBOARD_JUDGE_ENDPOINT", endpoint)
+        first, _ = _run(comlq_fixture, tmp_path / "a", "llm:stub-model")
+    monkeypatch.delenv("LEADERBOARD_JUDGE_ENDPOINT")
+    again, _ = _run(comlq_fixture, tmp_path / "b", "llm:stub-model")  # published labels: no server needed
+    assert again["scores"] == first["scores"] and again["task_details"]["judge"]["endpoint"] is None
+
+
+def test_llm_judge_without_endpoint_or_unreachable_is_bad_input(monkeypatch):
+    from leaderboard_tasks.llm_judge import LLMJudge, parse_label
+
+    monkeypatch.delenv("LEADERBOARD_JUDGE_ENDPOINT", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    item = JudgeItem("q", "not x", "d", "x")
+    with pytest.raises(BadInput, match="no endpoint: set LEADERBOARD_JUDGE_ENDPOINT"):
+        LLMJudge("m").judge([item])
+    with pytest.raises(BadInput, match=r"endpoint http://127.0.0.1:9/v1 failed") as info:
+        LLMJudge("m", endpoint="http://127.0.0.1:9/v1", max_retries=0, timeout=5).judge([item])
+    assert SECRET not in str(info.value)
+    assert [parse_label(r) for r in ("Yes.", "no", " NO, it does not", "maybe", "", None)] == [
+        True,
+        False,
+        False,
+        None,
+        None,
+        None,
+    ]
+    with pytest.raises(BadInput, match="name the model"):
+        LLMJudge("")
+
+
+def test_judge_agreement_between_lexical_and_llm(comlq_fixture, tmp_path, judge_env, monkeypatch, capsys):  # noqa: F811
+    from leaderboard_tasks.judge_agreement import main
+    from leaderboard_tasks.judgment_store import read_payload
+
+    lexical, _ = _run(comlq_fixture, tmp_path / "lex", "lexical-v1")
+    with openai_stub(STUB_WORDS) as (endpoint, _):
+        monkeypatch.setenv("LEADERBOARD_JUDGE_ENDPOINT", endpoint)
+        llm, _ = _run(comlq_fixture, tmp_path / "llm", "llm:stub-model")
+    file_a = judge_env / lexical["task_details"]["judgments"]["file"]
+    file_b = judge_env / llm["task_details"]["judgments"]["file"]
+    a, b = read_payload(file_a)["labels"], read_payload(file_b)["labels"]
+    common = [(q, d) for q in a for d in a[q] if a[q][d] is not None and b.get(q, {}).get(d) is not None]
+    assert common  # both judges labelled the same pairs (the same BM25 run)
+    expected = cohen_kappa([a[q][d] for q, d in common], [b[q][d] for q, d in common])
+    assert main([str(file_a), str(file_b), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["items"] == len(common)
+    assert printed["kappa"] == pytest.approx(expected, nan_ok=True)
+    sklearn = pytest.importorskip("sklearn.metrics")
+    if printed["violations_a"] not in (0, len(common)) or printed["violations_b"] not in (0, len(common)):
+        assert printed["kappa"] == pytest.approx(
+            sklearn.cohen_kappa_score([a[q][d] for q, d in common], [b[q][d] for q, d in common])
+        )
+    (tmp_path / "other.json.gz").write_bytes(gzip.compress(json.dumps({"format": "x"}).encode()))
+    assert main([str(file_a), str(tmp_path / "other.json.gz")]) == 2
+    assert "format leaderboard-judgments/1" in capsys.readouterr().err

@@ -1,0 +1,86 @@
+"""`leaderboard new-plugin`: each kind scaffolds a package whose own test passes right after scaffolding,
+installed into a fresh venv (chained to this one's site-packages, see venv_helpers), and which
+`leaderboard run` runs on the demo task; the model kinds' submission stub validates."""
+
+import json
+import subprocess
+
+import pytest
+from conftest import run_cli
+from venv_helpers import make_child_venv, pip_install_offline
+
+KINDS = {"dense": "my-dense", "sparse": "my-sparse", "reranker": "my-reranker", "task": "my-task"}
+
+
+@pytest.mark.slow
+def test_scaffolded_plugins_install_pass_their_tests_and_run(tmp_path):
+    python = make_child_venv(tmp_path / "venv")
+    roots = {}
+    for kind, name in KINDS.items():
+        made = run_cli("new-plugin", name, "--kind", kind, "--output", str(tmp_path / "src"))
+        assert made.returncode == 0, made.stderr
+        roots[kind] = tmp_path / "src" / f"leaderboard-{name}"
+        installed = pip_install_offline(python, roots[kind])
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+    own_tests = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *(str(r / "tests") for r in roots.values())],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert own_tests.returncode == 0, own_tests.stdout + own_tests.stderr
+    assert "4 passed" in own_tests.stdout
+
+    listed = {p["name"]: p for p in json.loads(run_cli("plugins", "--json", python=str(python)).stdout)}
+    assert listed["my-dense"]["distribution"] == "leaderboard-my-dense" and listed["my-dense"]["models"] == ["my-dense"]
+    assert listed["my-task"]["tasks"] == ["my-task"] and not listed["my-task"]["errors"]
+
+    runs = {
+        "dense": ("--model", "my-dense", "--task", "demo"),
+        "sparse": ("--model", "my-sparse", "--task", "demo"),
+        "reranker": ("--model", "bm25 >>20 my-reranker", "--task", "demo"),
+        "task": ("--model", "bm25", "--task", "my-task"),
+    }
+    for kind, args in runs.items():
+        output = roots[kind] / "submissions" / KINDS[kind] / "results"
+        ran = run_cli("run", *args, "--output", str(output), python=str(python))
+        assert ran.returncode == 0, (kind, ran.stderr)
+        (path,) = output.rglob("*.json")
+        result = json.loads(path.read_text())
+        assert 0 < result["main_score"] <= 1, kind
+
+    for kind in ("dense", "sparse"):  # the stub is schema-valid and matches the results run into it
+        checked = run_cli("validate", str(roots[kind] / "submissions"), python=str(python))
+        assert checked.returncode == 0, (kind, checked.stderr)
+        assert "✓ 1 submission valid" in checked.stdout
+
+
+def test_plan_is_on_the_public_contract_and_refuses_bad_names(tmp_path):
+    from leaderboard.cli.scaffold import plan
+    from leaderboard.errors import BadInput
+
+    for kind in KINDS:
+        files = plan("tf-idf", kind)
+        module = files["leaderboard_tf_idf/plugin.py"]
+        harness_imports = [
+            line for line in module.splitlines() if line.startswith(("from leaderboard", "import leader"))
+        ]
+        assert all(
+            line.startswith(("from leaderboard import ", "from leaderboard.progress import "))
+            for line in harness_imports
+        )
+        assert 'tf-idf = "leaderboard_tf_idf.plugin"' in files["pyproject.toml"]
+        assert ("submissions/tf-idf/model.json" in files) == (kind != "task")
+        compile(module, "plugin.py", "exec")
+    spec = json.loads(plan("tf-idf", "sparse")["submissions/tf-idf/model.json"])
+    assert spec["plugin"] == {"package": "leaderboard-tf-idf", "version": "0.1.0", "install": spec["plugin"]["install"]}
+    assert (
+        spec["model"]["id"] == "tf-idf" and spec["model"]["revision"] == "0.1.0" and spec["model"]["kind"] == "sparse"
+    )
+    for bad in ("My_Model", "1model", "a--b", ""):
+        with pytest.raises(BadInput, match="expected a lowercase name"):
+            plan(bad, "dense")
+    taken = tmp_path / "leaderboard-x"
+    (taken / "keep").mkdir(parents=True)
+    refused = run_cli("new-plugin", "x", "--output", str(tmp_path))
+    assert refused.returncode == 2 and "already exists and is not empty" in refused.stderr

@@ -1,0 +1,102 @@
+"""`leaderboard verify`: the bm25 submission reproduces; an edited score is a mismatch (exit 2); a plugin that
+is not installed here is installed at the spec's version into a temporary venv and re-run there."""
+
+import json
+import shutil
+import textwrap
+
+import pytest
+from conftest import REPO, make_plugin_dist, run_cli
+
+PLUGIN = """
+from leaderboard import hookimpl, ModelKind, ModelMetadata, SparseModel
+
+
+class WordOverlap(SparseModel):
+    metadata = ModelMetadata("word-overlap", ModelKind.SPARSE, revision="0.3.0", similarity="overlap")
+
+    def score(self, query, documents):
+        words = set(query.lower().split())
+        return [float(len(words & set(d.lower().split()))) for d in documents]
+
+    def search(self, corpus, queries, top_k):
+        ids = list(corpus)
+        run = {}
+        for qid, text in queries.items():
+            ranked = sorted(zip(ids, self.score(text, [corpus[d] for d in ids])), key=lambda x: (-x[1], x[0]))
+            run[qid] = {d: s for d, s in ranked[:top_k] if s > 0}
+        return run
+
+
+@hookimpl
+def register_models(register):
+    register("word-overlap", lambda request: WordOverlap(), description="shared words")
+"""
+
+
+@pytest.fixture
+def bm25_copy(tmp_path):
+    folder = tmp_path / "bm25"
+    shutil.copytree(REPO / "submissions" / "bm25", folder)
+    return folder
+
+
+def test_verify_passes_on_the_bm25_submission():
+    ran = run_cli("verify", str(REPO / "submissions" / "bm25"), "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    (check,) = json.loads(ran.stdout)
+    assert check["task"] == "demo" and check["status"] == "match" and check["difference"] <= 1e-4
+    assert "retrieval-leaderboard==0.2.0 is installed here: re-run in this environment" in ran.stderr
+    assert "✓ 1 of 1 re-run result(s) match within 0.0001" in ran.stderr
+
+
+def test_verify_fails_with_exit_2_when_a_submitted_score_was_edited(bm25_copy):
+    path = next(bm25_copy.rglob("demo.json"))
+    data = json.loads(path.read_text())
+    data["main_score"] = data["scores"]["test"]["default"]["ndcg_at_10"] = round(data["main_score"] + 0.05, 6)
+    path.write_text(json.dumps(data))
+    ran = run_cli("verify", str(bm25_copy))
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    assert "mismatch" in ran.stdout and "main score differs by 0.05 > 0.0001" in ran.stdout
+    assert "1 of 1 re-run result(s) do not reproduce the submission" in ran.stderr
+
+
+def test_verify_installs_a_missing_plugin_into_a_temporary_venv(tmp_path):
+    """The plugin is not installed here: verify pip-installs the spec's version (a local folder, offline)."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "leaderboard_word_overlap.py").write_text(textwrap.dedent(PLUGIN))
+    (source / "pyproject.toml").write_text(
+        textwrap.dedent("""
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "leaderboard-word-overlap"
+        version = "0.3.0"
+
+        [project.entry-points.leaderboard]
+        word-overlap = "leaderboard_word_overlap"
+        """)
+    )
+    submission = tmp_path / "subs" / "word-overlap"
+    exposed = make_plugin_dist(
+        tmp_path / "exposed", "leaderboard-word-overlap", "leaderboard_word_overlap", PLUGIN,
+        {"word-overlap": "leaderboard_word_overlap"}, version="0.3.0",
+    )  # fmt: skip
+    made = run_cli(
+        "run", "-m", "word-overlap", "-t", "demo", "--output", str(submission / "results"),
+        env={"PYTHONPATH": str(exposed)},
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    spec = json.loads((REPO / "submissions" / "bm25" / "model.json").read_text())
+    spec["plugin"] = {"package": "leaderboard-word-overlap", "version": "0.3.0", "install": str(source)}
+    spec["model"].update(id="word-overlap", revision="0.3.0")
+    (submission / "model.json").write_text(json.dumps(spec))
+    offline = ("--pip-arg=--no-index", "--pip-arg=--no-build-isolation", "--pip-arg=--no-cache-dir")
+    ran = run_cli("verify", str(submission), *offline, "--format", "json", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "installed into a temporary virtual environment" in ran.stderr
+    (check,) = json.loads(ran.stdout)
+    assert check["status"] == "match" and check["re_run"] == check["submitted"] > 0
