@@ -24,12 +24,45 @@ import numpy as np
 
 import leaderboard
 
-TERMS = (
-    "protein expression cell tumor patients gene mutation receptor pathway clinical trial mice cohort "
-    "inflammation signaling therapy risk infection vaccine antibody metabolism insulin neurons cortex "
-    "dna rna sequencing variant association mortality randomized placebo dose response model analysis"
-).split()
-GLUE = "the of in and with was were a to for by that is on from as we".split()
+TERMS = [
+    "protein",
+    "expression",
+    "cell",
+    "tumor",
+    "patients",
+    "gene",
+    "mutation",
+    "receptor",
+    "pathway",
+    "clinical",
+    "trial",
+    "mice",
+    "cohort",
+    "inflammation",
+    "signaling",
+    "therapy",
+    "risk",
+    "infection",
+    "vaccine",
+    "antibody",
+    "metabolism",
+    "insulin",
+    "neurons",
+    "cortex",
+    "dna",
+    "rna",
+    "sequencing",
+    "variant",
+    "association",
+    "mortality",
+    "randomized",
+    "placebo",
+    "dose",
+    "response",
+    "model",
+    "analysis",
+]
+GLUE = ["the", "of", "in", "and", "with", "was", "were", "a", "to", "for", "by", "that", "is", "on", "from", "as", "we"]
 
 
 def sentence(rng: np.random.Generator) -> str:

@@ -36,7 +36,8 @@ def atomic_open(path: Path, mode: str = "w") -> Iterator[IO]:
         raise
     try:
         os.chmod(tmp, 0o666 & ~current_umask())
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as handle:
+        text = {} if "b" in mode else {"encoding": "utf-8", "newline": ""}
+        with os.fdopen(fd, mode, **text) as handle:  # type: ignore[call-overload]
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -113,7 +114,7 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
     started: a live writer in another process is never disturbed.
     """
     cutoff = process_start_time() - STALE_GRACE_S
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:

@@ -25,6 +25,11 @@ def use_progress(progress: Progress | None) -> Iterator[None]:
         _current.reset(token)
 
 
+def current() -> Progress | None:
+    """The installed progress (e.g. to mirror bars that Ray workers report)."""
+    return _current.get()
+
+
 class _Step:
     def __init__(self, progress: Progress | None, task_id: TaskID | None):
         self._progress, self._task_id = progress, task_id

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import importlib.util
 import os
 import sys
@@ -146,7 +147,8 @@ class Registry:
         folded = [n for n in entries if n.casefold() == spec.casefold()]
         if len(folded) == 1:  # unique up to case: "ComLQ" is comlq
             return self.resolve(kind, folded[0])
-        close = difflib.get_close_matches(spec, list(entries), n=3)
+        folded_names = {n.casefold(): n for n in entries}  # suggestions ignore case too ("BM26" -> bm25)
+        close = [folded_names[c] for c in difflib.get_close_matches(spec.casefold(), list(folded_names), n=3)]
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise BadInput(
             f"Unknown {kind} {spec!r}.{hint} Known {kind}s: {', '.join(self.names(kind)) or 'none'}"
@@ -282,7 +284,7 @@ def load_registry(eps: Iterable[EntryPoint] | None = None) -> Registry:
                 open_flag.set()
                 register = _make_register(registry, kind, impl.plugin_name, open_flag)
                 try:
-                    _isolated(lambda f=impl.function, r=register: f(register=r), timeout)
+                    _isolated(functools.partial(impl.function, register=register), timeout)
                 except _Stopped as exc:
                     info.errors.append(f"hook {hook_name} {exc}")
                 except Exception as exc:  # a raising hook must not break the CLI either

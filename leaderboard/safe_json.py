@@ -46,16 +46,18 @@ def _no_constant(name: str) -> float:
 def loads(text: str, *, finite: bool = False, max_depth: int = MAX_DEPTH) -> Any:
     """Parse ``text``; UnsafeJSON with the reason for anything that is not (safe) JSON.
 
-    ``finite``: strict JSON, as for result files: refuse NaN, Infinity, numbers that overflow a float,
-    and strings with a lone surrogate (they cannot be printed or written as UTF-8).
+    Strings with a lone surrogate ("\\ud800" in the JSON text) are refused: they are not text, and
+    printing, encoding or tokenizing them fails far from the file. ``finite``: strict JSON, as for
+    result files: also refuse NaN, Infinity and numbers that overflow a float.
     """
     # Cheap bound first: the depth is at most the number of openings (most texts stop here).
     if text.count("[") + text.count("{") > max_depth and (depth := nesting_depth(text)) > max_depth:
         raise UnsafeJSON(f"nested {depth} levels deep; at most {max_depth} are allowed")
     try:
-        if not finite:
-            return json.loads(text)
-        data = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+        if finite:
+            data = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+        else:
+            data = json.loads(text)
         if _ESCAPED_SURROGATE.search(text):  # a pair decodes to one character; half a pair stays a surrogate
             json.dumps(data, ensure_ascii=False).encode("utf-8")
         return data

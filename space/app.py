@@ -1,17 +1,27 @@
 """Hugging Face Space entry point for the public leaderboard.
 
-The Space reads the results dataset named by RESULTS_REPO (default below), pulls it with
-huggingface_hub, validates every file against the result schema and serves the Gradio app.
+RESULTS_REPO names the results dataset (hf://ORG/NAME, or ORG/NAME; a local folder also works).
+The app pulls it with huggingface_hub, reads it through the result index (each file validated
+once), shows public benchmarks only, and polls the dataset's revision every
+LEADERBOARD_POLL_SECONDS (default 600) to show new commits without a restart.
 """
 
 import os
 
-from leaderboard.app.sources import resolve_results
-from leaderboard.app.ui import build_app
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported
+
+from leaderboard.app.live import DEFAULT_POLL_SECONDS
+from leaderboard.app.ui import build_app, launch
 
 RESULTS = os.environ.get("RESULTS_REPO", "hf://retrieval-leaderboard/results")
+SOURCE = RESULTS if RESULTS.startswith("hf://") or os.path.isdir(RESULTS) else f"hf://{RESULTS}"
+POLL_SECONDS = float(os.environ.get("LEADERBOARD_POLL_SECONDS", DEFAULT_POLL_SECONDS))
 
-demo = build_app(resolve_results(RESULTS if RESULTS.startswith("hf://") else f"hf://{RESULTS}"))
+demo = build_app(SOURCE, public=True, poll_seconds=POLL_SECONDS or None)
 
 if __name__ == "__main__":
-    demo.launch()
+    launch(
+        demo,
+        host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
+        port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+    )

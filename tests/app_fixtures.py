@@ -2,7 +2,7 @@
 test benchmarks (the app's own fixtures; the built-in benchmark declarations are not used here).
 
 Models: bm25 (real runs), two edited copies (one with a hostile name), ``partial-model`` (covers
-one task of a benchmark), ``limited-model`` (only a ``--limit`` run, which must never be ranked).
+one task of a two-task benchmark), ``limited-model`` (only a ``--limit`` run, which must never be ranked).
 Tasks: the demo task, three MultiConIR demo tasks (with views declared the way a task declares
 them), ``followish`` (a metric that goes negative), ``stray-task`` (in no benchmark). Plus an
 invalid file and a file of an unknown schema version.
@@ -197,9 +197,11 @@ def build_results(root: Path, example_result: Path | None = None) -> Path:
             if task == "demo":
                 data["per_query"] = encode_per_query(per_query(data["main_score"], number)).model_dump()
             _write(root, data)
-        _write(root, _followish(_as_model(sources["demo"], name, kind, parameters), pmrr, 10 + number))
+        demo = sources["demo"] if name == "bm25" else _as_model(sources["demo"], name, kind, parameters)
+        _write(root, _followish(demo, pmrr, 10 + number))
     partial = _as_model(sources["multiconir-demo-task1"], "partial-model", "reranker", 110_000_000)
     _write(root, partial)
+    _write(root, _followish(_as_model(sources["demo"], "partial-model", "reranker", 110_000_000), -0.45, 20))
     limited = _as_model(sources["limited"], "limited-model", "dense", 335_000_000)
     assert limited["coverage"]["complete"] is False and limited["settings"]["limit"] == 5
     _write(root, limited, "demo.partial-limit5")

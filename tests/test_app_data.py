@@ -1,67 +1,290 @@
-"""The leaderboard's tables, without a browser: direction, missing values, coverage, escaping, filters."""
+"""The board's data layer without a browser: fair ranking, coverage, intervals and significance,
+public vs local boards, escaping, numeric cells and CSV, declared views, and files that must not
+break anything."""
 
+import io
+import json
+import os
+import shutil
+
+import numpy as np
+import pandas as pd
 import pytest
-from app_fixtures import HOSTILE, build_results
+from app_fixtures import BENCHMARKS, HOSTILE, build_results
 
-from leaderboard.app import data
+from leaderboard.app import data, pages, render, views
+from leaderboard.metrics.significance import bootstrap_ci, randomization_test
+from leaderboard.records.result import PerQuery, decode_per_query
 
 
 @pytest.fixture(scope="module")
-def loaded(tmp_path_factory):
-    return data.load(build_results(tmp_path_factory.mktemp("app")))
+def root(tmp_path_factory):
+    return build_results(tmp_path_factory.mktemp("app") / "results")
 
 
-def test_invalid_and_unknown_version_files_are_skipped_with_a_reason(loaded):
-    reasons = {path.rsplit("/", 1)[-1]: reason for path, reason in loaded.skipped}
-    assert "not valid JSON" in reasons["broken.json"]
-    assert "unknown schema_version '99'" in reasons["future.json"]
-    assert len(loaded.rows) == 12
+@pytest.fixture(scope="module")
+def board(root):
+    return data.load(root, public=True, persist=False)
 
 
-def test_overview_columns_direction_and_rank(loaded):
-    frame = data.overview(loaded.rows)
-    assert list(frame["_name"]) == ["bm25", HOSTILE, "tiny-dense-model"]  # same coverage: by average
-    assert list(frame["Rank"]) == [1, 2, 3]
-    assert "MultiConIR demo flip_rate ↓" in frame.columns  # lower-is-better gets its own column
-    assert "MultiConIR demo" in frame.columns and "Demo" in frame.columns
-    bm25 = frame.iloc[0]
-    assert bm25["Params"] == data.MISSING  # BM25 has no parameter count: shown missing, not 0
+def names(lines):
+    return [line.name for line in lines]
 
 
-def test_missing_task_is_missing_and_partial_average_is_marked(loaded):
-    rows = [r for r in loaded.rows if not (r["model"]["name"] == "tiny-dense-model" and r["task"]["name"] == "demo")]
-    rows = [
-        r
-        for r in rows
-        if not (r["model"]["name"] == "tiny-dense-model" and r["task"]["name"] == "multiconir-demo-task2")
-    ]
-    frame = data.overview(rows).set_index("_name")
-    assert frame.loc["tiny-dense-model", "Demo"] == data.MISSING
-    assert frame.loc["tiny-dense-model", "MultiConIR demo"].endswith("*")  # 1 of its 2 "higher" tasks
-    assert "(1/2 families)" in frame.loc["tiny-dense-model", "Average"]
-    assert frame.loc["tiny-dense-model", "Rank"] == 3
+def test_skipped_files_are_listed_relative_with_their_full_reason(board, root):
+    skipped = dict(board.skipped)
+    assert set(skipped) == {"broken.json", "future.json"}  # benchmarks.json is bookkeeping, not a result
+    assert "not valid JSON" in skipped["broken.json"]
+    assert "unknown schema_version '99'" in skipped["future.json"]
+    assert not any(str(root) in path or str(root) in reason for path, reason in board.skipped)
+    assert len(skipped["future.json"]) > 80  # reasons are not cut
 
 
-def test_model_name_is_escaped_text(loaded):
-    frame = data.overview(loaded.rows)
-    cell = frame.set_index("_name").loc[HOSTILE, "Model"]
-    assert "<img" not in cell and "&lt;img" in cell
-    assert data.model_link("x", "javascript:alert(1)") == "x"  # only http(s) links
+def test_ranks_by_the_declared_aggregate_with_complete_coverage_only(board):
+    demo = board.ranking("Demo retrieval")
+    assert names(demo.ranked) == ["bm25", HOSTILE, "tiny-dense-model"]
+    assert [line.rank for line in demo.ranked] == [1, 2, 3]
+    assert demo.ranked[0].aggregate == demo.ranked[0].values["c0"]  # one task in the aggregate
+    # limited-model has only a --limit run (scored higher than nothing): listed, never ranked
+    assert names(demo.unranked) == ["limited-model"]
+    assert "partial result only (--limit 5" in demo.unranked[0].missing[0]
+
+    conditions = board.ranking("Conditions")
+    for line in conditions.ranked:  # the mean of the two tasks in the aggregate; task 3 shown, not averaged
+        assert line.aggregate == pytest.approx((line.values["c0"] + line.values["c1"]) / 2)
+        assert line.values["c2"] is not None
+    assert names(conditions.unranked) == ["partial-model"]
+    assert conditions.unranked[0].missing == ["multiconir-demo-task2: no result"]
+    assert conditions.unranked[0].covered == 1 and conditions.aggregated == 2
 
 
-def test_filters(loaded):
-    frame = data.overview(loaded.rows)
-    assert list(data.filter_models(frame, ["sparse"], None, None, "all", "")["_name"]) == ["bm25"]
-    assert list(data.filter_models(frame, None, 10, None, "all", "")["_name"]) == [HOSTILE]
-    assert list(data.filter_models(frame, None, None, None, "all", "tiny")["_name"]) == ["tiny-dense-model"]
-    assert "Kind" not in data.visible(frame, ["Average"]).columns
+def test_a_lower_is_better_benchmark_ranks_ascending(root):
+    declared = {
+        "name": "Flips",
+        "description": "lower is better",
+        "reference": "",
+        "tasks": [{"task": "multiconir-demo-task3", "metric": "flip_rate", "direction": "lower"}],
+    }
+    local = data.load(root, [declared], public=True, persist=False)
+    ranked = local.ranking("Flips").ranked
+    values = [line.aggregate for line in ranked]
+    assert values == sorted(values) and len(values) == 3
 
 
-def test_family_views(loaded):
-    curve = data.win_rate_curve(loaded.rows)
-    assert len(curve) == 3 * 10 and set(curve["conditions"]) == set(data.CONDITION_LABELS)
-    assert len(data.adjacent_curve(loaded.rows, "domain=Books")) == 3 * 10
-    flips = data.flip_rate_table(loaded.rows)
-    assert list(flips.columns[1:6]) == list(data.DOMAINS)
-    prov = data.provenance_table(loaded.rows)
-    assert prov["data hash"].str.startswith("sha256:").all()
+def test_public_board_hides_non_public_benchmarks_and_unbenchmarked_tasks(board, root):
+    assert board.benchmark_names == ["Demo retrieval", "Conditions", "Followish", data.OVERALL]
+    assert "stray-task" not in {r["task"]["name"] for r in board.shown_rows}
+    assert "stray-task" not in pages.provenance_html(board, ["stray-task", "demo"])
+    local = data.load(root, public=False, persist=False)
+    assert "Hidden demo" in local.benchmark_names and "stray-task (task in no benchmark)" in local.benchmark_names
+    assert data.label_of(local, "Hidden demo").endswith("not public (local view)")
+    assert data.OVERALL in local.benchmark_names and local.overall_benchmarks == board.overall_benchmarks
+
+
+def test_overall_averages_ranks_over_models_ranked_in_every_benchmark(board):
+    benchmarks, rows = board.overall()
+    assert benchmarks == ["Demo retrieval", "Conditions", "Followish"]
+    assert {r["line"].name for r in rows} == {"bm25", HOSTILE, "tiny-dense-model"}
+    for row in rows:
+        assert row["mean_rank"] == pytest.approx(sum(row["ranks"].values()) / 3)
+    assert [r["mean_rank"] for r in rows] == sorted(r["mean_rank"] for r in rows)
+
+
+def _per_query(board, line, task):
+    """The result file's own per_query field, decoded (not the index's copy)."""
+    stored = json.loads((board.root / line.paths[task]).read_text())["per_query"]
+    values = decode_per_query(PerQuery.model_validate(stored))
+    return {q: v["ndcg_at_10"] for q, v in values.items()}
+
+
+def test_intervals_and_significance_agree_with_the_library(board):
+    ranking = board.ranking("Demo retrieval")
+    best, second, third = ranking.ranked
+    for line in ranking.ranked:  # the aggregate's interval: a percentile bootstrap over the 12 queries
+        reference = bootstrap_ci(list(_per_query(board, line, "demo").values()))
+        low, high = line.aggregate_interval
+        assert low < line.aggregate < high
+        assert low == pytest.approx(reference.low, abs=0.02) and high == pytest.approx(reference.high, abs=0.02)
+    for line in (second, third):  # 12 queries: every sign flip enumerated, so p is exact and equal
+        expected = randomization_test(_per_query(board, best, "demo"), _per_query(board, line, "demo"))
+        assert expected.exact and line.p_value == pytest.approx(expected.p_value)
+    assert second.p_value >= 0.05 and second.marker == "≈"
+    assert third.p_value < 0.05 and third.marker == ""
+    assert best.marker == "" and best.p_value is None
+    unranked = ranking.unranked[0]
+    assert unranked.marker == "" and unranked.aggregate is None
+
+
+def test_board_html_is_numeric_escaped_and_bolds_the_best(board):
+    html = render.board_table(board.ranking("Followish"), data.Filters(), data.OPTIONAL_COLUMNS)
+    assert 'data-v="-0.12"' in html  # sorting reads the number, negative included
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
+    assert '<td data-v="0.31" class="c-agg best">' in html
+    assert ">22.7M<" in html and ">7.6B<" in html and 'data-v="22700000.0"' in html
+    assert "Revision" in html and "Harness" in html
+    default = render.board_table(board.ranking("Followish"), data.Filters(), data.DEFAULT_COLUMNS)
+    assert "Revision" not in default and "Harness" not in default  # hidden by default
+    # text reaching Gradio's HTML template cannot be read as template syntax
+    assert render.esc("${x} {{y}} `z` it's") == "&#36;&#123;x&#125; &#123;&#123;y&#125;&#125; &#96;z&#96; it&#x27;s"
+
+
+def test_filters(board):
+    ranking = board.ranking("Demo retrieval")
+    kept = lambda f: [line.name for line in ranking.lines if f.keep(line.info)]
+    assert kept(data.Filters(kinds=("sparse",))) == ["bm25"]
+    assert kept(data.Filters(sizes=("1B–10B",))) == [HOSTILE]
+    assert kept(data.Filters(sizes=("unknown",))) == ["bm25"]
+    assert kept(data.Filters(search="TINY")) == ["tiny-dense-model"]
+    assert data.size_bucket(22_700_000) == "< 100M" and data.size_bucket(None) == "unknown"
+
+
+def test_csv_holds_numbers(board):
+    frame = render.csv_frame(board.ranking("Followish"), data.Filters())
+    back = pd.read_csv(io.StringIO(frame.to_csv(index=False)))
+    assert back["followish:p-MRR"].dtype == float and back["followish:p-MRR"].tolist() == [0.31, 0.05, -0.12, -0.45]
+    assert back["parameters"].dropna().tolist() == [7.6e9, 22.7e6, 110e6]
+    assert back["score_ci_low"].notna().all() and back["rank"].tolist() == [1, 2, 3, 4]
+
+
+def test_empty_board_says_no_results_yet(tmp_path):
+    (tmp_path / "benchmarks.json").write_text(json.dumps(BENCHMARKS))
+    empty = data.load(tmp_path, public=True, persist=False)
+    ranking = empty.ranking("Demo retrieval")
+    assert ranking.lines == []
+    assert "No results yet" in render.board_table(ranking, data.Filters(), data.DEFAULT_COLUMNS)
+    assert "No results yet" in pages.provenance_html(empty, ["demo"])
+    about = pages.about_html(empty)
+    assert all(b["reference"] in about for b in BENCHMARKS if b.get("public", True))
+    (tmp_path / "none").mkdir()
+    nothing = data.load(tmp_path / "none", public=True, persist=False)
+    assert nothing.benchmark_names == [] and "No benchmark is declared" in pages.about_html(nothing)
+
+
+def test_declared_views_keep_their_order_and_missing_values_are_missing(board):
+    ranking = board.ranking("Conditions")
+    paths = {line.key: line.paths["multiconir-demo-task2"] for line in ranking.ranked}
+    (curve,) = views.views_of(board, "multiconir-demo-task2")
+    frame = views.view_frame(board, curve, paths)
+    assert list(dict.fromkeys(frame["entry"])) == ["d+ > HN1"] + [f"HN{i} > HN{i + 1}" for i in range(1, 10)]
+    table, nobody = views.views_of(board, "multiconir-demo-task3")
+    paths3 = {line.key: line.paths["multiconir-demo-task3"] for line in ranking.ranked}
+    wide = views.view_table(views.view_frame(board, table, paths3), table)
+    assert list(wide.columns) == ["model", "Books", "Movies", "People"] and len(wide) == 3
+    missing = views.view_frame(board, nobody, paths3)
+    assert missing["value"].isna().all()
+    from leaderboard.app import charts
+
+    assert charts.view_chart(missing, nobody, "value") is None
+
+
+def _copy(root, target, relative, edit):
+    source = json.loads((root / relative).read_text())
+    edit(source)
+    path = target / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(source))
+    return path
+
+
+def test_schema_valid_results_missing_what_a_view_or_benchmark_expects_never_raise(root, tmp_path):
+    target = tmp_path / "hostile"
+    target.mkdir()
+    shutil.copy(root / "benchmarks.json", target / "benchmarks.json")
+
+    def no_ndcg(r):  # the benchmark's metric absent from the scores
+        r["scores"]["test"]["default"].pop("ndcg_at_10")
+        r["task"]["main_score"], r["main_score"] = "map_at_100", r["scores"]["test"]["default"]["map_at_100"]
+
+    def dev_only(r):  # only a dev split
+        r["scores"] = {"dev": r["scores"]["test"]}
+        r["task"]["splits"], r["confidence_intervals"] = ["dev"], {}
+
+    def win_rate_k1_only(r):  # a MultiConIR-like result with only win_rate_k1
+        r["scores"] = {"test": {"default": {"win_rate_k1": 0.5}}}
+        r["task"]["main_score"], r["main_score"], r["confidence_intervals"], r["per_query"] = (
+            "win_rate_k1",
+            0.5,
+            {},
+            None,
+        )
+
+    _copy(root, target, "bm25/bm25s-0.3.16/demo.json", no_ndcg)
+    _copy(root, target, "tiny-dense-model/r1/demo.json", dev_only)
+    _copy(root, target, "bm25/bm25s-0.3.16/multiconir-demo-task1.json", win_rate_k1_only)
+    _copy(root, target, "bm25/bm25s-0.3.16/multiconir-demo-task2.json", lambda r: None)
+    hostile = data.load(target, public=False, persist=False)
+    assert hostile.skipped == []  # all three are valid results
+    demo = hostile.ranking("Demo retrieval")
+    assert demo.ranked == [] and {line.name for line in demo.unranked} == {"bm25", "tiny-dense-model"}
+    reasons = " ".join(m for line in demo.unranked for m in line.missing)
+    assert "no ndcg_at_10" in reasons
+    conditions = hostile.ranking("Conditions")
+    assert conditions.ranked == [] and "no mean_win_rate" in conditions.unranked[0].missing[0]
+    for name in hostile.benchmark_names:  # every page renders, with "—" where a value is missing
+        ranking = hostile.ranking(name) if name != data.OVERALL else None
+        if ranking is not None:
+            html = render.board_table(ranking, data.Filters(), data.OPTIONAL_COLUMNS)
+            assert data.MISSING in html if ranking.lines else "No results yet" in html
+            pages.board_notes(ranking)
+            render.csv_frame(ranking, data.Filters())
+            for task in {c.spec.task for c in ranking.columns}:
+                paths = {line.key: line.paths[task] for line in ranking.lines if task in line.paths}
+                for view in views.views_of(hostile, task):
+                    frame = views.view_frame(hostile, view, paths)
+                    views.view_table(frame, view)
+        pages.provenance_html(hostile, [t.task for b in hostile.benchmarks for t in b.tasks])
+    (curve,) = views.views_of(hostile, "multiconir-demo-task1")
+    key = ("bm25", "bm25s-0.3.16")
+    frame = views.view_frame(hostile, curve, {key: "bm25/bm25s-0.3.16/multiconir-demo-task1.json"})
+    assert frame["value"].notna().sum() == 1  # WR_1 drawn, WR_2..10 missing
+    pages.about_html(hostile), pages.skipped_html(hostile)
+
+
+def test_damaged_per_query_data_costs_the_interval_not_the_board(root, tmp_path):
+    target = tmp_path / "damaged"
+    target.mkdir()
+    shutil.copy(root / "benchmarks.json", target / "benchmarks.json")
+    for model in ("bm25/bm25s-0.3.16", "tiny-dense-model/r1"):
+        _copy(root, target, f"{model}/demo.json", lambda r: r)
+    path = target / "bm25/bm25s-0.3.16/demo.json"
+    broken = json.loads(path.read_text())
+    broken["per_query"]["data"] = broken["per_query"]["data"][:-8] + "AAAAAAA="  # checksum no longer matches
+    path.write_text(json.dumps(broken))
+    damaged = data.load(target, public=True, persist=False)
+    ranking = damaged.ranking("Demo retrieval")
+    best, other = ranking.ranked
+    assert best.name == "bm25" and best.aggregate_interval is None and other.aggregate_interval is not None
+    assert other.p_value is None and other.marker == "†"  # #1 has no usable per-query scores: not tested
+
+
+def test_statistics_of_a_large_board_are_fast(tmp_path):
+    """Hundreds of models: one matrix product each, not one scipy call per model."""
+    import time
+
+    from leaderboard.app import stats
+
+    rng = np.random.default_rng(0)
+    values = [rng.random((500, 366)), rng.random((500, 200))]
+    start = time.perf_counter()
+    low, high = stats.stratified_bootstrap(values)
+    p = stats.sign_flip_test([values[0][0], values[1][0]], [v[1:] for v in values])
+    assert time.perf_counter() - start < 20 and low.shape == (500,) and p.shape == (499,)
+    assert np.all(low <= high)
+
+
+def test_the_app_imports_no_plugin_and_no_torch(root):
+    """The app renders from result files alone: neither task nor model plugins (nor torch) are imported."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from leaderboard.app.ui import build_app; "
+        f"app = build_app({str(root)!r}, public=True); "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('leaderboard_tasks', 'leaderboard_plugins', 'torch', 'mteb', 'sentence_transformers', 'leaderboard.registry')"
+        " or m == 'leaderboard.registry'); print(bad)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

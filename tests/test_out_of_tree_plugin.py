@@ -8,8 +8,7 @@ from venv_helpers import make_child_venv, pip_install_offline
 
 PLUGIN_MODULE = '''
 """A model author's plugin: a word-overlap retriever, written against the public contract only."""
-from leaderboard import hookimpl
-from leaderboard.contract.model import ModelKind, ModelMetadata, SparseModel
+from leaderboard import ModelKind, ModelMetadata, SparseModel, hookimpl
 
 
 class WordOverlap(SparseModel):

@@ -370,15 +370,18 @@ def test_a_locked_database_is_not_mistaken_for_damage():
 
 
 def test_a_lone_surrogate_in_a_passage_with_a_dense_model_and_the_cache(tmp_path):
-    """UnicodeEncodeError in cache.text_key: exit 1. A JSON escape gives Python a lone surrogate."""
+    """It exited 1 (UnicodeEncodeError in cache.text_key). The JSON escape "\\ud800" gives Python half a
+    UTF-16 pair: the loader refuses it as bad input naming the line, and the cache key takes any string."""
     from conftest import write_beir
 
-    from leaderboard.engine.cache import text_key
+    from leaderboard.engine.cache import EmbeddingCache, text_key
 
     assert text_key("document", "\ud800") != text_key("document", "\ud801")
+    cache = EmbeddingCache("toy", "r1", {}, root=tmp_path / "cache")
+    cache.put_many("document", ["a \ud800"], np.ones((1, 4), dtype=np.float32))
+    assert len(cache.get_many("document", ["a \ud800"])) == 1
     folder = write_beir(tmp_path / "data", {"d1": "alpha \ud800", "d2": "beta"}, {"q1": "alpha"}, {"q1": {"d1": 1}})
-    corpus = (folder / "corpus.jsonl").read_text()
-    assert "\\ud800" in corpus  # json.dumps escaped it: valid UTF-8, valid JSON
-    for _ in range(2):  # written to the cache, then read from it
-        (outcome,) = leaderboard.evaluate([Toy("toy")], [str(folder)], output=tmp_path / "out", overwrite=True)
-        assert outcome.result.main_score == 1.0
+    assert "\\ud800" in (folder / "corpus.jsonl").read_text()  # json.dumps escaped it: valid UTF-8 and JSON
+    with pytest.raises(BadInput, match=r"corpus.jsonl, line 1: a string holds a lone surrogate"):
+        leaderboard.evaluate([Toy("toy")], [str(folder)], output=tmp_path / "out")
+    assert not (tmp_path / "out").exists()

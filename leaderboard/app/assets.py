@@ -46,6 +46,14 @@ def url_js(parameter: str, value: str | None = None) -> str:
     )
 
 
+# The query the page was opened with, kept before any event can rewrite the URL (a tab's select event
+# fires when the page mounts): the page load restores the benchmark and the tab from it.
+HEAD = "<script>window.leaderboardQuery = window.location.search;</script>"
+RESTORE_JS = (
+    "(...args) => { const q = new URLSearchParams(window.leaderboardQuery ?? window.location.search); "
+    "args[0] = q.get('benchmark') || ''; args[1] = q.get('tab') || ''; args[2] = window.innerWidth; return args; }"
+)
+
 TABLE_CSS = """
 .lb-scroll { overflow: auto; max-width: 100%; max-height: 78vh; border: 1px solid var(--border-color-primary);
   border-radius: 6px; }
@@ -73,17 +81,19 @@ table.lb td.best .v, table.lb td.best { font-weight: 700; }
 table.lb td.c-missing, table.lb td.c-reason { text-align: left; white-space: normal; min-width: 16em;
   max-width: 40em; }
 table.lb td.c-file { text-align: left; white-space: normal; word-break: break-all; min-width: 12em; }
-table.lb tr.section td { text-align: left; font-weight: 600; background: var(--background-fill-secondary);
-  white-space: normal; position: static; }
+table.lb tr.section td { text-align: left; font-weight: 600; font-size: 13px; white-space: normal;
+  position: static; background: var(--background-fill-secondary); }
 table.lb a { color: inherit; text-decoration: underline dotted; }
+.view-title { margin: 12px 0 2px 0; font-size: 16px; font-weight: 600; }
 .empty { padding: 2em 1em; text-align: center; font-size: 16px; color: var(--body-text-color-subdued); }
 .note, .notes { font-size: 12px; color: var(--body-text-color-subdued); }
 .notes ul { margin: 0; padding-left: 1.2em; }
 @media (max-width: 640px) {
   table.lb { font-size: 13px; }
   table.lb th, table.lb td { padding: 3px 5px; }
-  table.lb .c-rank { width: 2.9em; min-width: 2.9em; max-width: 2.9em; }
-  table.lb .c-model { left: 2.9em; width: 8.6em; min-width: 8.6em; max-width: 8.6em; }
+  table.lb .c-rank { width: 3.4em; min-width: 3.4em; max-width: 3.4em; }
+  table.lb .c-model { left: 3.4em; width: 8.2em; min-width: 8.2em; max-width: 8.2em; }
+  table.lb .c-name { max-width: 9em; }
   table.lb th { min-width: 4.6em; }
 }
 """
@@ -100,7 +110,8 @@ PAGE_CSS = """
 .about table.plain td, .about table.plain th { padding: 2px 8px; text-align: left; }
 .view-title { margin: 12px 0 2px 0; font-size: 16px; }
 @media (max-width: 640px) {
-  .gradio-container { padding-left: 6px !important; padding-right: 6px !important; }
+  .gradio-container, .gradio-container .main, .gradio-container .wrap { padding-left: 4px !important;
+    padding-right: 4px !important; }
   #title h1 { font-size: 18px; }
 }
 """

@@ -8,6 +8,7 @@ task declared (e.g. the adjacent pairs of a ranking, in the paper's order).
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import altair as alt
 import pandas as pd
@@ -15,15 +16,23 @@ import pandas as pd
 from leaderboard.app.views import View
 
 MAX_MODELS = 20
-PALETTE = "tableau20"
+WIDTH = 640  # pixels; narrower windows get narrower charts (Gradio does not size Vega charts to their box)
+PALETTE: Literal["tableau20"] = "tableau20"
 _LEGEND = alt.Legend(orient="bottom", columns=2, symbolLimit=0, labelLimit=360, title=None)
+
+
+def fit_width(window: float | None) -> int:
+    """A chart width for a browser window this wide (the page's margins and the chart's axes around it)."""
+    if not window or window != window or window <= 0:
+        return WIDTH
+    return int(max(240, min(WIDTH, window - 110)))
 
 
 def _height(kind: str) -> int:
     return 280 if kind == "curve" else 300
 
 
-def view_chart(frame: pd.DataFrame, view: View, task: str, y_label: str) -> alt.Chart | None:
+def view_chart(frame: pd.DataFrame, view: View, y_label: str, width: int = WIDTH) -> alt.Chart | None:
     """A declared curve or bar chart; None when there is nothing to draw."""
     data = frame.dropna(subset=["value"])
     if data.empty:
@@ -35,17 +44,17 @@ def view_chart(frame: pd.DataFrame, view: View, task: str, y_label: str) -> alt.
     y = alt.Y("value:Q", title=view.y_title or y_label, scale=scale)
     color = alt.Color("model:N", scale=alt.Scale(domain=models, scheme=PALETTE), legend=_LEGEND)
     tooltip = [alt.Tooltip("model:N"), alt.Tooltip("entry:N", title="entry"), alt.Tooltip("value:Q", format=".4f")]
-    base = alt.Chart(data, title=alt.Title(f"{task}: {view.title}", anchor="start"))
+    base = alt.Chart(data)  # the page puts the view's title above the chart
     if view.kind == "bars":
         chart = base.mark_bar().encode(
             x=x, xOffset=alt.XOffset("model:N", sort=models), y=y, color=color, tooltip=tooltip
         )
     else:
         chart = base.mark_line(point=True).encode(x=x, y=y, color=color, tooltip=tooltip)
-    return chart.properties(width="container", height=_height(view.kind))
+    return chart.properties(width=width, height=_height(view.kind))
 
 
-def size_chart(frame: pd.DataFrame, y_label: str) -> alt.Chart | None:
+def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Chart | None:
     """Score against parameter count (log scale), one point per ranked model with a known size."""
     if frame.empty:
         return None
@@ -53,12 +62,13 @@ def size_chart(frame: pd.DataFrame, y_label: str) -> alt.Chart | None:
     high = 10 ** math.ceil(math.log10(frame["parameters"].max()))
     if high == low:
         high = low * 10
+    decades = [10**e for e in range(round(math.log10(low)), round(math.log10(high)) + 1)]
     # Tick labels as the model cards write sizes: 10M, 100M, 1B.
     labels = "datum.value >= 1e9 ? format(datum.value / 1e9, '~g') + 'B' : format(datum.value / 1e6, '~g') + 'M'"
     x = alt.X(
         "parameters:Q",
         scale=alt.Scale(type="log", domain=[low, high]),
-        axis=alt.Axis(labelExpr=labels, title="Parameters (log scale)"),
+        axis=alt.Axis(values=decades, labelExpr=labels, title="Parameters (log scale)", grid=True),
     )
     chart = (
         alt.Chart(frame, title=alt.Title("Model size vs score", anchor="start"))
@@ -75,4 +85,4 @@ def size_chart(frame: pd.DataFrame, y_label: str) -> alt.Chart | None:
             ],
         )
     )
-    return chart.properties(width="container", height=380)
+    return chart.properties(width=width, height=380)

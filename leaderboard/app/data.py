@@ -147,8 +147,11 @@ class Board:
     loaded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     rows: list[dict[str, Any]] = field(default_factory=list)  # valid result summaries (+ "_path")
     _tasks: dict[str, dict[str, Any]] | None = None
+    _by_task: dict[str, list[dict[str, Any]]] | None = None
     _rankings: dict[str, Ranking] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _locks: dict[str, threading.Lock] = field(default_factory=dict)
+    _per_query: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # {"ids", "values"} by path
 
     # -- what is shown ------------------------------------------------------------------------------
     @property
@@ -206,7 +209,11 @@ class Board:
         if benchmark is None:
             return None
         key = f"{name}\0{with_stats}"
+        if key in self._rankings:  # computed: no lock (another ranking may be computing in the background)
+            return self._rankings[key]
         with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:  # one computation per ranking, however many pages ask at once
             if key not in self._rankings:
                 ranking = rank(self, benchmark)
                 if with_stats:
@@ -224,7 +231,7 @@ class Board:
             for line in ranking.ranked if ranking else []:
                 ranks.setdefault(line.key, {})[name] = line.rank or 0
                 infos[line.key] = line
-        rows = [
+        rows: list[dict[str, Any]] = [
             {"line": infos[key], "ranks": got, "mean_rank": sum(got.values()) / len(got)}
             for key, got in ranks.items()
             if len(got) == len(names)
@@ -235,8 +242,37 @@ class Board:
         return names, rows
 
     # -- data behind the views ----------------------------------------------------------------------
+    def warm(self) -> None:
+        """Compute every ranking now (a background thread calls this after a load), so switching is instant."""
+        for name in [b.name for b in self.benchmarks]:
+            self.ranking(name)
+        if OVERALL in self.benchmark_names:
+            self.overall()
+
+    def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any] | None]:
+        """Per-query values by result path, {"ids": [...], "values": {metric: [...]}}; None when absent or damaged."""
+        paths = list(dict.fromkeys(paths))
+        todo = [p for p in paths if p not in self._per_query]
+        stored = self.index.per_query(todo) if todo else {}
+        found: dict[str, dict[str, Any] | None] = {}
+        for path in todo:
+            entry = stored.get(path)
+            usable = isinstance(entry, dict) and isinstance(entry.get("ids"), list)
+            found[path] = entry if usable and isinstance(entry.get("values"), dict) else None  # type: ignore[union-attr]
+        self._per_query.update(found)  # one update: safe beside a ranking computed in another thread
+        return {p: self._per_query.get(p) for p in paths}
+
     def results_of(self, task: str) -> list[dict[str, Any]]:
-        return [r for r in self.rows if r["task"]["name"] == task]
+        return self.by_task.get(task, [])
+
+    @property
+    def by_task(self) -> dict[str, list[dict[str, Any]]]:
+        if self._by_task is None:
+            grouped: dict[str, list[dict[str, Any]]] = {}
+            for row in self.rows:
+                grouped.setdefault(row["task"]["name"], []).append(row)
+            self._by_task = grouped
+        return self._by_task
 
     def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         return self.index.details(paths)
@@ -255,9 +291,9 @@ def load(
     index = build_index(root, persist=persist)
     declared, problems = declarations.load(root, benchmarks)
     rows = []
-    for path, summary in index.rows:
+    for path, summary in index.summaries():
         summary = dict(summary)
-        summary["_path"] = _relative(path, root)
+        summary["_path"] = path
         rows.append(summary)
     board = Board(root, index, [], problems, public, revision, rows=rows)
     board.benchmarks = _visible_benchmarks(board, declared)
@@ -351,15 +387,17 @@ def value_of(row: dict[str, Any], spec: BenchmarkTask, detail: dict[str, Any] | 
 
 
 def interval_of(row: dict[str, Any], spec: BenchmarkTask, detail: dict[str, Any] | None) -> tuple[float, float] | None:
-    if spec.metric == row["task"]["main_score"] and spec.subset == "default" and spec.split == row["task"].get("split"):
-        return interval(row.get("main_ci"))
+    if spec.subset == "default" and spec.split == row["task"].get("split"):
+        if spec.metric == row["task"]["main_score"]:
+            return interval(row.get("main_ci"))
+        return interval((row.get("default_ci") or {}).get(spec.metric))
     found = ((detail or {}).get("confidence_intervals") or {}).get(spec.split) or {}
     return interval((found.get(spec.subset) or {}).get(spec.metric))
 
 
 def _needs_detail(row: dict[str, Any], spec: BenchmarkTask) -> bool:
-    on_main = spec.split == row["task"].get("split") and spec.subset == "default"
-    return not on_main or spec.metric != row["task"]["main_score"]
+    """The summary holds the main split's default subset (scores and intervals); anything else is in the detail."""
+    return not (spec.split == row["task"].get("split") and spec.subset == "default")
 
 
 def rank(board: Board, benchmark: Benchmark) -> Ranking:
@@ -367,9 +405,7 @@ def rank(board: Board, benchmark: Benchmark) -> Ranking:
     columns = columns_of(board, benchmark)
     lines: dict[ModelKey, Line] = {}
     newest: dict[ModelKey, dict[str, Any]] = {}
-    per_task: dict[str, list[dict[str, Any]]] = {}
-    for row in board.rows:
-        per_task.setdefault(row["task"]["name"], []).append(row)
+    per_task = board.by_task
     for column in columns:
         for row in per_task.get(column.spec.task, []):
             key = model_key(row)
@@ -445,42 +481,25 @@ def _choose(
 
 def add_statistics(board: Board, ranking: Ranking) -> None:
     """Bootstrap intervals from per-query scores, and the paired test of each ranked model against #1."""
-    from leaderboard.records.result import PerQuery, decode_per_query
-
     aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
     paths = [line.paths[c.spec.task] for line in ranking.lines for c in ranking.columns if c.spec.task in line.paths]
-    stored = board.index.per_query(paths)
-    decoded: dict[str, dict[str, dict[str, float]] | None] = {}
-
-    def queries(path: str | None) -> dict[str, dict[str, float]] | None:
-        if path is None or path not in stored:
-            return None
-        if path not in decoded:
-            try:
-                decoded[path] = decode_per_query(PerQuery.model_validate(stored[path]))
-            except Exception:  # damaged per-query data: no interval, no test, never a crash
-                decoded[path] = None
-        return decoded[path]
+    decoded = board.per_query(paths)
 
     # Per task column: the query ids most results share, and each line's values on them.
     vectors: dict[str, dict[ModelKey, np.ndarray]] = {}
     for column in ranking.columns:
         spec = column.spec
-        found: dict[ModelKey, dict[str, float]] = {}
+        found: dict[ModelKey, tuple[tuple[str, ...], list[float]]] = {}
         for line in ranking.lines:
-            values = queries(line.paths.get(spec.task))
-            if not values:
-                continue
-            per = {q: finite(m.get(spec.metric)) if isinstance(m, dict) else None for q, m in values.items()}
-            if per and all(v is not None for v in per.values()):
-                found[line.key] = per  # type: ignore[assignment]
+            path = line.paths.get(spec.task)
+            stored = decoded.get(path) if path is not None else None
+            values = stored["values"].get(spec.metric) if stored else None
+            if isinstance(values, list) and values and len(values) == len(stored["ids"]):  # type: ignore[index]
+                found[line.key] = (tuple(stored["ids"]), values)  # type: ignore[index]
         if not found:
             continue
-        ids = Counter(frozenset(v) for v in found.values()).most_common(1)[0][0]
-        order = sorted(ids)
-        vectors[column.key] = {
-            key: np.array([per[q] for q in order]) for key, per in found.items() if frozenset(per) == ids
-        }
+        ids = Counter(i for i, _ in found.values()).most_common(1)[0][0]  # aligned: ids are sorted in the index
+        vectors[column.key] = {key: np.asarray(v, dtype=float) for key, (i, v) in found.items() if i == ids}
     _task_intervals(ranking, vectors)
     _aggregate_intervals(ranking, aggregated, vectors)
     _significance(ranking, aggregated, vectors)
@@ -501,7 +520,7 @@ def _aggregate_intervals(
     ranking: Ranking, aggregated: list[Column], vectors: dict[str, dict[ModelKey, np.ndarray]]
 ) -> None:
     with_queries = [line for line in ranking.ranked if all(line.key in vectors.get(c.key, {}) for c in aggregated)]
-    if with_queries:
+    if with_queries and len(aggregated) > 1:  # one task: its column's interval (below) is the same bootstrap
         strata = [np.stack([vectors[c.key][line.key] for line in with_queries]) for c in aggregated]
         low, high = stats.stratified_bootstrap(strata)
         for line, lo, hi in zip(with_queries, low, high):

@@ -22,9 +22,10 @@ DEFAULT_POLL_SECONDS = 600.0
 class LiveBoard:
     def __init__(self, source: Source, make: Callable[[Path, str | None], Board], poll_seconds: float | None = None):
         self.source, self.make, self.poll_seconds = source, make, poll_seconds
-        self._shown = source.latest() if source.repo is None else None
+        # A local folder's fingerprint walks every file: only worth it when polling.
+        self._shown = source.latest() if source.repo is None and poll_seconds else None
         folder = source.fetch()
-        self.board = make(folder, source.revision)
+        self.board = self._ready(make(folder, source.revision))
         if source.repo:
             self._shown = source.revision
         self.generation = 0
@@ -37,10 +38,16 @@ class LiveBoard:
         if latest is None or latest == self._shown:
             return False
         folder = self.source.fetch(latest if self.source.repo else None)
-        self.board = self.make(folder, self.source.revision)
+        self.board = self._ready(self.make(folder, self.source.revision))
         self._shown = latest
         self.generation += 1
         return True
+
+    @staticmethod
+    def _ready(board: Board) -> Board:
+        """Rankings are computed in the background right away, so the first page and each switch find them."""
+        threading.Thread(target=_warm, args=(board,), name="leaderboard-warm", daemon=True).start()
+        return board
 
     def start(self) -> None:
         if not self.poll_seconds or self._thread is not None:
@@ -59,3 +66,10 @@ class LiveBoard:
                 from leaderboard.records.store import redact
 
                 print(f"leaderboard: could not refresh the results: {redact(exc)}", file=sys.stderr)
+
+
+def _warm(board: Board) -> None:
+    try:
+        board.warm()
+    except Exception as exc:  # a ranking that fails here fails again, visibly, when it is asked for
+        print(f"leaderboard: could not precompute the rankings: {exc}", file=sys.stderr)

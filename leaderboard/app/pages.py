@@ -56,7 +56,8 @@ def benchmark_summary(board: Board, name: str, ranking: Ranking | None) -> str:
     if benchmark is None or ranking is None:
         return '<div class="summary">No benchmark is declared for these results yet.</div>'
     paper = f" · {link(benchmark.reference, 'paper')}" if safe_url(benchmark.reference) else ""
-    formula = f" · ranked by <code>{esc(benchmark.formula)}</code>" if benchmark.formula else ""
+    ranked_by = benchmark.aggregate_label or benchmark.formula
+    formula = f" · ranked by {esc(ranked_by)}" if ranked_by else ""
     counts = f" · {len(ranking.ranked)} ranked, {len(ranking.unranked)} not ranked"
     label = "" if benchmark.public else ' <span class="tag">not public: shown on a local board only</span>'
     return (

@@ -21,7 +21,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 import gradio as gr
 
 from leaderboard.app import charts, data, pages, render, views
-from leaderboard.app.assets import PAGE_CSS, SORT_JS, TABLE_CSS, url_js
+from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, SORT_JS, TABLE_CSS, url_js
 from leaderboard.app.live import LiveBoard
 from leaderboard.app.sources import Source
 
@@ -127,7 +127,7 @@ def build_app(
         path = csv_files.write(render.csv_frame(ranking, filters), name) if ranking.lines else None
         return pages.benchmark_summary(current, name, ranking), html, notes, path
 
-    def render_size(name):
+    def render_size(name, width=charts.WIDTH):
         current = board()
         ranking = current.ranking(name) if name and name != data.OVERALL else None
         if ranking is None:
@@ -141,7 +141,7 @@ def build_app(
         )
         if frame.empty:
             return None, render.empty("No ranked model with a known parameter count yet.") + note
-        return charts.size_chart(frame, y_label), note
+        return charts.size_chart(frame, y_label, width), note
 
     def render_provenance(name, search):
         current = board()
@@ -197,7 +197,7 @@ def build_app(
                             label="Columns",
                             elem_id="columns",
                         )
-                table = _table_html(render.empty("Loading…"), elem_id="board")
+                table = _table_html('<div class="empty" id="board-loading">Loading…</div>', elem_id="board")
                 with gr.Row():
                     csv = gr.DownloadButton("Download CSV of this view", elem_id="download-csv", size="sm", scale=0)
                 notes = gr.HTML("", elem_id="notes", js_on_load=None)
@@ -228,42 +228,77 @@ def build_app(
             with gr.Tab("About", id="about") as about_tab:
                 about = gr.HTML("", elem_id="about-page", js_on_load=None)
 
-        filter_inputs = [kinds, instructions, sizes, search, columns]
+        query_benchmark = gr.Textbox(visible=False)  # filled from the page's URL by RESTORE_JS
+        query_tab = gr.Textbox(visible=False)
+        query_width = gr.Number(visible=False)  # the browser window's width: charts are drawn to fit it
+        chart_width = gr.State(charts.WIDTH)
+        filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns]
         board_outputs = [summary, table, notes, csv]
 
-        def views_key(name, n, chosen):
-            return {"benchmark": name, "top": int(n or TOP_MODELS), "picks": list(chosen or []), "gen": live.generation}
+        def views_key(name, n, chosen, width):
+            return {
+                "benchmark": name,
+                "top": int(n or TOP_MODELS),
+                "picks": list(chosen or []),
+                "width": width,
+                "gen": live.generation,
+            }
 
         # -- events -----------------------------------------------------------------------------------
-        def on_load(kinds_value, instructions_value, sizes_value, search_value, columns_value, request: gr.Request):
-            filters = (kinds_value, instructions_value, sizes_value, search_value, columns_value)
-            query = dict(request.query_params) if request is not None else {}
-            update = selector_update(query.get("benchmark"))
+        def on_load(wanted, wanted_tab, window, *filters):
+            update = selector_update(wanted)
             name = update["value"]
-            tab = query.get("tab") if query.get("tab") in TABS else "board"
+            tab = wanted_tab if wanted_tab in TABS else "board"
+            width = charts.fit_width(window)
+            # Selecting a tab from Python does not fire its select event: render the requested tab here.
+            size = render_size(name, width) if tab == "size" else (gr.skip(), gr.skip())
             return (
                 update,
                 gr.Tabs(selected=tab),
                 tab,
+                width,
                 *render_board(name, *filters),
                 gr.update(choices=_model_choices(_ranking(board(), name)), value=[]),
+                views_key(name, TOP_MODELS, [], width) if tab == "views" else gr.skip(),
+                *size,
+                render_provenance(name, "") if tab == "provenance" else gr.skip(),
+                pages.skipped_html(board()) if tab == "skipped" else gr.skip(),
+                pages.about_html(board()) if tab == "about" else gr.skip(),
             )
 
-        app.load(on_load, filter_inputs, [selector, tabs, active, *board_outputs, picks])
+        app.load(
+            on_load,
+            [query_benchmark, query_tab, query_width, *filter_inputs],
+            [
+                selector,
+                tabs,
+                active,
+                chart_width,
+                *board_outputs,
+                picks,
+                views_request,
+                size_plot,
+                size_note,
+                provenance,
+                skipped,
+                about,
+            ],
+            js=RESTORE_JS,
+        )
 
-        def on_benchmark(name, active_tab, n, chosen, search_text, *filters):
+        def on_benchmark(name, active_tab, n, chosen, search_text, width, *filters):
             current = board()
             out: list[Any] = [*render_board(name, *filters)]
             out.append(gr.update(choices=_model_choices(_ranking(current, name)), value=[]))
-            out.append(views_key(name, n, []) if active_tab == "views" else gr.skip())
-            size = render_size(name) if active_tab == "size" else (gr.skip(), gr.skip())
+            out.append(views_key(name, n, [], width) if active_tab == "views" else gr.skip())
+            size = render_size(name, width) if active_tab == "size" else (gr.skip(), gr.skip())
             out += list(size)
             out.append(render_provenance(name, search_text) if active_tab == "provenance" else gr.skip())
             return out
 
         selector.input(
             on_benchmark,
-            [selector, active, top_n, picks, provenance_search, *filter_inputs],
+            [selector, active, top_n, picks, provenance_search, chart_width, *filter_inputs],
             [*board_outputs, picks, views_request, size_plot, size_note, provenance],
             js=url_js("benchmark"),
         )
@@ -272,16 +307,16 @@ def build_app(
 
         board_tab.select(lambda: "board", None, active, js=url_js("tab", "board"))
         views_tab.select(
-            lambda name, n, chosen: ("views", views_key(name, n, chosen)),
-            [selector, top_n, picks],
+            lambda name, n, chosen, width: ("views", views_key(name, n, chosen, width)),
+            [selector, top_n, picks, chart_width],
             [active, views_request],
             js=url_js("tab", "views"),
         )
-        top_n.release(views_key, [selector, top_n, picks], views_request)
-        picks.change(views_key, [selector, top_n, picks], views_request)
+        top_n.release(views_key, [selector, top_n, picks, chart_width], views_request)
+        picks.change(views_key, [selector, top_n, picks, chart_width], views_request)
         size_tab.select(
-            lambda name: ("size", *render_size(name)),
-            selector,
+            lambda name, width: ("size", *render_size(name, width)),
+            [selector, chart_width],
             [active, size_plot, size_note],
             js=url_js("tab", "size"),
         )
@@ -361,8 +396,9 @@ def _draw_views(board: data.Board, request: dict | None) -> None:
                 body = pages.view_table_html(board, task, view, wide, f"view-{_file_name(task)}-{number}")
                 _table_html(heading + (body if not wide.empty else render.empty("No results yet.")))
                 continue
-            y_label = view.metrics[0] if view.over_subsets else "value"
-            chart = charts.view_chart(frame, view, task, view.labels.get(y_label, y_label))
+            y_label = view.metrics[0]
+            y_title = view.labels.get(y_label, y_label) if view.over_subsets else view.title
+            chart = charts.view_chart(frame, view, y_title, request.get("width") or charts.WIDTH)
             gr.HTML(heading, js_on_load=None)
             if chart is None:
                 gr.HTML(render.empty("No values to draw yet (the results lack this view's metrics)."), js_on_load=None)
@@ -377,4 +413,6 @@ def _draw_views(board: data.Board, request: dict | None) -> None:
 def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **options: Any) -> None:
     """Serve the app: no share link, the app's CSS, errors shown in the page."""
     # quiet: no "set share=True" hint; serve and the Space print their own line.
-    app.launch(server_name=host, server_port=port, share=False, show_error=True, quiet=True, css=PAGE_CSS, **options)
+    app.launch(
+        server_name=host, server_port=port, share=False, show_error=True, quiet=True, css=PAGE_CSS, head=HEAD, **options
+    )

@@ -57,7 +57,7 @@ def parse_view(raw: Any, main_score: str) -> View | None:
 
     subsets = strings(raw.get("subsets")) or ("default",)
     metrics = strings(raw.get("metrics")) or (main_score,)
-    labels = raw.get("labels") if isinstance(raw.get("labels"), dict) else {}
+    labels: dict[Any, Any] = raw["labels"] if isinstance(raw.get("labels"), dict) else {}
     y_range = raw.get("y_range")
     bounds = (
         (finite(y_range[0]), finite(y_range[1])) if isinstance(y_range, (list, tuple)) and len(y_range) == 2 else None
@@ -79,7 +79,7 @@ def parse_view(raw: Any, main_score: str) -> View | None:
 def views_of(board: Board, task: str) -> list[View]:
     declared = board.tasks.get(task, {})
     main = str(declared.get("main_score") or "")
-    raw = declared.get("views") if isinstance(declared.get("views"), list) else []
+    raw: list[Any] = declared["views"] if isinstance(declared.get("views"), list) else []
     return [v for v in (parse_view(r, main) for r in raw) if v is not None]
 
 

@@ -48,7 +48,7 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
         for task in tasks:
             a, b = session.run(model_a, task), session.run(model_b, task)
             for outcome in (a, b):
-                err().print(f"{outcome.status}: {escape(outcome.path)}", highlight=False)
+                err().print(f"{outcome.status}: {escape(outcome.path)}", highlight=False, soft_wrap=True)
             comparisons.append(compare_task(a.task, a.result, b.result, str(a.path), str(b.path), resamples, seed))
     with_holm(comparisons)
     if fmt == "json":
@@ -73,20 +73,27 @@ def _table(model_a: str, model_b: str, comparisons, resamples: int) -> None:
             f"{c.mean_b:.4f}",
             f"{c.difference:+.4f}",
             f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]",
-            _p(c.p_value),
-            _p(c.p_holm),
+            _p(c.p_value, _at_floor(c, resamples)),
+            _p(c.p_holm, _at_floor(c, resamples)),
         )
     out().print(table)
     out().print(
         f"95% CI: percentile bootstrap of the per-query differences ({resamples:,} paired resamples). "
         f"p: two-sided paired randomization test (sign flips; exact when 2^n <= {resamples:,}). "
-        f"Holm: adjusted across the {len(comparisons)} task(s).",
+        f"Holm: adjusted across the {len(comparisons)} task(s). ≤: the smallest p that {resamples:,} sampled "
+        f"sign flips can give, 2/({resamples:,} + 1), was reached; the true p is at most this.",
         highlight=False,
     )
 
 
-def _p(value: float) -> str:
-    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+def _at_floor(comparison, resamples: int) -> bool:
+    """A sampled test's smallest p, 2 / (resamples + 1) two-sided: the true p may be smaller."""
+    return not comparison.exact and comparison.p_value <= 2 / (resamples + 1) * (1 + 1e-9)
+
+
+def _p(value: float, upper_bound: bool) -> str:
+    text = f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+    return f"≤{text}" if upper_bound else text
 
 
 COMMANDS = [compare]

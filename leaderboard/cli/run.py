@@ -41,7 +41,8 @@ EXAMPLES = """Examples:
     "--data-dir",
     "data_dirs",
     multiple=True,
-    help="Local data folder for a task: TASK=DIR (repeatable), or DIR for every task. Overrides the task's environment variable.",
+    help="Local data folder for a task: TASK=DIR (repeatable), or DIR for every task. "
+    "Overrides the task's environment variable.",
 )
 @click.option(
     "--task-option",
@@ -62,6 +63,15 @@ EXAMPLES = """Examples:
     default=None,
     help="Folder for corpus embedding shards (default: the cache folder); must be shared by Ray workers.",
 )
+@click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="auto",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Run on a Ray cluster (extra 'ray'): ADDRESS, or alone for RAY_ADDRESS or a new local cluster.",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk embedding cache.")
@@ -77,6 +87,7 @@ def run(
     task_options,
     dtype,
     shard_dir,
+    ray_address,
     seed,
     overwrite,
     no_cache,
@@ -102,10 +113,11 @@ def run(
         task_options=key_values(task_options, "--task-option"),
         dtype=dtype,
         shard_dir=shard_dir,
+        ray=ray_address,
     )
     session = Session(get_registry(), options)
     with progress() as bar, use_progress(bar):
-        outcomes = [session.run(model, task) for model in models for task in tasks]
+        outcomes = session.run_all(models, tasks)
     _report(outcomes, session)
 
 
@@ -133,8 +145,9 @@ def _report(outcomes, session) -> None:
         c = o.result.counts
         if o.status == "written" and c.get("cache_hits", 0) + c.get("cache_misses", 0) > 0:
             corrupt = c.get("cache_corrupt_recomputed", 0)
+            hits = f"{c['cache_hits']} hits, {c['cache_misses']} misses"
             out().print(
-                f"embedding cache for {escape(o.model)} on {escape(o.task)}: {c['cache_hits']} hits, {c['cache_misses']} misses"
+                f"embedding cache for {escape(o.model)} on {escape(o.task)}: {hits}"
                 + (f", {corrupt} corrupt entries recomputed" if corrupt else "")
             )
 

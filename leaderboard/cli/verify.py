@@ -40,8 +40,16 @@ from leaderboard.cli.formats import emit, format_option
     help="Extra argument for pip when installing the plugin, e.g. --pip-arg=--index-url=URL (repeatable).",
 )
 @format_option
-def verify(submission: Path, sample_size: int, every: bool, seed: int, tolerance: float,
-           data_dirs: tuple[str, ...], pip_args: tuple[str, ...], fmt: str) -> None:  # fmt: skip
+def verify(
+    submission: Path,
+    sample_size: int,
+    every: bool,
+    seed: int,
+    tolerance: float,
+    data_dirs: tuple[str, ...],
+    pip_args: tuple[str, ...],
+    fmt: str,
+) -> None:
     """Re-run a sample of SUBMISSION's results with its plugin at the spec's version; exit 2 on a mismatch.
 
     The plugin comes from this environment when the spec's version is installed here, otherwise
@@ -68,8 +76,12 @@ def verify(submission: Path, sample_size: int, every: bool, seed: int, tolerance
         }
         for c in checks
     ]
-    emit(rows, fmt, f"verify {submission} (tolerance {tolerance:g})",
-         ["task", "model", "submitted", "re_run", "difference", "status", "detail"])  # fmt: skip
+    emit(
+        rows,
+        fmt,
+        f"verify {submission} (tolerance {tolerance:g})",
+        ["task", "model", "submitted", "re_run", "difference", "status", "detail"],
+    )
     bad = [c for c in checks if c.status != "match"]
     if bad:
         raise BadInput(

@@ -57,6 +57,16 @@ class Session:
         handle = self.model(model)
         return run_one(self.registry, handle, task, self.options, self.memo(handle), self.first_stage)
 
+    def run_all(self, models: Sequence[str | Model], tasks: Sequence[str]) -> list[RunOutcome]:
+        """Every (model, task) pair, in order: here, or as Ray jobs with ``options.ray``."""
+        if self.options.ray is None:
+            return [self.run(model, task) for model in models for task in tasks]
+        from leaderboard.engine.distributed import run_all
+        from leaderboard.progress import current
+
+        handles = [(model, self.model(model)) for model in models]
+        return run_all(handles, list(tasks), self.registry, self.options, current())
+
 
 def _memo_for(model: Model, options: RunOptions) -> EmbeddingMemo:
     """An in-run memo, backed by the on-disk cache for dense models (and a pipeline's dense stage)."""
@@ -97,4 +107,4 @@ def evaluate(
     if isinstance(models, (str, Model)) or isinstance(tasks, str):
         raise BadInput("evaluate(models, tasks): pass lists, e.g. evaluate(['bm25'], ['demo'])")
     session = Session(registry or get_registry(), make_options(**options))
-    return [session.run(model, task) for model in models for task in tasks]
+    return session.run_all(models, tasks)

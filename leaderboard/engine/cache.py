@@ -154,7 +154,8 @@ class EmbeddingCache:
     # -- reading and writing ------------------------------------------------------------------
     def get_many(self, role: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
         keys = {text_key(role, t): t for t in texts}
-        found = self._guarded(lambda: self._read(keys), {})
+        empty: dict[str, np.ndarray] = {}
+        found = self._guarded(lambda: self._read(keys), empty)
         self.stats.hits += len(found)
         self.stats.misses += len(keys) - len(found)
         return found
@@ -190,7 +191,7 @@ class EmbeddingCache:
             rows.append((text_key(role, text), vector.shape[0], hashlib.sha256(data).hexdigest(), data))
         width = int(matrix.shape[1])
 
-        def write() -> None:
+        def write() -> bool:
             with self._db:
                 if self.dim != width:
                     # Fresh embeddings define the model's width; rows of any other width are stale.
@@ -198,6 +199,7 @@ class EmbeddingCache:
                     self._db.execute("DELETE FROM vectors WHERE dim IS NOT ?", (width,))
                 self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
             self.dim = width
+            return True
 
-        if not self._guarded(lambda: write() or True, False):
-            self._guarded(lambda: write() or True, False)  # once more, into the fresh file
+        if not self._guarded(write, False):
+            self._guarded(write, False)  # once more, into the fresh file

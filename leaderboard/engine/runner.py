@@ -54,6 +54,8 @@ class RunOptions:
     shard_dir: str | None = None  # corpus embedding shards (default: the cache folder); Ray workers share it
     keep_shards: bool = False  # keep shard files after a search (they are work files, removed by default)
     shard_rows: int = SHARD_ROWS  # distinct texts per shard; a corpus that fits in one stays in memory
+    ray: str | None = None  # run on Ray: a cluster address, or "auto" (RAY_ADDRESS, else a local cluster)
+    ray_encoders: int | None = None  # encoder actors per corpus (default: one per node, or per GPU); 0: none
 
 
 @dataclass

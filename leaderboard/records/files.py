@@ -153,7 +153,7 @@ def result_path(
 def legacy_result_path(
     output: Path, model_name: str, revision: str | None, task_name: str, partial: str | None = None
 ) -> Path:
-    """Where versions before 0.3 wrote the result: plain slugs (not injective: 'a/b' and 'a__b' shared it)."""
+    """Where earlier versions wrote the result: plain slugs (not injective: "a/b" and "a__b" shared it)."""
     tag = f".partial-{slug(partial)}" if partial else ""
     return Path(output) / slug(model_name) / slug(revision or "no_revision") / f"{slug(task_name)}{tag}.json"
 

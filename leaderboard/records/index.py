@@ -12,8 +12,9 @@ Per file the index keeps four records, so a reader loads only what it needs:
 * ``summary``: small, loaded for every file (``show``, the board's listing): model, task, main
   score and its interval, coverage, dates, and the main split's "default" scores.
 * ``detail``: every score, interval and subset size, for the app's per-task views.
-* ``per_query``: the result's compressed per-query field as stored (decoded only when a
-  significance test or an interval needs it).
+* ``per_query``: the result's per-query values, decoded and checked against their sha256 once,
+  as ``{"ids": [sorted query ids], "values": {metric: [one value per id]}}`` (for intervals and
+  significance tests; absent when the result has none or they are damaged).
 * ``task``: the task's declaration (metrics with their descriptions, views, paper, citation).
 
 SQLite (standard library) rather than one JSON file: rows are updated one by one when a file
@@ -39,7 +40,7 @@ from leaderboard.records.listing import result_files
 if TYPE_CHECKING:
     from leaderboard.records.result import Result
 
-INDEX_VERSION = "3"
+INDEX_VERSION = "5"
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
 PER_QUERY_LIMIT = 200_000
@@ -86,6 +87,7 @@ def summary(result: Result) -> dict[str, Any]:
         },
         "main_score": result.main_score,
         "main_ci": ci,
+        "default_ci": dict(result.confidence_intervals.get(split, {}).get("default", {})),
         "complete": result.is_complete,
         "coverage_reason": reason,
         "queries": result.counts.get("queries", result.counts.get("candidate_sets")),
@@ -144,6 +146,10 @@ class Index:
     def rows(self) -> list[tuple[Path, dict[str, Any]]]:
         return [(self.root / e.path, e.summary) for e in self.entries.values() if e.summary is not None]
 
+    def summaries(self) -> list[tuple[str, dict[str, Any]]]:
+        """(path relative to the folder, summary) of every valid result: no Path objects, for large folders."""
+        return [(e.path, e.summary) for e in self.entries.values() if e.summary is not None]
+
     @property
     def skipped(self) -> list[tuple[Path, str]]:
         return [(self.root / e.path, e.reason or "invalid") for e in self.entries.values() if e.summary is None]
@@ -154,7 +160,7 @@ class Index:
         return {p: json.loads(text) for p, text in self._column("detail", paths).items()}
 
     def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """Relative path -> the result's per_query field as stored (only results that have one)."""
+        """Relative path -> {"ids": [...], "values": {metric: [...]}} (only results with usable per-query values)."""
         return {p: json.loads(text) for p, text in self._column("per_query", paths).items()}
 
     def tasks(self) -> dict[str, dict[str, Any]]:
@@ -223,12 +229,33 @@ def _validate(path: Path, rel: str, key: list[int]) -> _Record:
             Entry(rel, key, summary(result)),
             task=result.task.name,
             detail=json.dumps(detail(result), allow_nan=False),
-            per_query=per_query.model_dump_json() if per_query and per_query.count <= PER_QUERY_LIMIT else None,
+            per_query=_per_query_columns(per_query) if per_query and per_query.count <= PER_QUERY_LIMIT else None,
             task_meta=json.dumps(task_declaration(result), allow_nan=False),
         )
     except Exception as exc:  # any file, however hostile, becomes a skipped entry with its reason
         reason = str(exc) if type(exc).__name__ == "BadInput" else f"{type(exc).__name__}: {exc}"
         return _Record(Entry(rel, key, None, reason or type(exc).__name__))
+
+
+def _per_query_columns(field: Any) -> str | None:
+    """Per-query values as sorted ids and one list per metric; None when damaged (the result stays valid)."""
+    import math
+
+    from leaderboard.records.result import decode_per_query
+
+    try:
+        values = decode_per_query(field)
+    except (ValueError, TypeError):
+        return None
+    ids = sorted(values)
+    metrics = sorted({m for row in values.values() if isinstance(row, dict) for m in row})
+    columns: dict[str, list[float | None]] = {}
+    for metric in metrics:
+        column = [values[q].get(metric) if isinstance(values[q], dict) else None for q in ids]
+        ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in column)
+        if ok:
+            columns[metric] = [float(v) for v in column]  # type: ignore[arg-type]
+    return json.dumps({"ids": ids, "values": columns}, allow_nan=False)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -282,10 +309,11 @@ def build_index(root: Path, *, persist: bool = True) -> Index:
     except (sqlite3.Error, ValueError):
         stored = {}
     index = Index(root, database=index_file(root) if db is not None else None)
+    prefix = len(str(root).rstrip(os.sep)) + 1
     fresh: list[_Record] = []
     moved: list[Entry] = []  # same bytes, new stat (rewritten by a pull): only the stat is updated
     for path in result_files(root):
-        rel = path.relative_to(root).as_posix()
+        rel = str(path)[prefix:].replace(os.sep, "/")  # relative_to, without pathlib's cost on 10,000 files
         found = _stat(path)
         if found is None:
             continue

@@ -53,12 +53,16 @@ def to_task_result(result: dict) -> Any:
 
     details = result.get("task_details", {})
     main = result["task"]["main_score"]
+    # mteb's hf_subsets are dataset subsets (languages) that its get_score averages over; our
+    # breakdowns (query types, categories, complexity strata) are not, so only "default" goes out
+    # unless mteb itself produced the subsets.
+    exported = set(result["task"]["subsets"]) if details.get("framework") == "mteb" else {"default"}
     scores = {}
     for split, subsets in result["scores"].items():
         entries = [
             {"hf_subset": subset, "languages": ["eng-Latn"], "main_score": values[main], **values}
             for subset, values in subsets.items()
-            if main in values
+            if main in values and subset in exported
         ]
         if entries:
             scores[split] = entries

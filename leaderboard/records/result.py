@@ -230,8 +230,8 @@ class Result(_Record):
                     low, high = self.metric_range(name)
                     if (low is not None and value < low) or (high is not None and value > high):
                         problems.append(f"scores/{split}/{subset}/{name}: {value} is outside {_shown(low, high)}")
-        for split, subsets in self.confidence_intervals.items():
-            for subset, intervals in subsets.items():
+        for split, interval_subsets in self.confidence_intervals.items():
+            for subset, intervals in interval_subsets.items():
                 for name, (lower, upper) in intervals.items():
                     low, high = self.metric_range(name)
                     if lower > upper or (low is not None and lower < low) or (high is not None and upper > high):

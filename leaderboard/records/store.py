@@ -119,7 +119,10 @@ def collect(results_dir: Path, benchmarks: list[dict[str, Any]] | None = None) -
     files = list(result_files(results_dir))
     if not files:
         raise BadInput(f"{results_dir}: no result files (*.json) found.")
-    problems, partial, uploads, cards = [], [], [], {}
+    problems: list[str] = []
+    partial: list[str] = []
+    uploads: list[Upload] = []
+    cards: dict[str, dict[str, Any]] = {}
     for path in files:
         try:
             typed = read_result(path)
@@ -165,6 +168,15 @@ def collect(results_dir: Path, benchmarks: list[dict[str, Any]] | None = None) -
     return uploads
 
 
+def _json_list(data: bytes) -> list[Any]:
+    """An existing benchmarks.json; an unreadable one counts as empty (ours replaces it)."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
 def _is_pulled(path_in_repo: str) -> bool:
     """What pull brings back: the results and the benchmark declarations, nothing else."""
     return path_in_repo.startswith(f"{PREFIX}/") or path_in_repo == BENCHMARKS_FILE
@@ -179,7 +191,7 @@ class LocalStore:
         for upload in uploads:
             target = self.root / upload.path_in_repo
             if upload.path_in_repo == BENCHMARKS_FILE and target.is_file():
-                upload = benchmarks_upload(merge_benchmarks(json.loads(target.read_bytes()), json.loads(upload.data)))
+                upload = benchmarks_upload(merge_benchmarks(_json_list(target.read_bytes()), json.loads(upload.data)))
             if target.is_file() and target.read_bytes() == upload.data:
                 continue  # identical: not rewritten
             write_bytes_atomic(target, upload.data)  # each file appears whole or not at all
@@ -269,7 +281,7 @@ class HubStore:
     def _head(self, revision: str | None = None) -> str | None:
         return self.api.repo_info(self.repo_id, repo_type="dataset", revision=revision).sha
 
-    def _remote_oids(self, revision: str | None) -> dict[str, str]:
+    def _remote_oids(self, revision: str | None) -> dict[str, str | None]:
         """path -> the hub's content id (sha256 for LFS files, git blob sha1 otherwise), at ``revision``."""
         from huggingface_hub.hf_api import RepoFile
 
@@ -309,7 +321,8 @@ class HubStore:
             parent = parent_commit or self._head()
             remote = self._remote_oids(parent)
             uploads = [self._merged_benchmarks(u, parent, remote) for u in uploads]
-            changed, unchanged = [], []
+            changed: list[Upload] = []
+            unchanged: list[Upload] = []
             for upload in uploads:
                 (unchanged if upload.same_as(remote.get(upload.path_in_repo)) else changed).append(upload)
             if not changed:
@@ -325,7 +338,7 @@ class HubStore:
         url = info.pr_url if create_pr and info.pr_url else info.commit_url
         return PushReport(url, changed, unchanged, parent, info.pr_num if create_pr else None)
 
-    def _merged_benchmarks(self, upload: Upload, revision: str | None, remote: dict[str, str]) -> Upload:
+    def _merged_benchmarks(self, upload: Upload, revision: str | None, remote: dict[str, str | None]) -> Upload:
         if (
             upload.path_in_repo != BENCHMARKS_FILE
             or BENCHMARKS_FILE not in remote
@@ -333,13 +346,8 @@ class HubStore:
         ):
             return upload
         with tempfile.TemporaryDirectory(prefix="leaderboard-benchmarks-") as tmp:
-            try:
-                existing = json.loads(self._download(BENCHMARKS_FILE, revision, Path(tmp)).read_bytes())
-            except ValueError:
-                existing = []  # an unreadable remote copy is replaced by ours
-        return benchmarks_upload(
-            merge_benchmarks(existing if isinstance(existing, list) else [], json.loads(upload.data))
-        )
+            existing = _json_list(self._download(BENCHMARKS_FILE, revision, Path(tmp)).read_bytes())
+        return benchmarks_upload(merge_benchmarks(existing, json.loads(upload.data)))
 
     def pull(self, dest: Path, revision: str | None = None) -> Path:
         return self.pull_report(dest, revision).path

