@@ -71,19 +71,23 @@ def sentence(rng: np.random.Generator) -> str:
 
 
 def write_corpus(root: Path, passages: int, queries: int, seed: int = 0) -> Path:
+    """Passages with a long-tailed length distribution; each query is a sentence of its judged passage."""
     rng = np.random.default_rng(seed)
     (root / "qrels").mkdir(parents=True, exist_ok=True)
+    judged = rng.choice(passages, size=queries, replace=False)
+    query_of = {}
     with open(root / "corpus.jsonl", "w") as handle:
         for i in range(passages):
             n = int(np.clip(rng.lognormal(1.6, 0.9), 1, 40))  # most abstracts short, a long tail
-            text = " ".join(sentence(rng) for _ in range(n))
-            handle.write(json.dumps({"_id": f"d{i}", "title": sentence(rng)[:-1], "text": text}) + "\n")
+            sentences = [sentence(rng) for _ in range(n)]
+            query_of[i] = sentences[int(rng.integers(n))]
+            handle.write(json.dumps({"_id": f"d{i}", "title": sentence(rng)[:-1], "text": " ".join(sentences)}) + "\n")
     with open(root / "queries.jsonl", "w") as handle:
-        for q in range(queries):
-            handle.write(json.dumps({"_id": f"q{q}", "text": sentence(rng)}) + "\n")
+        for q, d in enumerate(judged):
+            handle.write(json.dumps({"_id": f"q{q}", "text": query_of[int(d)]}) + "\n")
     with open(root / "qrels" / "test.tsv", "w") as handle:
         handle.write("query-id\tcorpus-id\tscore\n")
-        handle.writelines(f"q{q}\td{rng.integers(passages)}\t1\n" for q in range(queries))
+        handle.writelines(f"q{q}\td{d}\t1\n" for q, d in enumerate(judged))
     return root
 
 

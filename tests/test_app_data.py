@@ -288,3 +288,46 @@ def test_the_app_imports_no_plugin_and_no_torch(root):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_side_means_and_the_views_a_benchmark_names(root):
+    declared = {
+        "name": "With extras",
+        "description": "a side mean and named views",
+        "reference": "",
+        "tasks": [{"task": "demo", "metric": "ndcg_at_10"}],
+        "also": [{"label": "mean MRR", "formula": "MRR@10(demo)", "tasks": [{"task": "demo", "metric": "mrr_at_10"}]}],
+        "views": [{"task": "multiconir-demo-task3", "title": "Flip rate per domain"}],
+    }
+    board = data.load(root, [declared], public=True, persist=False)
+    ranking = board.ranking("With extras")
+    bm25 = ranking.ranked[0]
+    assert bm25.side["mean MRR"] == pytest.approx(0.7639, abs=1e-4)  # its MRR@10, the mean of one task
+    html = render.board_table(ranking, data.Filters(), data.DEFAULT_COLUMNS)
+    assert "mean MRR" in html and "not ranked" in html
+    frame = render.csv_frame(ranking, data.Filters())
+    assert frame.loc[frame["rank"].notna(), "also:mean MRR"].notna().all()
+    named = views.benchmark_views(board, ranking.benchmark)
+    assert [(task, [v.title for v in found]) for task, found in named] == [
+        ("multiconir-demo-task3", ["Flip rate per domain"])
+    ]
+    everything = views.benchmark_views(board, board.ranking("Conditions").benchmark)
+    assert [task for task, _ in everything] == [
+        "multiconir-demo-task1",
+        "multiconir-demo-task2",
+        "multiconir-demo-task3",
+    ]
+
+
+def test_csv_files_are_reused_pruned_and_hold_the_view(monkeypatch):
+    from leaderboard.app import ui
+
+    monkeypatch.setattr(ui, "CSV_KEEP", 3)
+    files = ui.CsvFiles()
+    frames = [pd.DataFrame({"score": [i, -0.5]}) for i in range(5)]
+    first = files.write(frames[0], "Demo retrieval")
+    assert files.write(frames[0], "Demo retrieval") == first and first.endswith("/Demo-retrieval.csv")
+    for frame in frames[1:]:
+        files.write(frame, "x")
+    assert len(list(files.folder.iterdir())) == 3  # older views' files are deleted, not left behind
+    shutil.rmtree(files.folder)

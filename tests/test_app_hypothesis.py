@@ -117,7 +117,7 @@ def _no_raw(text: str, html: str) -> None:
         assert text not in html
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_=st.data())
 def test_the_data_layer_never_raises_and_escapes_everything(bases, data_):
     files = data_.draw(st.lists(results(bases), min_size=1, max_size=5))

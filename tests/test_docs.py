@@ -13,13 +13,11 @@ from leaderboard.registry import KINDS, Registry, _make_register
 
 HOOKS = sorted(name for name, _ in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("register_"))
 README = (REPO / "README.md").read_text("utf-8")
-REGISTER_KEYWORDS = [
-    p.name for p in inspect.signature(_make_register(Registry(), "task", "docs")).parameters.values()
-]
+REGISTER_KEYWORDS = [p.name for p in inspect.signature(_make_register(Registry(), "task", "docs")).parameters.values()]
 
 
 def test_there_is_one_hook_per_kind():
-    assert HOOKS == sorted(f"register_{kind}s" for kind in KINDS)
+    assert sorted(f"register_{kind}s" for kind in KINDS) == HOOKS
 
 
 @pytest.mark.parametrize("hook", HOOKS)

@@ -40,9 +40,7 @@ def cluster(tmp_path_factory):
         "HF_HUB_OFFLINE": "1",
     }
     node = {"object_store_memory": 80 * 2**20, "node_ip_address": "127.0.0.1"}
-    cluster = Cluster(
-        initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False, **node}
-    )
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False, **node})
     for _ in range(2):
         cluster.add_node(num_cpus=2, **node)
     cluster.wait_for_nodes()
@@ -113,7 +111,12 @@ def test_an_encoder_killed_mid_encode_is_retried(cluster, tmp_path):
 
     def run():
         outcome["ray"] = leaderboard.evaluate(
-            [HashEncoder(delay=0.6)], ["tiny-ray"], output=tmp_path / "ray", ray=cluster, shard_dir=str(shards), **common
+            [HashEncoder(delay=0.6)],
+            ["tiny-ray"],
+            output=tmp_path / "ray",
+            ray=cluster,
+            shard_dir=str(shards),
+            **common,
         )
 
     thread = threading.Thread(target=run)
@@ -133,3 +136,45 @@ def test_an_encoder_killed_mid_encode_is_retried(cluster, tmp_path):
     (spread,) = outcome["ray"]
     same_results(spread.result, alone.result)
     assert spread.result.counts["documents"] == 40
+
+
+DRIVER = """
+import os, sys
+import ray
+import leaderboard
+from scale_fixtures import HashEncoder, PerQueryBeirTask, registry_with
+root, out, shards, address = sys.argv[1:]
+ray.init(address=address, runtime_env={"env_vars": {"PYTHONPATH": os.environ["PYTHONPATH"]}}, log_to_driver=False)
+registry = registry_with("tiny-ray", lambda request: PerQueryBeirTask(root, name="tiny-ray"))
+leaderboard.evaluate([HashEncoder(delay=0.6)], ["tiny-ray"], output=out, ray=address, shard_dir=shards,
+                     use_cache=False, shard_rows=4, batch_size=1, registry=registry)
+"""
+
+
+def test_a_killed_driver_leaves_no_result_and_the_rerun_resumes(cluster, tmp_path):
+    import subprocess
+    import sys
+
+    corpus = {f"d{i}": f"text number {i} " + "fig " * (i % 4) for i in range(40)}
+    queries = {"q0": "fig", "q1": "text number 7"}
+    root = write_beir(tmp_path / "data", corpus, queries, {"q0": {"d3": 1}, "q1": {"d7": 1}})
+    out, shards = tmp_path / "ray", tmp_path / "shards"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(root), str(out), str(shards), cluster], env=env)
+    deadline = time.monotonic() + 120
+    while len(list(shards.rglob("shard-*.json"))) < 3 and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.05)
+    driver.kill()  # mid-run: some shards finished, the rest not
+    driver.wait()
+    finished = len(list(shards.rglob("shard-*.json")))
+    assert 3 <= finished < 10 and not list(out.rglob("*.json"))  # no result, not even a partial one
+
+    registry = registry_with("tiny-ray", lambda request: PerQueryBeirTask(root, name="tiny-ray"))
+    common = {"use_cache": False, "shard_rows": 4, "batch_size": 1, "registry": registry}
+    (alone,) = leaderboard.evaluate([HashEncoder()], ["tiny-ray"], output=tmp_path / "one", **common)
+    (resumed,) = leaderboard.evaluate(
+        [HashEncoder()], ["tiny-ray"], output=out, ray=cluster, shard_dir=str(shards), **common
+    )
+    same_results(resumed.result, alone.result)
+    # only the unfinished shards (and the queries) were encoded again
+    assert resumed.result.counts["texts_encoded"] <= 40 - 4 * finished + len(queries)

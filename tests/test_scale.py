@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scale_fixtures import HashEncoder, write_beir
 
+import leaderboard
 from leaderboard.data.beir import load_beir
 from leaderboard.data.corpus import JsonlCorpus
 from leaderboard.engine import dense, shards
@@ -200,3 +201,19 @@ def test_torch_search_equals_numpy(tmp_path):
     numpy_cols, numpy_scores = dense.search_store(queries, store, 10, "cosine")
     torch_cols, torch_scores = dense._search_store_torch(queries, store, 10, "cosine", "cpu")
     assert np.allclose(numpy_scores, torch_scores, atol=1e-6) and np.array_equal(numpy_cols, torch_cols)
+
+
+def test_corpus_sample_keeps_judged_documents_and_is_partial(tmp_path, beir_dir):
+    from leaderboard.engine.sampling import sample_corpus
+
+    runs = []
+    for _ in range(2):
+        data = load_beir(beir_dir)
+        assert sample_corpus(data, 10, seed=3) == 62
+        runs.append(sorted(data.corpus))
+    assert runs[0] == runs[1] and len(runs[0]) == 10 and "d1" in runs[0]  # seeded; the judged one kept
+    (outcome,) = leaderboard.evaluate(["bm25"], [str(beir_dir)], output=tmp_path / "out", limit=3, corpus_sample=10)
+    result = outcome.result
+    assert not result.coverage.complete and "--corpus-sample 10: 10 of 62 documents" in result.coverage.reason
+    assert result.settings.corpus_sample == 10 and result.counts["documents"] == 10
+    assert outcome.path.name == f"{result.task.name}.partial-limit3-sample10-seed0.json"

@@ -80,6 +80,8 @@ table.lb .ci { display: block; font-size: 11px; color: var(--body-text-color-sub
 table.lb td.best .v, table.lb td.best { font-weight: 700; }
 table.lb td.c-missing, table.lb td.c-reason { text-align: left; white-space: normal; min-width: 16em;
   max-width: 40em; }
+table.lb .c-text, table.lb th.c-file, table.lb th.c-reason, table.lb th.c-missing { text-align: left; }
+table.lb .c-text { white-space: nowrap; }
 table.lb td.c-file { text-align: left; white-space: normal; word-break: break-all; min-width: 12em; }
 table.lb tr.section td { text-align: left; font-weight: 600; font-size: 13px; white-space: normal;
   position: static; background: var(--background-fill-secondary); }
@@ -108,6 +110,7 @@ PAGE_CSS = """
   border: 1px solid var(--border-color-primary); }
 .about pre.citation { white-space: pre-wrap; font-size: 12px; }
 .about table.plain td, .about table.plain th { padding: 2px 8px; text-align: left; }
+.about table.plain { display: block; overflow-x: auto; max-width: 100%; }
 .view-title { margin: 12px 0 2px 0; font-size: 16px; }
 @media (max-width: 640px) {
   .gradio-container, .gradio-container .main, .gradio-container .wrap { padding-left: 4px !important;

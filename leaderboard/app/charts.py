@@ -8,9 +8,8 @@ task declared (e.g. the adjacent pairs of a ranking, in the paper's order).
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import altair as alt
 import pandas as pd
 
 from leaderboard.app.views import View
@@ -18,7 +17,17 @@ from leaderboard.app.views import View
 MAX_MODELS = 20
 WIDTH = 640  # pixels; narrower windows get narrower charts (Gradio does not size Vega charts to their box)
 PALETTE: Literal["tableau20"] = "tableau20"
-_LEGEND = alt.Legend(orient="bottom", columns=2, symbolLimit=0, labelLimit=360, title=None)
+INSTALL = "pip install 'retrieval-leaderboard[app]'"
+
+if TYPE_CHECKING:
+    import altair as alt
+
+
+def available() -> bool:
+    """Charts need altair (the app extra); without it the board and tables still work."""
+    import importlib.util
+
+    return importlib.util.find_spec("altair") is not None
 
 
 def fit_width(window: float | None) -> int:
@@ -34,15 +43,18 @@ def _height(kind: str) -> int:
 
 def view_chart(frame: pd.DataFrame, view: View, y_label: str, width: int = WIDTH) -> alt.Chart | None:
     """A declared curve or bar chart; None when there is nothing to draw."""
+    import altair as alt
+
     data = frame.dropna(subset=["value"])
     if data.empty:
         return None
+    legend = alt.Legend(orient="bottom", columns=2, symbolLimit=0, labelLimit=360, title=None)
     order = [view.label(s, m) for s, m in view.axis]
     models = list(dict.fromkeys(frame["model"]))
     x = alt.X("entry:N", sort=order, title=view.x_title or None, axis=alt.Axis(labelAngle=-35, labelLimit=160))
     scale = alt.Scale(domain=list(view.y_range)) if view.y_range else alt.Scale(zero=False)
     y = alt.Y("value:Q", title=view.y_title or y_label, scale=scale)
-    color = alt.Color("model:N", scale=alt.Scale(domain=models, scheme=PALETTE), legend=_LEGEND)
+    color = alt.Color("model:N", scale=alt.Scale(domain=models, scheme=PALETTE), legend=legend)
     tooltip = [alt.Tooltip("model:N"), alt.Tooltip("entry:N", title="entry"), alt.Tooltip("value:Q", format=".4f")]
     base = alt.Chart(data)  # the page puts the view's title above the chart
     if view.kind == "bars":
@@ -56,6 +68,8 @@ def view_chart(frame: pd.DataFrame, view: View, y_label: str, width: int = WIDTH
 
 def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Chart | None:
     """Score against parameter count (log scale), one point per ranked model with a known size."""
+    import altair as alt
+
     if frame.empty:
         return None
     low = 10 ** math.floor(math.log10(frame["parameters"].min()))

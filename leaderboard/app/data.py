@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -83,6 +84,7 @@ class Line:
     covered: int = 0  # tasks of the aggregate it has complete results for
     aggregate: float | None = None
     aggregate_interval: tuple[float, float] | None = None
+    side: dict[str, float | None] = field(default_factory=dict)  # the benchmark's other means ("also"), by label
     rank: int | None = None
     p_value: float | None = None  # paired test against #1 (None: not tested)
 
@@ -242,9 +244,16 @@ class Board:
         return names, rows
 
     # -- data behind the views ----------------------------------------------------------------------
-    def warm(self) -> None:
-        """Compute every ranking now (a background thread calls this after a load), so switching is instant."""
-        for name in [b.name for b in self.benchmarks]:
+    def warm(self, pause: float = 2.0) -> None:
+        """Compute every ranking (a background thread calls this after a load), so switching is instant.
+
+        The first benchmark (the one a page opens on) comes first; the others after a pause, so that
+        they do not compete with serving the first pages.
+        """
+        names = [b.name for b in self.benchmarks]
+        for position, name in enumerate(names):
+            if position == 1 and pause:
+                time.sleep(pause)
             self.ranking(name)
         if OVERALL in self.benchmark_names:
             self.overall()
@@ -291,8 +300,7 @@ def load(
     index = build_index(root, persist=persist)
     declared, problems = declarations.load(root, benchmarks)
     rows = []
-    for path, summary in index.summaries():
-        summary = dict(summary)
+    for path, summary in index.summaries():  # this index's own dicts: annotated in place, not copied
         summary["_path"] = path
         rows.append(summary)
     board = Board(root, index, [], problems, public, revision, rows=rows)
@@ -413,7 +421,8 @@ def rank(board: Board, benchmark: Benchmark) -> Ranking:
                 newest[key] = row
     for key, row in newest.items():
         lines[key] = Line(key, row["model"], str(row.get("harness") or ""), row["created_at"])
-    wanted = [r["_path"] for c in columns for r in per_task.get(c.spec.task, []) if _needs_detail(r, c.spec)]
+    specs = [c.spec for c in columns] + [t for side in getattr(benchmark, "also", ()) or () for t in side.tasks]
+    wanted = [r["_path"] for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
     details = board.details(wanted) if wanted else {}
     for column in columns:
         spec = column.spec
@@ -436,6 +445,7 @@ def rank(board: Board, benchmark: Benchmark) -> Ranking:
             line.paths[spec.task] = chosen["_path"]
             if spec.in_aggregate:
                 line.covered += 1
+    _side_aggregates(benchmark, lines, per_task, details)
     aggregated = [c for c in columns if c.spec.in_aggregate]
     ranked, unranked = [], []
     for line in lines.values():
@@ -454,6 +464,24 @@ def rank(board: Board, benchmark: Benchmark) -> Ranking:
         line.rank = position
     unranked.sort(key=lambda line: (-line.covered, line.name))
     return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
+
+
+def _side_aggregates(
+    benchmark: Benchmark,
+    lines: dict[ModelKey, Line],
+    per_task: dict[str, list[dict[str, Any]]],
+    details: dict[str, dict[str, Any]],
+) -> None:
+    """Means shown beside the aggregate and never ranked by (e.g. FollowIR's mean p-MRR): all values or none."""
+    for side in getattr(benchmark, "also", ()) or ():
+        for line in lines.values():
+            values = []
+            for spec in side.tasks:
+                rows = [r for r in per_task.get(spec.task, []) if model_key(r) == line.key]
+                chosen, _ = _choose(rows, spec, _reference_hashes(per_task.get(spec.task, [])), details)
+                values.append(value_of(chosen, spec, details.get(chosen["_path"])) if chosen else None)
+            present = [v for v in values if v is not None]
+            line.side[side.label] = sum(present) / len(present) if present and len(present) == len(values) else None
 
 
 def _choose(

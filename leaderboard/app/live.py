@@ -22,6 +22,7 @@ DEFAULT_POLL_SECONDS = 600.0
 class LiveBoard:
     def __init__(self, source: Source, make: Callable[[Path, str | None], Board], poll_seconds: float | None = None):
         self.source, self.make, self.poll_seconds = source, make, poll_seconds
+        self.warming = False  # precompute rankings of each new board (turned on once the server listens)
         # A local folder's fingerprint walks every file: only worth it when polling.
         self._shown = source.latest() if source.repo is None and poll_seconds else None
         folder = source.fetch()
@@ -43,11 +44,19 @@ class LiveBoard:
         self.generation += 1
         return True
 
-    @staticmethod
-    def _ready(board: Board) -> Board:
-        """Rankings are computed in the background right away, so the first page and each switch find them."""
-        threading.Thread(target=_warm, args=(board,), name="leaderboard-warm", daemon=True).start()
+    def _ready(self, board: Board) -> Board:
+        """Rankings are computed in the background, so the first page and each switch find them ready."""
+        if self.warming:
+            threading.Thread(target=_warm, args=(board,), name="leaderboard-warm", daemon=True).start()
         return board
+
+    def start_warming(self) -> None:
+        """Precompute the current board's rankings now, and every later board's when it is loaded.
+
+        Called once the server listens: started earlier, it would compete with the server's start.
+        """
+        self.warming = True
+        self._ready(self.board)
 
     def start(self) -> None:
         if not self.poll_seconds or self._thread is not None:

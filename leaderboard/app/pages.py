@@ -122,19 +122,19 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
     if not rows:
         return '<div class="empty">No results yet.</div>'
     headers = [
-        ("Model", "", "c-model"),
-        ("Task", "", ""),
-        ("Main score", "the task's main metric", ""),
+        ("Model", "", "c-name"),
+        ("Task", "", "c-text"),
+        ("Main score", "the task's main metric", "c-text"),
         ("Value", "", ""),
         ("95% CI", "", ""),
-        ("Coverage", "complete results only are ranked", ""),
+        ("Coverage", "complete results only are ranked", "c-text"),
         ("Queries", "", ""),
-        ("Data hash", "sha256 over the data files actually loaded", ""),
-        ("Data revision", "", ""),
-        ("Harness", "", ""),
-        ("Date", "", ""),
-        ("Source", "", ""),
-        ("File", "relative to the results dataset", ""),
+        ("Data hash", "sha256 over the data files actually loaded", "c-text"),
+        ("Data revision", "", "c-text"),
+        ("Harness", "", "c-text"),
+        ("Date", "", "c-text"),
+        ("Source", "", "c-text"),
+        ("File", "relative to the results dataset", "c-file"),
     ]
     body = []
     for r in rows[:limit]:
@@ -144,18 +144,18 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
         ci = r.get("main_ci")
         body.append(
             [
-                model_cell(r["model"]),
-                Cell(esc(task["name"]), task["name"]),
-                Cell(esc(task["main_score"]), task["main_score"]),
+                model_cell(r["model"], "c-name"),
+                Cell(esc(task["name"]), task["name"], "c-text"),
+                Cell(esc(task["main_score"]), task["main_score"], "c-text"),
                 Cell(score(finite(r["main_score"])), finite(r["main_score"])),
                 Cell(span(tuple(ci)) if isinstance(ci, list) and len(ci) == 2 else MISSING, None),
-                Cell(esc(complete), int(bool(r["complete"]))),
+                Cell(esc(complete), int(bool(r["complete"])), "c-text"),
                 Cell(esc(r.get("queries") if r.get("queries") is not None else MISSING), finite(r.get("queries"))),
-                Cell(esc(digest[:19] or MISSING), digest, "", digest),
-                Cell(esc(task.get("data_revision") or MISSING), task.get("data_revision")),
-                Cell(esc(harness or MISSING), harness),
-                Cell(esc(str(r["created_at"])[:19]), r["created_at"]),
-                Cell("imported from mteb" if r.get("imported") else "run here", int(bool(r.get("imported")))),
+                Cell(esc(digest[:19] or MISSING), digest, "c-text", digest),
+                Cell(esc(task.get("data_revision") or MISSING), task.get("data_revision"), "c-text"),
+                Cell(esc(harness or MISSING), harness, "c-text"),
+                Cell(esc(str(r["created_at"])[:19]), r["created_at"], "c-text"),
+                Cell("imported from mteb" if r.get("imported") else "run here", int(bool(r.get("imported"))), "c-text"),
                 Cell(esc(r["_path"]), r["_path"], "c-file"),
             ]
         )

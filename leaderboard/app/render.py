@@ -106,12 +106,12 @@ def table(
     return "".join(parts)
 
 
-def model_cell(info: dict[str, Any], marker: str = "") -> Cell:
+def model_cell(info: dict[str, Any], cls: str = "c-model") -> Cell:
     name = str(info.get("name", ""))
     url = safe_url(info.get("reference"))
     label = esc(name)
     text = f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{label}</a>' if url else label
-    return Cell(text, name, "c-model", name + (f" (revision {info.get('revision')})" if info.get("revision") else ""))
+    return Cell(text, name, cls, name + (f" (revision {info.get('revision')})" if info.get("revision") else ""))
 
 
 def _header(label: str, sub: str, title: str = "", cls: str = "") -> tuple[str, str, str]:
@@ -150,6 +150,10 @@ def board_table(ranking: Ranking, filters: Filters, shown: Iterable[str], limit:
         ("Model", "Model name (links to its reference when it has one)", "c-model"),
         _header("Score", f"{aggregate_title(ranking)} · 95% CI {ARROW[direction]}", ranking.benchmark.formula, "c-agg"),
     ]
+    sides = list(getattr(ranking.benchmark, "also", ()) or ())
+    for side in sides:
+        arrow = ARROW[side.tasks[0].direction] if side.tasks else ""
+        headers.append(_header(side.label, f"mean {arrow} · not ranked", side.formula, "c-side"))
     for column in ranking.columns:
         sub = f"{column.metric_label} {ARROW[column.direction]}" + ("" if column.spec.in_aggregate else " · not ranked")
         headers.append(_header(column.label, sub, f"{column.spec.metric}: {column.description}".strip(": ")))
@@ -162,6 +166,11 @@ def board_table(ranking: Ranking, filters: Filters, shown: Iterable[str], limit:
     )
     best = {c.key: ranking.best(c.key) for c in ranking.columns}
     best_aggregate = ranking.ranked[0].aggregate if ranking.ranked else None
+    best_side = {}
+    for side in getattr(ranking.benchmark, "also", ()) or ():
+        values = [v for line in ranking.ranked if (v := line.side.get(side.label)) is not None]
+        lower = bool(side.tasks) and side.tasks[0].direction == "lower"
+        best_side[side.label] = (min(values) if lower else max(values)) if values else None
 
     def row(line: Line) -> list[Cell]:
         rank = Cell(esc(f"{line.rank}{(' ' + line.marker) if line.marker else ''}") if line.rank else MISSING)
@@ -173,6 +182,7 @@ def board_table(ranking: Ranking, filters: Filters, shown: Iterable[str], limit:
             model_cell(line.info),
             _value_cell(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"),
         ]
+        cells += [_value_cell(line.side.get(side.label), None, best_side.get(side.label)) for side in sides]
         for column in ranking.columns:
             value = line.values.get(column.key)
             cells.append(_value_cell(value, line.intervals.get(column.key), best[column.key] if line.rank else None))
@@ -255,7 +265,7 @@ def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
             "score": line.aggregate,
             "score_ci_low": line.aggregate_interval[0] if line.aggregate_interval else None,
             "score_ci_high": line.aggregate_interval[1] if line.aggregate_interval else None,
-        }
+        } | {f"also:{label}": value for label, value in line.side.items()}
         for column in ranking.columns:
             name = f"{column.spec.task}:{column.spec.metric}" + (
                 f":{column.spec.subset}" if column.spec.subset != "default" else ""

@@ -116,16 +116,23 @@ def build_app(
         filters = _filters(kinds, kinds_present(), instructions, sizes, search)
         if name == data.OVERALL:
             names, rows = current.overall()
-            html = render.overall_table(names, rows, filters)
-            frame = _overall_frame(names, rows, filters)
-            return pages.benchmark_summary(current, name, None), html, "", csv_files.write(frame, "overall-mean-rank")
+            return pages.benchmark_summary(current, name, None), render.overall_table(names, rows, filters), ""
         ranking = current.ranking(name) if name else None
         if ranking is None:
-            return pages.benchmark_summary(current, name, None), render.empty("No results yet."), "", None
+            return pages.benchmark_summary(current, name, None), render.empty("No results yet."), ""
         html = render.board_table(ranking, filters, columns or [])
         notes = pages.board_notes(ranking) if ranking.lines else ""
-        path = csv_files.write(render.csv_frame(ranking, filters), name) if ranking.lines else None
-        return pages.benchmark_summary(current, name, ranking), html, notes, path
+        return pages.benchmark_summary(current, name, ranking), html, notes
+
+    def render_csv(name, kinds, instructions, sizes, search, columns):
+        """The download button's file: the view on screen, as numbers (after the table, off its critical path)."""
+        current = board()
+        filters = _filters(kinds, kinds_present(), instructions, sizes, search)
+        if name == data.OVERALL:
+            names, rows = current.overall()
+            return csv_files.write(_overall_frame(names, rows, filters), "overall-mean-rank")
+        ranking = current.ranking(name) if name else None
+        return csv_files.write(render.csv_frame(ranking, filters), name) if ranking and ranking.lines else None
 
     def render_size(name, width=charts.WIDTH):
         current = board()
@@ -141,6 +148,8 @@ def build_app(
         )
         if frame.empty:
             return None, render.empty("No ranked model with a known parameter count yet.") + note
+        if not charts.available():
+            return None, render.empty(f"Charts need altair: {charts.INSTALL}") + note
         return charts.size_chart(frame, y_label, width), note
 
     def render_provenance(name, search):
@@ -233,7 +242,7 @@ def build_app(
         query_width = gr.Number(visible=False)  # the browser window's width: charts are drawn to fit it
         chart_width = gr.State(charts.WIDTH)
         filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns]
-        board_outputs = [summary, table, notes, csv]
+        board_outputs = [summary, table, notes]
 
         def views_key(name, n, chosen, width):
             return {
@@ -284,7 +293,7 @@ def build_app(
                 about,
             ],
             js=RESTORE_JS,
-        )
+        ).then(render_csv, [selector, *filter_inputs], csv, show_progress="hidden")
 
         def on_benchmark(name, active_tab, n, chosen, search_text, width, *filters):
             current = board()
@@ -301,9 +310,11 @@ def build_app(
             [selector, active, top_n, picks, provenance_search, chart_width, *filter_inputs],
             [*board_outputs, picks, views_request, size_plot, size_note, provenance],
             js=url_js("benchmark"),
-        )
+        ).then(render_csv, [selector, *filter_inputs], csv, show_progress="hidden")
         for control in filter_inputs:
-            control.change(render_board, [selector, *filter_inputs], board_outputs, show_progress="hidden")
+            control.change(render_board, [selector, *filter_inputs], board_outputs, show_progress="hidden").then(
+                render_csv, [selector, *filter_inputs], csv, show_progress="hidden"
+            )
 
         board_tab.select(lambda: "board", None, active, js=url_js("tab", "board"))
         views_tab.select(
@@ -341,7 +352,9 @@ def build_app(
 
         if poll_seconds:
             timer = gr.Timer(min(max(poll_seconds / 4, 5.0), 60.0))
-            timer.tick(on_tick, [generation, selector, *filter_inputs], [generation, status, selector, *board_outputs])
+            timer.tick(
+                on_tick, [generation, selector, *filter_inputs], [generation, status, selector, *board_outputs]
+            ).then(render_csv, [selector, *filter_inputs], csv, show_progress="hidden")
     app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
     return app
 
@@ -384,8 +397,7 @@ def _draw_views(board: data.Board, request: dict | None) -> None:
     wanted = {tuple(p.split("\x1f", 1)) for p in request["picks"]}
     lines = [line for line in ranking.lines if line.key in wanted] if wanted else ranking.ranked[: request["top"]]
     shown_any = False
-    for task in dict.fromkeys(c.spec.task for c in ranking.columns):
-        task_views = views.views_of(board, task)
+    for task, task_views in views.benchmark_views(board, ranking.benchmark):
         paths = {line.key: line.paths[task] for line in lines if task in line.paths}
         for number, view in enumerate(task_views):
             shown_any = True
@@ -398,9 +410,13 @@ def _draw_views(board: data.Board, request: dict | None) -> None:
                 continue
             y_label = view.metrics[0]
             y_title = view.labels.get(y_label, y_label) if view.over_subsets else view.title
-            chart = charts.view_chart(frame, view, y_title, request.get("width") or charts.WIDTH)
             gr.HTML(heading, js_on_load=None)
-            if chart is None:
+            chart = None
+            if charts.available():
+                chart = charts.view_chart(frame, view, y_title, request.get("width") or charts.WIDTH)
+            if not charts.available():
+                gr.HTML(render.empty(f"Charts need altair: {charts.INSTALL}"), js_on_load=None)
+            elif chart is None:
                 gr.HTML(render.empty("No values to draw yet (the results lack this view's metrics)."), js_on_load=None)
             else:
                 gr.Plot(chart, show_label=False, elem_classes=["view-plot"])
@@ -413,6 +429,11 @@ def _draw_views(board: data.Board, request: dict | None) -> None:
 def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **options: Any) -> None:
     """Serve the app: no share link, the app's CSS, errors shown in the page."""
     # quiet: no "set share=True" hint; serve and the Space print their own line.
+    options.setdefault("prevent_thread_lock", True)
     app.launch(
         server_name=host, server_port=port, share=False, show_error=True, quiet=True, css=PAGE_CSS, head=HEAD, **options
     )
+    live = getattr(app, "live_board", None)
+    if live is not None:
+        live.start_warming()
+    app.block_thread()

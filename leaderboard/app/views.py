@@ -83,6 +83,21 @@ def views_of(board: Board, task: str) -> list[View]:
     return [v for v in (parse_view(r, main) for r in raw) if v is not None]
 
 
+def benchmark_views(board: Board, benchmark: Any) -> list[tuple[str, list[View]]]:
+    """(task, views) drawn with a benchmark: those it names (``Benchmark.views``: task and title, in its
+    order), else every view its tasks declare."""
+    named = [(v.task, v.title) for v in getattr(benchmark, "views", ()) or ()]
+    if named:
+        out: list[tuple[str, list[View]]] = []
+        for task, title in named:
+            found = [v for v in views_of(board, task) if v.title == title]
+            if found:
+                out.append((task, found))
+        return out
+    tasks = dict.fromkeys(t.task for t in benchmark.tasks)
+    return [(task, views_of(board, task)) for task in tasks]
+
+
 def direction_of(board: Board, task: str, metric: str) -> str:
     for m in board.tasks.get(task, {}).get("metrics", []):
         if isinstance(m, dict) and m.get("name") == metric:

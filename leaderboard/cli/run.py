@@ -38,6 +38,14 @@ EXAMPLES = """Examples:
     help="Evaluate only the first N queries (candidate-set tasks: the first N sets); the result is partial.",
 )
 @click.option(
+    "--corpus-sample",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Search a seeded sample of N documents: the kept queries' judged ones plus random others (--seed); "
+    "the result is partial.",
+)
+@click.option(
     "--data-dir",
     "data_dirs",
     multiple=True,
@@ -83,6 +91,7 @@ def run(
     device,
     max_length,
     limit,
+    corpus_sample,
     data_dirs,
     task_options,
     dtype,
@@ -106,6 +115,7 @@ def run(
         device=device,
         max_length=max_length,
         limit=limit,
+        corpus_sample=corpus_sample,
         overwrite=overwrite,
         seed=seed,
         data_dirs=data_dirs_option(data_dirs, tasks),

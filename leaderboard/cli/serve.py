@@ -60,6 +60,7 @@ def serve(
         f"Serving {escape(str(board.root))} ({len(board.rows)} results, {len(board.benchmarks)} benchmarks"
         f"{', public board' if public else ''}) on http://{host}:{port}",
         highlight=False,
+        soft_wrap=True,
     )
     launch(app, host, port)
 

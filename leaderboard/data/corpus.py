@@ -54,6 +54,17 @@ class JsonlCorpus(Mapping[str, str]):
         self._handle: IO[bytes] | None = None
         self._check_duplicates()
 
+    def subset(self, rows: np.ndarray) -> JsonlCorpus:
+        """The documents at ``rows`` (ascending), as a corpus over the same file (for --corpus-sample)."""
+        by_row = np.empty_like(self.hashes)
+        by_row[self.order] = self.hashes
+        part = object.__new__(JsonlCorpus)
+        part.__dict__.update(self.__getstate__())
+        part.offsets = self.offsets[rows]
+        order = np.argsort(by_row[rows], kind="stable")
+        part.order, part.hashes = order.astype(self.order.dtype), by_row[rows][order]
+        return part
+
     # -- pickling (Ray workers get the arrays, then reopen the file) ------------------------------
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_handle"} | {"_handle": None}

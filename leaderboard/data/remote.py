@@ -42,7 +42,8 @@ def _download(url: str) -> bytes:
             return response.read()
     except OSError as exc:
         raise BadInput(
-            f"Could not download {url} ({exc}). Point the task at a local copy with --data-dir or its environment variable."
+            f"Could not download {url} ({exc}). "
+            "Point the task at a local copy with --data-dir or its environment variable."
         ) from None
 
 
@@ -62,7 +63,8 @@ def fetch_zip(name: str, url: str, expected: dict[str, str]) -> Path:
         ]
         if not candidates:
             raise BadInput(
-                f"{url}: no folder in the archive matches the pinned sha256 hashes of {', '.join(expected)}; the upstream data changed."
+                f"{url}: no folder in the archive matches the pinned sha256 hashes of {', '.join(expected)}; "
+                "the upstream data changed."
             )
         found = candidates[0].parents[len(Path(anchor).parts) - 1]
         _install(found, target, expected)

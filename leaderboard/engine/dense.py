@@ -167,9 +167,7 @@ def encode_texts(
     return np.concatenate(chunks, axis=0)
 
 
-def encode_shard(
-    model: DenseModel, job: ShardJob, store: ShardStore, role: Role, batch_size: int, advance=None
-) -> int:
+def encode_shard(model: DenseModel, job: ShardJob, store: ShardStore, role: Role, batch_size: int, advance=None) -> int:
     """Write a shard: cached rows copied, the others encoded in the given order, block by block
     straight into the shard (memory holds one block of vectors). Returns how many were encoded."""
     missing = [i for i in range(len(job.texts)) if i not in job.known]

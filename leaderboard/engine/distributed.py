@@ -21,7 +21,9 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from leaderboard.contract.model import DenseModel, Model
+import numpy as np
+
+from leaderboard.contract.model import DenseModel, Model, Role
 from leaderboard.engine.dense import ShardJob, encode_shard
 from leaderboard.engine.runner import (
     LoadedModel,
@@ -39,6 +41,7 @@ from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.progress import use_progress
 
 ModelRef = str | Model  # a registered name (built in the worker) or a model object (pickled)
+RETRIES = 3  # per encoder actor (restarts) and per call or job (retries)
 
 
 def _ray() -> Any:
@@ -111,7 +114,7 @@ class RemoteProgress:
     def add_task(self, description: str, total: float | None = None) -> str:
         self.count += 1
         bar = f"{self.prefix}#{self.count}"
-        self.board.add.remote(bar, f"[{self.prefix}] {description}", total)
+        self.board.add.remote(bar, f"{self.prefix} · {description}", total)
         return bar
 
     def advance(self, bar: str, amount: float = 1) -> None:
@@ -136,31 +139,75 @@ def _mirror(board: Any, local: Any, shown: dict[str, Any]) -> None:
 
 
 class Encoder:
-    """One model, loaded once; encodes shard jobs into the shared shard folder (a Ray actor)."""
+    """One dense model, loaded once; encodes shard jobs into the shared shard folder, and small
+    batches (queries, candidate sets) for the job that searches (a Ray actor)."""
 
     def __init__(self, ref: ModelRef, options: RunOptions):
         self.handle = _make_model(ref, options)
         self.handle.ensure_loaded()
+        if not isinstance(self.handle.model, DenseModel):
+            raise LeaderboardError(f"{self.handle.spec} cannot encode: not a dense model")
+        self.model: DenseModel = self.handle.model
         self.batch_size = options.batch_size
 
+    def describe(self) -> dict[str, Any]:
+        """What a result records of the model, known once the weights are loaded."""
+        model = self.model
+        return {"metadata": model.metadata, "settings": model.settings(), "dtype": getattr(model, "dtype", None)}
+
     def encode(self, store: ShardStore, job: ShardJob) -> int:
-        model = self.handle.model
-        target = getattr(model, "first", model)  # a pipeline's dense first stage
-        if not isinstance(target, DenseModel):
-            raise LeaderboardError(f"{self.handle.spec} cannot encode: not a dense model")
-        return encode_shard(target, job, store, "document", self.batch_size)
+        return encode_shard(self.model, job, store, "document", self.batch_size)
+
+    def encode_texts(self, texts: list[str], role: Role) -> np.ndarray:
+        return np.asarray(self.model.encode(texts, role), dtype=np.float32)
 
     def pid(self) -> int:
         return os.getpid()
 
 
-class RayShardPool:
-    """Shard jobs spread over encoder actors: at most one call in flight per actor (bounded memory)."""
+class EncoderPool:
+    """Encoder actors for one model, owned by the driver and shared by all of the model's jobs."""
 
     def __init__(self, ref: ModelRef, options: RunOptions, size: int):
         ray = _ray()
-        actor = ray.remote(Encoder).options(max_restarts=-1, max_task_retries=-1, **_resources(options))
+        # Restarted when killed, and the interrupted call retried (a shard is rewritten whole); a bounded
+        # number of times, so an actor that cannot start (a missing module on a node) fails the run.
+        actor = ray.remote(Encoder).options(max_restarts=RETRIES, max_task_retries=RETRIES, **_resources(options))
         self.actors = [actor.remote(ref, options) for _ in range(max(size, 1))]
+        self.info = ray.get(self.actors[0].describe.remote())
+
+    def close(self) -> None:
+        ray = _ray()
+        for actor in self.actors:
+            ray.kill(actor)
+
+
+class RemoteDense(DenseModel):
+    """The job's view of a pooled model: metadata and settings from an actor, ``encode`` on the actors."""
+
+    def __init__(self, actors: list[Any], info: dict[str, Any]):
+        self.actors, self.metadata, self._settings, self.dtype = (
+            actors,
+            info["metadata"],
+            info["settings"],
+            info["dtype"],
+        )
+        self._turn = 0
+
+    def settings(self) -> dict[str, Any]:
+        return self._settings
+
+    def encode(self, texts, role) -> np.ndarray:
+        ray = _ray()
+        self._turn = (self._turn + 1) % len(self.actors)
+        return ray.get(self.actors[self._turn].encode_texts.remote(list(texts), role))
+
+
+class RayShardPool:
+    """Shard jobs spread over the encoder actors: one call in flight per actor (bounded memory)."""
+
+    def __init__(self, actors: list[Any]):
+        self.actors = actors
 
     def run(self, store: ShardStore, jobs: Iterator[ShardJob], done: Callable[[ShardJob, int], None]) -> None:
         ray = _ray()
@@ -181,11 +228,6 @@ class RayShardPool:
             done(job, ray.get(ready))
             submit(actor)
 
-    def close(self) -> None:
-        ray = _ray()
-        for actor in self.actors:
-            ray.kill(actor)
-
 
 def _pool_size(options: RunOptions) -> int:
     if options.ray_encoders:
@@ -200,23 +242,22 @@ def _pool_size(options: RunOptions) -> int:
 # -- jobs ------------------------------------------------------------------------------------------
 
 
-def _job(ref: ModelRef, prepared: Prepared, options: RunOptions, board: Any, label: str) -> dict[str, Any]:
-    """One (model, task) pair in a Ray worker: the completed record (the driver validates and writes)."""
+def _job(ref: ModelRef, prepared: Prepared, options: RunOptions, board: Any, label: str, pool: Any) -> dict[str, Any]:
+    """One (model, task) pair in a Ray worker: the completed record (the driver validates and writes).
+
+    With an encoder pool the job holds no weights: it encodes through the actors and searches here.
+    """
     from leaderboard.engine.api import _memo_for
 
-    handle = _make_model(ref, options)
     search = search_options(options)
-    pool = None
-    target = getattr(handle.model, "first", handle.model)
-    if isinstance(target, DenseModel) and options.ray_encoders != 0:
-        pool = RayShardPool(ref, options, _pool_size(options))
-        search.pool, search.always_on_disk = pool, True
-    try:
-        with use_progress(RemoteProgress(board, label)):  # type: ignore[arg-type]
-            return compute(prepared, handle, options, _memo_for(handle.model, options), search=search)
-    finally:
-        if pool is not None:
-            pool.close()
+    if pool is not None:
+        actors, info = pool
+        handle = LoadedModel(RemoteDense(actors, info), label, "ray", None, loaded=True)
+        search.pool, search.always_on_disk = RayShardPool(actors), True
+    else:
+        handle = _make_model(ref, options)
+    with use_progress(RemoteProgress(board, label)):  # type: ignore[arg-type]
+        return compute(prepared, handle, options, _memo_for(handle.model, options), search=search)
 
 
 def run_all(
@@ -226,31 +267,44 @@ def run_all(
     options: RunOptions,
     local_progress: Any = None,
 ) -> list[RunOutcome]:
-    """Every (model, task) pair on the cluster; outcomes in the order of the pairs."""
+    """Every (model, task) pair on the cluster; outcomes in the order of the pairs.
+
+    Models go one after the other (one encoder pool at a time: pools never starve each other's
+    jobs of resources); a model's tasks run as concurrent jobs.
+    """
     ray = _ray()
     connect(options.ray or "auto")
     board = ray.remote(ProgressBoard).options(num_cpus=0).remote()
     job = ray.remote(_job)
-    pairs = [(ref, handle, spec) for ref, handle in handles for spec in task_specs]
-    outcomes: list[RunOutcome | None] = [None] * len(pairs)
-    waiting: dict[Any, tuple[int, Prepared, LoadedModel]] = {}
-    for i, (ref, handle, spec) in enumerate(pairs):
-        prepared = prepare(registry, handle, spec, options)  # the driver: data hash and the skip check
-        if isinstance(prepared, RunOutcome):
-            outcomes[i] = prepared
-            continue
-        label = f"{handle.spec} / {prepared.task.metadata.name}"
-        future = job.options(max_retries=3, **_resources(options)).remote(ref, prepared, options, board, label)
-        waiting[future] = (i, prepared, handle)
+    outcomes: list[RunOutcome] = []
     shown: dict[str, Any] = {}
     try:
-        while waiting:
-            ready, _ = ray.wait(list(waiting), num_returns=1, timeout=0.5)
-            _mirror(board, local_progress, shown)
-            for future in ready:
-                i, prepared, handle = waiting.pop(future)
-                record = ray.get(future)
-                outcomes[i] = finish(prepared, record, handle.model, options)  # only the driver writes
+        for ref, handle in handles:
+            prepared_all = [prepare(registry, handle, spec, options) for spec in task_specs]  # skip check, data hash
+            todo = [(i, p) for i, p in enumerate(prepared_all) if isinstance(p, Prepared)]
+            pool = None
+            if todo and isinstance(handle.model, DenseModel) and options.ray_encoders != 0:
+                pool = EncoderPool(ref, options, _pool_size(options))
+            # A pooled job needs a CPU for search; an unpooled one its model's device.
+            needs = {"num_cpus": 1} if pool is not None else _resources(options)
+            shared = (pool.actors, pool.info) if pool is not None else None
+            waiting = {
+                job.options(max_retries=RETRIES, **needs).remote(
+                    ref, p, options, board, f"{handle.spec} / {p.task.metadata.name}", shared
+                ): (i, p)
+                for i, p in todo
+            }
+            try:
+                while waiting:
+                    ready, _ = ray.wait(list(waiting), num_returns=1, timeout=0.5)
+                    _mirror(board, local_progress, shown)
+                    for future in ready:
+                        i, p = waiting.pop(future)
+                        prepared_all[i] = finish(p, ray.get(future), handle.model, options)  # only the driver writes
+            finally:
+                if pool is not None:
+                    pool.close()
+            outcomes.extend(o for o in prepared_all if isinstance(o, RunOutcome))
     except ray.exceptions.RayTaskError as exc:
         cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else None
         if isinstance(cause, LeaderboardError):
@@ -258,4 +312,4 @@ def run_all(
         raise LeaderboardError(f"a Ray job failed: {exc}") from None
     finally:
         ray.kill(board)
-    return [o for o in outcomes if o is not None]
+    return outcomes

@@ -54,6 +54,7 @@ class RunOptions:
     shard_dir: str | None = None  # corpus embedding shards (default: the cache folder); Ray workers share it
     keep_shards: bool = False  # keep shard files after a search (they are work files, removed by default)
     shard_rows: int = SHARD_ROWS  # distinct texts per shard; a corpus that fits in one stays in memory
+    corpus_sample: int | None = None  # search a seeded sample of N documents (judged ones kept); partial
     ray: str | None = None  # run on Ray: a cluster address, or "auto" (RAY_ADDRESS, else a local cluster)
     ray_encoders: int | None = None  # encoder actors per corpus (default: one per node, or per GPU); 0: none
 
@@ -271,7 +272,7 @@ def _counts(data: Any, ctx: Context) -> dict[str, int]:
     return counts
 
 
-def _coverage(data: Any, options: RunOptions, total: int | None) -> dict[str, Any]:
+def _coverage(data: Any, options: RunOptions, total: int | None, corpus_total: int | None = None) -> dict[str, Any]:
     queries = (
         len(data.queries)
         if isinstance(data, RetrievalData)
@@ -279,13 +280,35 @@ def _coverage(data: Any, options: RunOptions, total: int | None) -> dict[str, An
         if isinstance(data, CandidateData)
         else None
     )
-    partial = options.limit is not None and total is not None and queries is not None and queries < total
+    limited = options.limit is not None and total is not None and queries is not None and queries < total
+    reasons = [f"--limit {options.limit}"] if limited else []
+    if corpus_total is not None and len(data.corpus) < corpus_total:
+        reasons.append(f"--corpus-sample {options.corpus_sample}: {len(data.corpus)} of {corpus_total} documents")
     return {
-        "complete": not partial,
+        "complete": not reasons,
         "queries": queries,
         "total_queries": total,
-        "reason": f"--limit {options.limit}" if partial else None,
+        "reason": "; ".join(reasons) or None,
     }
+
+
+def _sample(data: Any, options: RunOptions) -> int | None:
+    """Apply --corpus-sample to a retrieval task's corpus; the full corpus size (None when not asked)."""
+    if options.corpus_sample is None:
+        return None
+    if not isinstance(data, RetrievalData):
+        raise BadInput("--corpus-sample applies to retrieval tasks (a corpus to search); this task has none.")
+    from leaderboard.engine.sampling import sample_corpus
+
+    return sample_corpus(data, options.corpus_sample, options.seed)
+
+
+def _partial_tag(options: RunOptions) -> str:
+    """The name part that keeps a partial result apart from the full one (and from other partial runs)."""
+    parts = [f"limit{options.limit}"] if options.limit is not None else []
+    if options.corpus_sample is not None:
+        parts.append(f"sample{options.corpus_sample}-seed{options.seed}")
+    return "-".join(parts) or "partial"
 
 
 def _size(data: Any) -> int | None:
@@ -329,9 +352,7 @@ class Prepared:
     timer: Timer
 
 
-def prepare(
-    registry: Registry, handle: LoadedModel, task_spec: str, options: RunOptions
-) -> Prepared | RunOutcome:
+def prepare(registry: Registry, handle: LoadedModel, task_spec: str, options: RunOptions) -> Prepared | RunOutcome:
     """Load the task's data and decide where the result goes; a finished identical run is skipped here."""
     model = handle.model
     timer = Timer()
@@ -346,6 +367,7 @@ def prepare(
         data = _plugin_call(task.load, f"task {meta.name!r}: load()")
         total = _size(data)
         data = _limit(data, options.limit)
+        corpus_total = _sample(data, options)
     record: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "harness": provenance.harness_info(),
@@ -360,9 +382,11 @@ def prepare(
             "components": handle.components,
         },
         "settings": _settings(task, model, options),
-        "coverage": _coverage(data, options, total),
+        "coverage": _coverage(data, options, total, corpus_total),
     }
-    partial = None if record["coverage"]["complete"] else f"limit{options.limit}"
+    if corpus_total is not None and len(data.corpus) < corpus_total:  # only when it cut: a full run stays one
+        record["settings"]["corpus_sample"] = options.corpus_sample
+    partial = None if record["coverage"]["complete"] else _partial_tag(options)
     # This version's path or an earlier version's; raises when it holds another run (another model's: always).
     path, existing = files.destination(options.output, record, overwrite=options.overwrite, partial=partial)
     if existing is not None:

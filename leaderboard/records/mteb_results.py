@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +57,9 @@ def to_task_result(result: dict) -> Any:
     # breakdowns (query types, categories, complexity strata) are not, so only "default" goes out
     # unless mteb itself produced the subsets.
     exported = set(result["task"]["subsets"]) if details.get("framework") == "mteb" else {"default"}
-    scores = {}
+    scores: dict[str, list[Mapping[str, Any]]] = {}
     for split, subsets in result["scores"].items():
-        entries = [
+        entries: list[Mapping[str, Any]] = [
             {"hf_subset": subset, "languages": ["eng-Latn"], "main_score": values[main], **values}
             for subset, values in subsets.items()
             if main in values and subset in exported
