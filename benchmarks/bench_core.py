@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -28,7 +27,7 @@ import bm25s
 import Stemmer
 
 import leaderboard
-from leaderboard.data.beir import load_beir
+from leaderboard.data.beir import load_beir, write_beir
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -56,11 +55,8 @@ def write_slice(comlq: Path, n_queries: int, root: Path) -> tuple[Path, list[str
     judged = {d for q in qids for d in data.qrels[q]}
     extra = [d for d in data.corpus if d not in judged][: len(judged)]
     docs = sorted(judged) + extra
-    (root / "qrels").mkdir(parents=True)
-    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": d, "text": data.corpus[d]}) + "\n" for d in docs))
-    (root / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": data.queries[q]}) + "\n" for q in qids))
-    (root / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{s}\n" for q in qids for d, s in data.qrels[q].items())
+    write_beir(
+        root, {d: data.corpus[d] for d in docs}, {q: data.queries[q] for q in qids}, {q: data.qrels[q] for q in qids}
     )
     return root, [data.corpus[d] for d in docs] + [data.queries[q] for q in qids]
 

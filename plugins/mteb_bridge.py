@@ -81,15 +81,15 @@ def to_mteb(model: Model, batch_size: int = 32) -> MtebEncoder | MtebCrossEncode
 # -- the reverse: mteb registry models behind our contract --------------------------------------
 
 
-def _harness_task_metadata() -> Any:
+def harness_task_metadata(name: str = "RetrievalLeaderboardHarness", description: str = "retrieval-leaderboard") -> Any:
     """A neutral retrieval TaskMetadata: mteb encoders pick prompts from it."""
     from mteb.abstasks.task_metadata import TaskMetadata
 
     return TaskMetadata(
-        name="RetrievalLeaderboardHarness",
+        name=name,
         type="Retrieval",
         main_score="ndcg_at_10",
-        description="retrieval-leaderboard",
+        description=description,
         reference=None,
         dataset={"path": "NA", "revision": "NA"},
         category="t2t",
@@ -130,7 +130,7 @@ class _FromMteb:
     def __init__(self, meta: Any, loaded: Any, batch_size: int):
         self.meta, self.inner, self.batch_size = meta, loaded, batch_size
         self.metadata = metadata_from_mteb(meta, self.kind)
-        self._task = _harness_task_metadata()
+        self._task = harness_task_metadata()
 
     def settings(self) -> dict:
         return {

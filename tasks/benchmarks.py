@@ -13,23 +13,10 @@ from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkVi
 
 from .comlq import CITATION as COMLQ_CITATION
 from .comlq import NEGATION_TYPES, QUERY_TYPES
+from .mteb_tasks import BRIGHT_DOMAINS
 from .multiconir import CITATION as MULTICONIR_CITATION
 from .negconstraint import VIOLATION_K
 
-BRIGHT_DOMAINS = (
-    "Biology",
-    "EarthScience",
-    "Economics",
-    "Psychology",
-    "Robotics",
-    "Stackoverflow",
-    "SustainableLiving",
-    "Leetcode",
-    "Pony",
-    "Aops",
-    "TheoremQAQuestions",
-    "TheoremQATheorems",
-)
 IFIR_TASKS = ("IFIRAila", "IFIRCds", "IFIRFiQA", "IFIRFire", "IFIRNFCorpus", "IFIRPm", "IFIRScifact")
 FOLLOWIR = (  # (task, the metric the FollowIR paper reports for it, its label)
     ("Robust04InstructionRetrieval", "og_map_at_1000", "Robust04 MAP@1000"),

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from leaderboard import hookimpl
 from leaderboard.contract.task import DataSource, RetrievalData
-from leaderboard.fileio import cache_home, write_bytes_atomic
+from leaderboard.data.beir import write_beir
+from leaderboard.fileio import cache_home
 
 from .beir import BeirTask, beir_metadata
 from .demo_data import PASSAGES, QRELS, QUERIES
@@ -15,19 +15,7 @@ from .demo_data import PASSAGES, QRELS, QUERIES
 
 def write_demo(root: Path) -> Path:
     """Write the demo dataset to ``root`` in BEIR format (corpus.jsonl, queries.jsonl, qrels/test.tsv)."""
-    root = Path(root)
-    (root / "qrels").mkdir(parents=True, exist_ok=True)
-    files = {
-        root / "corpus.jsonl": "".join(
-            json.dumps({"_id": i, "title": t, "text": x}) + "\n" for i, (t, x) in PASSAGES.items()
-        ),
-        root / "queries.jsonl": "".join(json.dumps({"_id": i, "text": x}) + "\n" for i, x in QUERIES.items()),
-        root / "qrels" / "test.tsv": "query-id\tcorpus-id\tscore\n"
-        + "".join(f"{q}\t{d}\t{s}\n" for q, judged in QRELS.items() for d, s in judged.items()),
-    }
-    for path, text in files.items():
-        write_bytes_atomic(path, text.encode("utf-8"))
-    return root
+    return write_beir(root, PASSAGES, QUERIES, QRELS)
 
 
 def default_location() -> Path:

@@ -37,6 +37,20 @@ from leaderboard.errors import BadInput
 from leaderboard.metrics.bounds import bounds
 from leaderboard.records.files import slug
 
+BRIGHT_DOMAINS = (
+    "Biology",
+    "EarthScience",
+    "Economics",
+    "Psychology",
+    "Robotics",
+    "Stackoverflow",
+    "SustainableLiving",
+    "Leetcode",
+    "Pony",
+    "Aops",
+    "TheoremQAQuestions",
+    "TheoremQATheorems",
+)
 CURATED = {
     "followir": (
         "Robust04InstructionRetrieval",
@@ -47,23 +61,7 @@ CURATED = {
     "instructir": ("InstructIR",),
     "ifir": ("IFIRAila", "IFIRCds", "IFIRFiQA", "IFIRFire", "IFIRNFCorpus", "IFIRPm", "IFIRScifact"),
     "nevir": ("NevIR",),
-    "bright": tuple(
-        f"Bright{d}Retrieval"
-        for d in (
-            "Biology",
-            "EarthScience",
-            "Economics",
-            "Psychology",
-            "Robotics",
-            "Stackoverflow",
-            "SustainableLiving",
-            "Leetcode",
-            "Pony",
-            "Aops",
-            "TheoremQAQuestions",
-            "TheoremQATheorems",
-        )
-    ),
+    "bright": tuple(f"Bright{d}Retrieval" for d in BRIGHT_DOMAINS),
 }
 FAMILY = {name: family for family, names in CURATED.items() for name in names}
 ROOT_ENV = "LEADERBOARD_MTEB_DATA"

@@ -68,15 +68,9 @@ def make_plugin_dist(
 
 
 def write_beir(root: Path, corpus: dict[str, str], queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> Path:
-    import json
+    from leaderboard.data.beir import write_beir as write
 
-    (root / "qrels").mkdir(parents=True, exist_ok=True)
-    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in corpus.items()))
-    (root / "queries.jsonl").write_text("".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in queries.items()))
-    (root / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{s}\n" for q, j in qrels.items() for d, s in j.items())
-    )
-    return root
+    return write(root, corpus, queries, qrels)
 
 
 def read_result_dict(path: Path) -> dict:

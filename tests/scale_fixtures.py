@@ -7,7 +7,6 @@ the same vectors in every process, and ranks documents sharing words with the qu
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import time
 from pathlib import Path
@@ -78,13 +77,9 @@ class PerQueryBeirTask(RetrievalTask):
 
 
 def write_beir(root: Path, corpus: dict[str, str], queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> Path:
-    (root / "qrels").mkdir(parents=True, exist_ok=True)
-    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": d, "text": t}) + "\n" for d, t in corpus.items()))
-    (root / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in queries.items()))
-    (root / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{s}\n" for q, j in qrels.items() for d, s in j.items())
-    )
-    return root
+    from leaderboard.data.beir import write_beir as write
+
+    return write(root, corpus, queries, qrels)
 
 
 def registry_with(name: str, factory) -> Registry:

@@ -10,36 +10,17 @@ from conftest import run_cli
 def demo_as_mteb_task(root):
     """The embedded demo dataset as an in-memory mteb retrieval task."""
     from datasets import Dataset
+    from leaderboard_plugins.mteb_bridge import harness_task_metadata
     from leaderboard_tasks.demo import write_demo
     from mteb.abstasks.retrieval import AbsTaskRetrieval
     from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
-    from mteb.abstasks.task_metadata import TaskMetadata
 
     from leaderboard.data.beir import load_beir
 
     data = load_beir(write_demo(root))
 
     class DemoRetrieval(AbsTaskRetrieval):
-        metadata = TaskMetadata(
-            name="LeaderboardDemoRetrieval",
-            type="Retrieval",
-            main_score="ndcg_at_10",
-            description="the harness's demo data",
-            reference=None,
-            dataset={"path": "NA", "revision": "NA"},
-            category="t2t",
-            eval_splits=["test"],
-            eval_langs=["eng-Latn"],
-            date=None,
-            dialect=[],
-            domains=[],
-            task_subtypes=[],
-            license=None,
-            annotations_creators=None,
-            modalities=["text"],
-            sample_creation=None,
-            bibtex_citation="",
-        )
+        metadata = harness_task_metadata("LeaderboardDemoRetrieval", "the harness's demo data")
 
         def load_data(self, num_proc=None, **kwargs):
             split = RetrievalSplitData(

@@ -5,6 +5,7 @@ The corpus is a ``JsonlCorpus``: a read-only mapping whose texts stay in the fil
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from leaderboard.contract.task import DataSource, RetrievalData
@@ -66,3 +67,35 @@ def load_beir(root: Path, split: str = "test", source: DataSource | None = None)
         source=source,
         extra={"query_records": {qid: query_records[qid] for qid in queries}},
     )
+
+
+def write_beir(
+    root: Path,
+    corpus: Mapping[str, str | tuple[str, str]],
+    queries: Mapping[str, str],
+    qrels: Mapping[str, Mapping[str, int]],
+) -> Path:
+    """Write a BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv), each file atomically.
+
+    A corpus value is the text, or (title, text). The one writer behind the demo data, test
+    fixtures and benchmarks.
+    """
+    import json
+
+    from leaderboard.fileio import write_bytes_atomic
+
+    def document(doc_id: str, value: str | tuple[str, str]) -> dict[str, str]:
+        if isinstance(value, tuple):
+            return {"_id": doc_id, "title": value[0], "text": value[1]}
+        return {"_id": doc_id, "text": value}
+
+    root = Path(root)
+    files = {
+        root / "corpus.jsonl": "".join(json.dumps(document(d, v)) + "\n" for d, v in corpus.items()),
+        root / "queries.jsonl": "".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in queries.items()),
+        root / "qrels" / "test.tsv": "query-id\tcorpus-id\tscore\n"
+        + "".join(f"{q}\t{d}\t{s}\n" for q, judged in qrels.items() for d, s in judged.items()),
+    }
+    for path, text in files.items():
+        write_bytes_atomic(path, text.encode("utf-8"))
+    return root
