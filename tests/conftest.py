@@ -78,3 +78,14 @@ def read_result_dict(path: Path) -> dict:
     from leaderboard.records.files import read_result
 
     return read_result(path).to_json()
+
+
+def similarity_matrix(queries, documents, similarity: str):
+    """The full [queries x documents] similarity, computed independently of the engine (a test oracle)."""
+    import numpy as np
+
+    q, d = np.asarray(queries, dtype=np.float64), np.asarray(documents, dtype=np.float64)
+    if similarity == "cosine":
+        q = q / np.linalg.norm(q, axis=1, keepdims=True)
+        d = d / np.linalg.norm(d, axis=1, keepdims=True)
+    return (q @ d.T).astype(np.float32)

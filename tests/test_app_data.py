@@ -13,6 +13,7 @@ import pytest
 from app_fixtures import BENCHMARKS, HOSTILE, build_results
 
 from leaderboard.app import data, pages, render, views
+from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE
 from leaderboard.metrics.significance import bootstrap_ci, randomization_test
 from leaderboard.records.result import PerQuery, decode_per_query
 
@@ -308,9 +309,17 @@ def test_side_means_and_the_views_a_benchmark_names(root):
     frame = render.csv_frame(ranking, data.Filters())
     assert frame.loc[frame["rank"].notna(), "also:mean MRR"].notna().all()
     named = views.benchmark_views(board, ranking.benchmark)
+    # the views it names, then the engine's query-complexity curve of each of its retrieval tasks
     assert [(task, [v.title for v in found]) for task, found in named] == [
-        ("multiconir-demo-task3", ["Flip rate per domain"])
+        ("multiconir-demo-task3", ["Flip rate per domain"]),
+        ("demo", [COMPLEXITY_VIEW_TITLE]),
     ]
+    (complexity,) = named[1][1]
+    assert complexity.kind == "curve" and all(s.startswith("cw=") for s in complexity.subsets)
+    paths = {line.key: line.paths["demo"] for line in ranking.ranked}
+    frame = views.view_frame(board, complexity, paths)
+    assert len(frame) == len(paths) * len(complexity.subsets) and frame["value"].notna().all()
+    assert list(dict.fromkeys(frame["entry"]))[0].startswith("CW ")
     everything = views.benchmark_views(board, board.ranking("Conditions").benchmark)
     assert [task for task, _ in everything] == [
         "multiconir-demo-task1",

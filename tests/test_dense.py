@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import similarity_matrix
 
 from leaderboard.contract.model import DenseModel, ModelKind, ModelMetadata
 from leaderboard.engine import dense
@@ -37,7 +38,7 @@ def test_chunked_top_k_equals_brute_force(monkeypatch, similarity):
     monkeypatch.setattr(dense, "QUERY_CHUNK", 5)
     monkeypatch.setattr(dense, "CORPUS_CHUNK", 7)  # many chunks, k larger than a chunk
     rows, scores = dense.exact_top_k(queries, docs, 10, similarity)
-    full = dense.similarity_scores(queries, docs, similarity)
+    full = similarity_matrix(queries, docs, similarity)
     expected_rows = np.argsort(-full, axis=1, kind="stable")[:, :10]
     assert np.array_equal(rows, expected_rows)
     assert np.allclose(scores, np.take_along_axis(full, expected_rows, axis=1), atol=1e-6)

@@ -62,6 +62,11 @@ def test_import_keeps_provenance_and_skips_foreign_tasks(our_results, tmp_path):
     original = read_result_dict(next(our_results.rglob("Core17InstructionRetrieval.json")))
     assert imported["main_score"] == pytest.approx(original["main_score"], abs=1e-6)
     assert imported["task"]["main_score"] == "p-MRR"
+    # the main score comes from our task's metadata, never guessed by value: bm25 on demo has equal
+    # nDCG@5 and nDCG@10, and the round trip must still say ndcg_at_10
+    demo = read_result_dict(next((tmp_path / "imported").rglob("demo.json")))
+    scores = demo["scores"]["test"]["default"]
+    assert scores["ndcg_at_5"] == pytest.approx(scores["ndcg_at_10"]) and demo["task"]["main_score"] == "ndcg_at_10"
     # a task we do not run is skipped with a reason
     foreign = tmp_path / "foreign" / "org__m" / "rev"
     foreign.mkdir(parents=True)

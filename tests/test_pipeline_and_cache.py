@@ -45,6 +45,12 @@ def test_pipeline_end_to_end_reuses_the_first_stage(tmp_path, two_random_reranke
     first, second = results["bm25 >>10 random-ce-a"], results["bm25 >>10 random-ce-b"]
     assert first["counts"]["first_stage_reused"] == 0 and second["counts"]["first_stage_reused"] == 1
     assert first["model"]["kind"] == "pipeline"
+    # both stages' plugins and versions are recorded, not only the first stage's
+    stages = {c["role"]: c for c in first["model"]["components"]}
+    assert stages["first_stage"]["plugin"] == "bm25" and stages["first_stage"]["name"] == "bm25"
+    assert stages["reranker"]["plugin"] == "cross-encoder" and stages["reranker"]["name"] == "random-ce-a"
+    assert stages["reranker"]["plugin_version"] == stages["first_stage"]["plugin_version"] is not None
+    assert first["model"]["plugin"] == "bm25 >> cross-encoder"
     assert first["settings"]["model_settings"]["depth"] == 10
     assert first["settings"]["model_settings"]["first_stage"]["settings"]["k1"] == 1.5
     assert first["settings"]["model_settings"]["reranker"]["settings"]["max_length"] == 128

@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import similarity_matrix
 from scale_fixtures import HashEncoder, write_beir
 
 import leaderboard
@@ -45,7 +46,7 @@ def brute_force(model, corpus, queries, k):
     ids = list(corpus)
     docs = model.encode([corpus[d] for d in ids], "document")
     q = model.encode(list(queries.values()), "query")
-    scores = dense.similarity_scores(q, docs, "cosine")
+    scores = similarity_matrix(q, docs, "cosine")
     out = {}
     for qid, row in zip(queries, scores):
         best = np.argsort(-row, kind="stable")[:k]

@@ -7,6 +7,7 @@ from scale_fixtures import HashEncoder, PerQueryBeirTask, registry_with, write_b
 from scipy import stats
 
 import leaderboard
+from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE
 from leaderboard.records.result import decode_per_query
 
 # CW counts content words (bm25s' English stopwords removed): written next to each query.
@@ -64,6 +65,10 @@ def test_per_query_values_and_cw_strata(tmp_path, fixture_dir):
         expected = np.mean([values[q] for q in members])
         assert result.scores["test"][bucket["subset"]]["ndcg_at_10"] == pytest.approx(expected, abs=1e-12)
         assert result.subset_sizes["test"][bucket["subset"]] == len(members)
+    # the engine declares the curve the board draws: the buckets in increasing CW, the main metric
+    (view,) = [v for v in result.task.views if v.title == COMPLEXITY_VIEW_TITLE]
+    assert view.kind == "curve" and list(view.subsets) == [b["subset"] for b in details["buckets"]]
+    assert view.metrics == ("ndcg_at_10",) and view.labels["cw=2"] == "CW 2"
     reference = stats.pearsonr([cw[q] for q in sorted(QUERIES)], [values[q] for q in sorted(QUERIES)])
     assert details["pearson_r"] == pytest.approx(reference.statistic, abs=1e-12)
     assert details["pearson_p"] == pytest.approx(reference.pvalue, abs=1e-12)

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.app.data import Board, ModelKey, finite
+from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE
 
 KINDS = ("table", "curve", "bars")
 
@@ -86,16 +87,21 @@ def views_of(board: Board, task: str) -> list[View]:
 def benchmark_views(board: Board, benchmark: Any) -> list[tuple[str, list[View]]]:
     """(task, views) drawn with a benchmark: those it names (``Benchmark.views``: task and title, in its
     order), else every view its tasks declare."""
-    named = [(v.task, v.title) for v in getattr(benchmark, "views", ()) or ()]
-    if named:
-        out: list[tuple[str, list[View]]] = []
-        for task, title in named:
-            found = [v for v in views_of(board, task) if v.title == title]
-            if found:
-                out.append((task, found))
-        return out
     tasks = dict.fromkeys(t.task for t in benchmark.tasks)
-    return [(task, views_of(board, task)) for task in tasks]
+    named = [(v.task, v.title) for v in getattr(benchmark, "views", ()) or ()]
+    if not named:
+        return [(task, views_of(board, task)) for task in tasks]
+    out: list[tuple[str, list[View]]] = []
+    for task, title in named:
+        found = [v for v in views_of(board, task) if v.title == title]
+        if found:
+            out.append((task, found))
+    # the engine's query-complexity curve goes with every benchmark, whatever views it names
+    for task in tasks:
+        found = [v for v in views_of(board, task) if v.title == COMPLEXITY_VIEW_TITLE]
+        if found:
+            out.append((task, found))
+    return out
 
 
 def direction_of(board: Board, task: str, metric: str) -> str:

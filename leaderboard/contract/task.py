@@ -45,6 +45,11 @@ class Metric:
     high: float | None = 1.0
 
 
+# The view the engine adds to every retrieval result with per-query values (not declared by tasks):
+# the main score per content-word bucket (subsets "cw=<low>-<high>"). The app shows it with every benchmark.
+COMPLEXITY_VIEW_TITLE = "Main score by query complexity (content words)"
+
+
 @dataclass(frozen=True)
 class View:
     """A table or chart the leaderboard app draws for a task, from the results alone.

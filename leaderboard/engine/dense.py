@@ -248,11 +248,6 @@ def _prepare(embeddings: np.ndarray, similarity: str) -> np.ndarray:
     return matrix
 
 
-def similarity_scores(query: np.ndarray, documents: np.ndarray, similarity: str) -> np.ndarray:
-    """[n_queries, n_documents] similarity matrix for small candidate sets."""
-    return _prepare(query, similarity) @ _prepare(documents, similarity).T
-
-
 def _top_k_rows(scores: np.ndarray, k: int) -> np.ndarray:
     """Column indices of each row's k highest scores, best first (argpartition, then sort the k)."""
     if k < scores.shape[1]:

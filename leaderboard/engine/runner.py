@@ -30,7 +30,7 @@ from leaderboard.engine.evaluation import Context, retrieve, score_candidates
 from leaderboard.engine.instructions import used_strings
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
 from leaderboard.engine.shards import SHARD_ROWS
-from leaderboard.engine.strata import add_complexity_strata
+from leaderboard.engine.strata import add_complexity_strata, complexity_view
 from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.progress import step
 from leaderboard.records import files
@@ -443,6 +443,8 @@ def compute(
         coverage["reason"] = "; ".join(filter(None, [coverage["reason"], f"missing from the scores: {missing}"]))
     if isinstance(task, RetrievalTask) and report.per_query:
         add_complexity_strata(report, data.queries, meta.main_score, main_split)
+        if "complexity" in report.details:
+            record["task"]["views"] = [*record["task"]["views"], complexity_view(report.details["complexity"])]
     if report.per_query:
         record["per_query"] = encode_per_query(report.per_query).model_dump(mode="json")
     timer.timings["total"] = round(sum(v for k, v in timer.timings.items() if k != "total"), 6)

@@ -10,9 +10,10 @@ split, and the Pearson r between per-query CW and per-query main score goes to
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
-from leaderboard.contract.task import ScoreReport
+from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE, ScoreReport, View
 
 N_BUCKETS = 4  # quartiles, as quantile buckets with few distinct CW values degrade gracefully
 
@@ -56,3 +57,23 @@ def add_complexity_strata(
         "pearson_p": correlation[1] if correlation else None,
     }
     report.details["complexity"] = details
+
+
+def complexity_view(details: dict[str, Any]) -> dict[str, Any]:
+    """The curve the app draws: the main metric over the CW buckets, in increasing CW."""
+    subsets = [b["subset"] for b in details["buckets"]]
+    return asdict(
+        View(
+            kind="curve",
+            title=COMPLEXITY_VIEW_TITLE,
+            subsets=tuple(subsets),
+            metrics=(details["metric"],),
+            split=details["split"],
+            labels={
+                b["subset"]: f"CW {b['low']}-{b['high']}" if b["low"] != b["high"] else f"CW {b['low']}"
+                for b in details["buckets"]
+            },
+            description="Mean main score per quartile of query content words (non-stopword tokens of the raw "
+            "query); Pearson r of CW vs score is in each result's task_details.complexity.",
+        )
+    )

@@ -164,15 +164,18 @@ class Index:
         return {p: json.loads(text) for p, text in self._column("per_query", paths).items()}
 
     def tasks(self) -> dict[str, dict[str, Any]]:
-        """Task name -> its declaration, from the newest valid result of that task."""
-        newest: dict[str, tuple[str, str]] = {}
+        """Task name -> its declaration, from the newest valid complete result of that task (a partial one
+        only when there is no complete one: its data-dependent views, such as complexity strata over the
+        queries it kept, do not describe the whole task)."""
+        newest: dict[str, tuple[bool, str, str]] = {}
         for e in self.entries.values():
             if e.summary is not None:
-                name, created = e.summary["task"]["name"], e.summary["created_at"]
-                if name not in newest or created > newest[name][0]:
-                    newest[name] = (created, e.path)
-        found = self._column("task_meta", [path for _, path in newest.values()])
-        return {name: json.loads(found[path]) for name, (_, path) in newest.items() if path in found}
+                name = e.summary["task"]["name"]
+                rank = (bool(e.summary.get("complete")), e.summary["created_at"], e.path)
+                if name not in newest or rank > newest[name]:
+                    newest[name] = rank
+        found = self._column("task_meta", [path for _, _, path in newest.values()])
+        return {name: json.loads(found[path]) for name, (_, _, path) in newest.items() if path in found}
 
     def _column(self, column: str, paths: Iterable[str]) -> dict[str, str]:
         wanted = [p for p in dict.fromkeys(paths) if p in self.entries]
