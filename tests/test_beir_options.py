@@ -77,3 +77,27 @@ def test_drop_identical_ids_and_relevance_level_by_hand():
     ranked = {"q": {"a": 2.0, "b": 1.0}}
     assert per_query_scores(qrels, ranked, relevance_level=2)["q"]["map_at_10"] == 0.5  # b at rank 2, alone relevant
     assert per_query_scores(qrels, ranked)["q"]["map_at_10"] == 1.0
+
+
+def test_a_run_with_task_options_is_written_beside_the_default_one_and_never_ranked(folder, tmp_path):
+    """Another protocol goes to its own file (no clash, no --overwrite) and the board ranks only the default."""
+    out = tmp_path / "both"
+    (default,) = leaderboard.evaluate(["bm25"], [f"beir:{folder}"], output=out)
+    (variant,) = leaderboard.evaluate(
+        ["bm25"], [f"beir:{folder}"], output=out, task_options={"ignore_identical_ids": "false"}
+    )
+    assert default.status == variant.status == "written" and default.path != variant.path
+    assert default.path.exists() and variant.path.exists() and "ignore_identical_ids" in variant.path.name
+
+    from leaderboard.app import data
+    from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
+
+    task = default.result.task.name
+    bench = Benchmark("selfref", "test", "", (BenchmarkTask(task, "ndcg_at_10"),))
+    board = data.load(out, [bench.to_json()], public=True, persist=False)
+    ranking = board.ranking("selfref")
+    (line,) = ranking.ranked
+    assert line.paths[task].endswith(default.path.name) and line.values
+    (variant_row,) = [r for r in board.by_task[task] if r.get("task_options")]
+    chosen, why = data._choose([variant_row], BenchmarkTask(task, "ndcg_at_10"), None, {})
+    assert chosen is None and "non-default task options (ignore_identical_ids=false" in why

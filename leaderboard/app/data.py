@@ -494,7 +494,13 @@ def _choose(
     if not complete:
         reasons = sorted({str(r.get("coverage_reason") or "partial") for r in rows})
         return None, f"partial result only ({', '.join(reasons)}; never ranked)"
-    same_data = [r for r in complete if reference is None or r["task"]["content_hash"] in (reference, None)]
+    # A benchmark compares the task's own protocol: results run with --task-option (another judge,
+    # BEIR's identical-id rule off, ...) are shown in provenance but never ranked against it.
+    default = [r for r in complete if not r.get("task_options")]
+    if not default:
+        options = sorted({f"{k}={v}" for r in complete for k, v in (r.get("task_options") or {}).items()})
+        return None, f"only run with non-default task options ({', '.join(options)}; never ranked)"
+    same_data = [r for r in default if reference is None or r["task"]["content_hash"] in (reference, None)]
     if not same_data:
         return None, "computed on other data than the other models"
     with_metric = [r for r in same_data if value_of(r, spec, details.get(r["_path"])) is not None]

@@ -177,8 +177,11 @@ def destination(
     is never replaced, with or without ``overwrite``.
     """
     name, revision, task = record["model"]["name"], record["model"]["revision"], record["task"]["name"]
-    path = result_path(output, name, revision, task, partial)
-    legacy = legacy_result_path(output, name, revision, task, partial)
+    # A run with --task-option is another protocol: it is written beside the default one, never over it.
+    options = record["settings"].get("task_options") or {}
+    variant = task + "".join(f"@{k}={v}" for k, v in sorted(options.items()))
+    path = result_path(output, name, revision, variant, partial)
+    legacy = legacy_result_path(output, name, revision, variant, partial)
     for candidate in [path] if legacy == path else [path, legacy]:
         if not _is_file(candidate):
             continue

@@ -40,7 +40,7 @@ from leaderboard.records.listing import result_files
 if TYPE_CHECKING:
     from leaderboard.records.result import Result
 
-INDEX_VERSION = "5"
+INDEX_VERSION = "6"
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
 PER_QUERY_LIMIT = 200_000
@@ -96,6 +96,7 @@ def summary(result: Result) -> dict[str, Any]:
         "harness": result.harness.version,
         "harness_commit": result.harness.git_commit,
         "imported": result.imported_from is not None,
+        "task_options": dict(getattr(result.settings, "task_options", None) or {}),
         "has_per_query": result.per_query is not None,
         "default": dict(result.scores.get(split, {}).get("default", {})),
     }
