@@ -11,23 +11,23 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 
-def _width() -> int | None:
-    # Piped output is not wrapped at 80 columns: tables and paths stay on one line each.
-    return None if os.isatty(1) else 10_000
+def _width(fd: int) -> int | None:
+    # Piped output is not wrapped at 80 columns: tables, messages and paths stay on one line each.
+    return None if os.isatty(fd) else 10_000
 
 
 @cache
 def out() -> Console:
     from rich.console import Console
 
-    return Console(width=_width(), soft_wrap=not os.isatty(1))
+    return Console(width=_width(1), soft_wrap=not os.isatty(1))
 
 
 @cache
 def err() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True)
+    return Console(stderr=True, width=_width(2), soft_wrap=not os.isatty(2))
 
 
 def progress() -> Progress:
