@@ -10,8 +10,6 @@ that, and a per-kind module is a file choice, not template logic.
 from __future__ import annotations
 
 import re
-from importlib import resources
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from string import Template
 
@@ -39,11 +37,15 @@ Publish the package (PyPI or a git URL); anyone who installs it can run
 
 
 def _template(name: str) -> Template:
+    from importlib import resources  # here, not at import: every command would pay for it
+
     text = resources.files("leaderboard.cli").joinpath("templates", "plugin", f"{name}.tmpl").read_text("utf-8")
     return Template(text)
 
 
 def _harness_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return ".".join(version("retrieval-leaderboard").split(".")[:2])
     except PackageNotFoundError:  # a source tree that was never installed
