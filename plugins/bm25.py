@@ -68,9 +68,11 @@ class BM25(SparseModel):
         return tokenizer.tokenize(list(queries), return_as="ids", update_vocab=False, show_progress=False)
 
     def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
-        doc_ids, query_ids = list(corpus), list(queries)
+        # one pass over the items: a corpus read from disk serves them in sequence, not one lookup per id
+        doc_ids, texts = map(list, zip(*corpus.items())) if corpus else ([], [])
+        query_ids = list(queries)
         with step("indexing (bm25)"):
-            index, tokenizer = self._index([corpus[d] for d in doc_ids])
+            index, tokenizer = self._index(texts)
         with step("tokenizing queries"):
             tokens = self._query_ids(tokenizer, [queries[q] for q in query_ids])
         k = min(top_k, len(doc_ids))

@@ -136,9 +136,10 @@ class BM25Okapi(SparseModel):
         return build_index([self.tokenizer(text) for text in documents], self.k1, self.b, self.epsilon)
 
     def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
-        doc_ids = list(corpus)
+        # one pass over the items: a corpus read from disk serves them in sequence, not one lookup per id
+        doc_ids, texts = map(list, zip(*corpus.items())) if corpus else ([], [])
         with step("indexing (bm25-okapi)"):
-            index = self.index([corpus[d] for d in doc_ids])
+            index = self.index(texts)
         run: Run = {}
         with step("searching (bm25-okapi)", total=len(queries)) as bar:
             for qid, text in queries.items():
