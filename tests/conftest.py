@@ -95,3 +95,43 @@ def similarity_matrix(queries, documents, similarity: str):
         q = q / np.linalg.norm(q, axis=1, keepdims=True)
         d = d / np.linalg.norm(d, axis=1, keepdims=True)
     return (q @ d.T).astype(np.float32)
+
+
+def word_overlap_plugin(revision: str) -> str:
+    """The source of a tiny third-party model plugin (a word-overlap retriever) on the public contract only."""
+    return f'''"""A model author's plugin: a word-overlap retriever, written against the public contract only."""
+from leaderboard import ModelKind, ModelMetadata, SparseModel, hookimpl
+
+
+class WordOverlap(SparseModel):
+    metadata = ModelMetadata("word-overlap", ModelKind.SPARSE, revision="{revision}", similarity="overlap")
+
+    def score(self, query, documents):
+        words = set(query.lower().split())
+        return [float(len(words & set(d.lower().split()))) for d in documents]
+
+    def search(self, corpus, queries, top_k):
+        ids = list(corpus)
+        run = {{}}
+        for qid, text in queries.items():
+            ranked = sorted(zip(ids, self.score(text, [corpus[d] for d in ids])), key=lambda x: (-x[1], x[0]))
+            run[qid] = {{d: s for d, s in ranked[:top_k] if s > 0}}
+        return run
+
+
+@hookimpl
+def register_models(register):
+    register("word-overlap", lambda request: WordOverlap(), description="count of shared words")
+'''
+
+
+def negconstraint_query(qid: str, grades: dict) -> dict:
+    """One NegConstraint query record: p1 satisfies the constraint, p0 violates it."""
+    return {
+        "query_id": qid,
+        "query": "apples but not pears",
+        "category": "A - a",
+        "constraint_satisfying_doc_ids": ["p1"],
+        "constraint_violating_doc_ids": ["p0"],
+        "graded_relevance": grades,
+    }

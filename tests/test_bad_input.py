@@ -2,7 +2,7 @@
 
 import pytest
 from click.testing import CliRunner
-from conftest import run_cli, write_beir
+from conftest import negconstraint_query, run_cli, write_beir
 
 from leaderboard.cli import cli
 
@@ -166,15 +166,7 @@ def test_qrels_grade_written_as_a_float_integer_is_accepted(beir, tmp_path):
 NC_CORPUS = [{"doc_id": f"p{i}", "text": t} for i, t in enumerate(["apples and pears", "apples only", "pears only"])]
 
 
-def nc_query(qid: str, grades: dict) -> dict:
-    return {
-        "query_id": qid,
-        "query": "apples but not pears",
-        "category": "A - a",
-        "constraint_satisfying_doc_ids": ["p1"],
-        "constraint_violating_doc_ids": ["p0"],
-        "graded_relevance": grades,
-    }
+nc_query = negconstraint_query
 
 
 def write_negconstraint(root, corpus, queries):

@@ -3,35 +3,10 @@
 import json
 import textwrap
 
-from conftest import run_cli
+from conftest import run_cli, word_overlap_plugin
 from venv_helpers import make_child_venv, pip_install_offline
 
-PLUGIN_MODULE = '''
-"""A model author's plugin: a word-overlap retriever, written against the public contract only."""
-from leaderboard import ModelKind, ModelMetadata, SparseModel, hookimpl
-
-
-class WordOverlap(SparseModel):
-    metadata = ModelMetadata("word-overlap", ModelKind.SPARSE, revision="1.0", similarity="overlap")
-
-    def score(self, query, documents):
-        words = set(query.lower().split())
-        return [float(len(words & set(d.lower().split()))) for d in documents]
-
-    def search(self, corpus, queries, top_k):
-        ids = list(corpus)
-        run = {}
-        for qid, text in queries.items():
-            scores = self.score(text, [corpus[d] for d in ids])
-            ranked = sorted(zip(ids, scores), key=lambda x: -x[1])[:top_k]
-            run[qid] = {d: s for d, s in ranked if s > 0}
-        return run
-
-
-@hookimpl
-def register_models(register):
-    register("word-overlap", lambda request: WordOverlap(), description="count of shared words")
-'''
+PLUGIN_MODULE = word_overlap_plugin("1.0")
 
 PYPROJECT = """
 [build-system]

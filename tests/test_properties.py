@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import write_beir
+from conftest import negconstraint_query, write_beir
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -308,14 +308,7 @@ NC_CORPUS = [{"doc_id": "p0", "text": "apples and pears"}, {"doc_id": "p1", "tex
 
 
 def nc_query(qid: str, grade) -> dict:
-    return {
-        "query_id": qid,
-        "query": "apples but not pears",
-        "category": "A - a",
-        "constraint_satisfying_doc_ids": ["p1"],
-        "constraint_violating_doc_ids": ["p0"],
-        "graded_relevance": {"p1": grade, "p0": 0},
-    }
+    return negconstraint_query(qid, {"p1": grade, "p0": 0})
 
 
 nc_bad_grade = st.one_of(

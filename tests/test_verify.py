@@ -6,32 +6,9 @@ import shutil
 import textwrap
 
 import pytest
-from conftest import REPO, make_plugin_dist, run_cli
+from conftest import REPO, make_plugin_dist, run_cli, word_overlap_plugin
 
-PLUGIN = """
-from leaderboard import hookimpl, ModelKind, ModelMetadata, SparseModel
-
-
-class WordOverlap(SparseModel):
-    metadata = ModelMetadata("word-overlap", ModelKind.SPARSE, revision="0.3.0", similarity="overlap")
-
-    def score(self, query, documents):
-        words = set(query.lower().split())
-        return [float(len(words & set(d.lower().split()))) for d in documents]
-
-    def search(self, corpus, queries, top_k):
-        ids = list(corpus)
-        run = {}
-        for qid, text in queries.items():
-            ranked = sorted(zip(ids, self.score(text, [corpus[d] for d in ids])), key=lambda x: (-x[1], x[0]))
-            run[qid] = {d: s for d, s in ranked[:top_k] if s > 0}
-        return run
-
-
-@hookimpl
-def register_models(register):
-    register("word-overlap", lambda request: WordOverlap(), description="shared words")
-"""
+PLUGIN = word_overlap_plugin("0.3.0")
 
 
 @pytest.fixture
