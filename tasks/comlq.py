@@ -30,7 +30,7 @@ from leaderboard.metrics.retrieval import HEADLINE, per_query_scores, select
 
 from .beir import beir_metadata
 from .judges import DEFAULT_JUDGE, judge_slug, make_judge
-from .judgment_store import JudgmentStore, labels_sha256
+from leaderboard_judges.store import JudgmentStore, labels_sha256
 
 ENV_VAR = "LEADERBOARD_COMLQ_DIR"
 URL = "https://github.com/xgl-git/ComLQR-main/raw/main/dataset.zip"

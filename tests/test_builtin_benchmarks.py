@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from leaderboard_tasks.benchmarks import BENCHMARKS, DESCRIPTIONS, register_benchmarks
+from leaderboard_benchmarks.builtin import BENCHMARKS, DESCRIPTIONS, register_benchmarks
 
 from leaderboard.contract.benchmark import Benchmark
 

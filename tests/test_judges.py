@@ -36,7 +36,7 @@ def test_built_in_judges_are_registered():
 
 
 def test_lexical_judge_through_the_contract():
-    from leaderboard_tasks.judges import make_judge
+    from leaderboard_judges.builtin import make_judge
 
     judge = make_judge("lexical-v1")
     assert isinstance(judge, Judge) and judge.name == "lexical-v1"
@@ -105,7 +105,7 @@ def test_llm_judge_end_to_end_against_a_stub(comlq_fixture, tmp_path, judge_env,
 
         details = result["task_details"]
         assert details["violation_judge"] == "llm:stub-model"
-        from leaderboard_tasks.llm_judge import PROMPT
+        from leaderboard_judges.llm import PROMPT
 
         assert details["judge"] == {
             "name": "llm:stub-model",
@@ -145,7 +145,7 @@ def test_cached_labels_need_no_endpoint(comlq_fixture, tmp_path, judge_env, monk
 
 
 def test_llm_judge_without_endpoint_or_unreachable_is_bad_input(monkeypatch):
-    from leaderboard_tasks.llm_judge import LLMJudge, parse_label
+    from leaderboard_judges.llm import LLMJudge, parse_label
 
     monkeypatch.delenv("LEADERBOARD_JUDGE_ENDPOINT", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
@@ -168,8 +168,8 @@ def test_llm_judge_without_endpoint_or_unreachable_is_bad_input(monkeypatch):
 
 
 def test_judge_agreement_between_lexical_and_llm(comlq_fixture, tmp_path, judge_env, monkeypatch, capsys):  # noqa: F811
-    from leaderboard_tasks.judge_agreement import main
-    from leaderboard_tasks.judgment_store import read_payload
+    from leaderboard_judges.agreement import main
+    from leaderboard_judges.store import read_payload
 
     lexical, _ = _run(comlq_fixture, tmp_path / "lex", "lexical-v1")
     with openai_stub(STUB_WORDS) as (endpoint, _):

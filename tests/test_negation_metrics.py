@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from leaderboard_tasks.negation_judge import LexicalJudge
+from leaderboard_judges.lexical import LexicalJudge
 
 from leaderboard.contract.judge import JudgeItem
 from leaderboard.metrics.negation import lsnc, lsnc_per_query, paired_wins

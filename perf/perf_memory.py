@@ -5,7 +5,7 @@ each text's byte histogram, so the model costs nothing) on synthetic BEIR corpor
 1M passages and 200 queries, each size in a fresh subprocess. Embedding shards are float16 files
 on disk (``--dtype float16``) and are not memory. Goal: the 1M peak within 1.5x of the 10k peak.
 
-    python benchmarks/bench_memory.py [--sizes 10000 100000 1000000] [--data /tmp/bench-memory-data]
+    python perf/perf_memory.py [--sizes 10000 100000 1000000] [--data /tmp/bench-memory-data]
 """
 
 from __future__ import annotations

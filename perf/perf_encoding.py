@@ -8,7 +8,7 @@ corpus order, handed over in blocks of 8 x batch size, so sorting only happened 
 Goal: harness / raw <= 1.0. All three run in this process, interleaved, after a warm-up; the fastest
 of ``--rounds`` rounds of each is kept.
 
-    python benchmarks/bench_encoding.py [--passages 300] [--queries 30] [--batch-size 32]
+    python perf/perf_encoding.py [--passages 300] [--queries 30] [--batch-size 32]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
    fresh cache folder each time; warm: the index already built) vs ``python -c "import click, rich"``,
    each in fresh subprocesses, the median of several runs.
 
-    python benchmarks/bench_core.py [--comlq ../shared/data/comlq] [--dense-queries 200] [--only core]
+    python perf/perf_core.py [--comlq ../shared/data/comlq] [--dense-queries 200] [--only core]
 """
 
 from __future__ import annotations

@@ -39,13 +39,13 @@ def make_judge(spec: str) -> Judge:
 
 
 def _lexical(request: JudgeRequest) -> Judge:
-    from .negation_judge import LexicalJudge
+    from .lexical import LexicalJudge
 
     return LexicalJudge()
 
 
 def _llm(request: JudgeRequest) -> Judge:
-    from .llm_judge import from_request
+    from .llm import from_request
 
     return from_request(request)
 

@@ -1,13 +1,13 @@
 """--ray on a local two-node cluster vs one process, on the same data (a script, not a timed test).
 
-all-MiniLM-L6-v2 on a generated SciFact-like corpus (``bench_encoding``'s generator), corpus shards
+all-MiniLM-L6-v2 on a generated SciFact-like corpus (``perf_encoding``'s generator), corpus shards
 of ``--shard-rows`` texts: once in this process, once through ``leaderboard.evaluate(..., ray=...)``
 on a cluster of a CPU-less head (the driver) and two worker nodes started here on 127.0.0.1. Prints
 both wall times (cluster start-up reported apart), their ratio, and whether the results are equal
 (main score to 1e-6, every per-query value to 1e-6). On a 2-core machine the ratio will not favour
 Ray: the two encoder actors and the job share the same two cores.
 
-    python benchmarks/bench_ray.py [--passages 300] [--shard-rows 64]
+    python perf/perf_ray.py [--passages 300] [--shard-rows 64]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import leaderboard
 from leaderboard.records.result import decode_per_query
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_encoding import write_corpus
+from perf_encoding import write_corpus
 
 
 def start_cluster(workers: int, cpus: int):

@@ -11,11 +11,11 @@ from __future__ import annotations
 from leaderboard import hookimpl
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkView, SideAggregate
 
-from .comlq import CITATION as COMLQ_CITATION
-from .comlq import NEGATION_TYPES, QUERY_TYPES
-from .mteb_tasks import BRIGHT_DOMAINS
-from .multiconir import CITATION as MULTICONIR_CITATION
-from .negconstraint import VIOLATION_K
+from leaderboard_tasks.comlq import CITATION as COMLQ_CITATION
+from leaderboard_tasks.comlq import NEGATION_TYPES, QUERY_TYPES
+from leaderboard_tasks.mteb_tasks import BRIGHT_DOMAINS
+from leaderboard_tasks.multiconir import CITATION as MULTICONIR_CITATION
+from leaderboard_tasks.negconstraint import VIOLATION_K
 
 IFIR_TASKS = ("IFIRAila", "IFIRCds", "IFIRFiQA", "IFIRFire", "IFIRNFCorpus", "IFIRPm", "IFIRScifact")
 FOLLOWIR = (  # (task, the metric the FollowIR paper reports for it, its label)

@@ -1,6 +1,6 @@
 """Agreement between two violation judges that labelled the same (query, passage) items: Cohen's kappa.
 
-    python -m leaderboard_tasks.judge_agreement A.json.gz B.json.gz [--json]
+    python -m leaderboard_judges.agreement A.json.gz B.json.gz [--json]
 
 A and B are judgments files of the same data (``judgment_store``: by default in
 ``<cache>/judgments``; a result's ``task_details.judgments.file`` names the one it used). Only items
@@ -20,7 +20,7 @@ from typing import Any
 from leaderboard.errors import BadInput
 from leaderboard.metrics.agreement import cohen_kappa
 
-from .judgment_store import read_payload
+from .store import read_payload
 
 
 def agreement(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

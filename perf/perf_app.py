@@ -12,7 +12,7 @@ Builds result folders from real runs (bm25 on the demo task and three MultiConIR
   a filter change, and opening each tab (task views with their charts, size vs score, provenance,
   skipped files, About); the worst is reported.
 
-    python benchmarks/bench_app.py [--files 10000] [--small 15]
+    python perf/perf_app.py [--files 10000] [--small 15]
 """
 
 from __future__ import annotations
@@ -133,7 +133,8 @@ def interactions(root: Path, cache: Path) -> dict[str, float]:
     a background thread as soon as a board is loaded, so a viewer normally meets "again".
     """
     os.environ["XDG_CACHE_HOME"] = str(cache)  # the index the server built
-    from leaderboard.app import charts, data, pages, render, views
+    from leaderboard.app import charts, loading, pages, render, views
+    from leaderboard.app.filters import DEFAULT_COLUMNS, Filters
 
     timings: dict[str, float] = {}
 
@@ -143,26 +144,26 @@ def interactions(root: Path, cache: Path) -> dict[str, float]:
         timings[label] = time.perf_counter() - start
         return result
 
-    board = timed("load board (index read)", lambda: data.load(root, public=True))
+    board = timed("load board (index read)", lambda: loading.load(root, public=True))
     for name in ("Demo", "Conditions"):
         ranking = timed(
             f"benchmark {name}: first view (ranking, intervals, tests, table)",
             lambda n=name: (
                 board.ranking(n),
-                render.board_table(board.ranking(n), data.Filters(), data.DEFAULT_COLUMNS),
+                render.board_table(board.ranking(n), Filters(), DEFAULT_COLUMNS),
             )[0],
         )
         timed(
             f"benchmark {name}: again (cached ranking)",
-            lambda r=ranking: render.board_table(r, data.Filters(), data.DEFAULT_COLUMNS),
+            lambda r=ranking: render.board_table(r, Filters(), DEFAULT_COLUMNS),
         )
         timed(
             f"benchmark {name}: filter change",
             lambda r=ranking: render.board_table(
-                r, data.Filters(sizes=("< 100M", "100M–1B"), search="model-0"), data.DEFAULT_COLUMNS
+                r, Filters(sizes=("< 100M", "100M–1B"), search="model-0"), DEFAULT_COLUMNS
             ),
         )
-        timed(f"benchmark {name}: CSV of the view", lambda r=ranking: render.csv_frame(r, data.Filters()).to_csv())
+        timed(f"benchmark {name}: CSV of the view", lambda r=ranking: render.csv_frame(r, Filters()).to_csv())
 
         def views_tab(r=ranking):
             lines = r.ranked[:8]
@@ -183,7 +184,7 @@ def interactions(root: Path, cache: Path) -> dict[str, float]:
         )
     timed("skipped tab", lambda: pages.skipped_html(board))
     timed("about tab", lambda: pages.about_html(board))
-    timed("overall (mean rank) view", lambda: render.overall_table(*board.overall(), data.Filters()))
+    timed("overall (mean rank) view", lambda: render.overall_table(*board.overall(), Filters()))
     return timings
 
 

@@ -1,0 +1,1 @@
+"""Built-in benchmark declarations (task groups with their paper, citation and aggregate)."""

@@ -1,0 +1,1 @@
+"""Built-in violation judges (lexical-v1, llm:<model>), their judgment store and agreement tool."""
