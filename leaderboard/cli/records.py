@@ -208,8 +208,8 @@ def validate(paths: tuple[Path, ...], data_dirs: tuple[str, ...], require_plugin
     Every problem in every file is listed (exit 2 if any). A submission whose plugin package is not
     installed here is reported as "not verifiable here: plugin not installed" and does not fail.
     """
-    from leaderboard.records.submissions import NOT_VERIFIABLE, task_data_dirs
-    from leaderboard.records.submissions import validate as run_validation
+    from leaderboard.submission.validation import NOT_VERIFIABLE, task_data_dirs
+    from leaderboard.submission.validation import validate as run_validation
 
     report = run_validation(list(paths), _registry(), task_data_dirs(data_dirs), require_plugins)
     for problem in report.problems:

@@ -56,7 +56,7 @@ def verify(
     from a temporary virtual environment (pip install of plugin.install, or package==version).
     """
     from leaderboard.errors import BadInput
-    from leaderboard.records.verification import verify as run_verify
+    from leaderboard.submission.verification import verify as run_verify
 
     def log(message: str) -> None:
         err().print(f"[dim]{escape(message)}[/]", highlight=False)

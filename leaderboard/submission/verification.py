@@ -28,7 +28,7 @@ from leaderboard.errors import BadInput
 from leaderboard.records.files import read_result
 from leaderboard.records.listing import result_files
 from leaderboard.records.result import Result
-from leaderboard.records.submissions import SPEC_FILE, read_json_file
+from leaderboard.submission.validation import SPEC_FILE, read_json_file
 
 # Same data, settings and code give the same numbers up to floating-point noise: summation order
 # in BLAS kernels differs between machines, and a near-tie may swap two documents. 1e-4 on a
