@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from leaderboard.errors import BadInput
-from leaderboard.metrics.agreement import cohen_kappa
+from leaderboard import BadInput
+from leaderboard.toolkit import cohen_kappa
 
 from .store import read_payload
 

@@ -13,7 +13,7 @@ import re
 
 from leaderboard import hookimpl
 from leaderboard.contract.judge import Judge, JudgeRequest
-from leaderboard.errors import LeaderboardError
+from leaderboard.toolkit import build_judge
 
 DEFAULT_JUDGE = "lexical-v1"
 JUDGE_INSTALL = "pip install 'retrieval-leaderboard[judge]'"
@@ -26,16 +26,7 @@ def judge_slug(name: str) -> str:
 
 def make_judge(spec: str) -> Judge:
     """The judge registered under ``spec`` (a name, or a prefix plus its argument), built now."""
-    from leaderboard.registry import get_registry
-
-    resolved = get_registry().resolve("judge", spec)
-    judge = resolved.registration.factory(JudgeRequest(spec, resolved.argument))
-    if not isinstance(judge, Judge):
-        raise LeaderboardError(
-            f"judge plugin {resolved.registration.plugin!r} returned {type(judge).__name__} for {spec!r}, "
-            "not a leaderboard.contract.judge.Judge"
-        )
-    return judge
+    return build_judge(spec)
 
 
 def _lexical(request: JudgeRequest) -> Judge:

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from leaderboard import BadInput
 from leaderboard.contract.judge import Judge, JudgeItem, JudgeRequest
-from leaderboard.errors import BadInput
 
 ENDPOINT_ENV = "LEADERBOARD_JUDGE_ENDPOINT"
 KEY_ENV = "OPENAI_API_KEY"

@@ -27,10 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboard import BadInput
 from leaderboard.contract.judge import Judge, JudgeItem
-from leaderboard.errors import BadInput
-from leaderboard.fileio import atomic_open, cache_home
-from leaderboard.records.files import slug
+from leaderboard.toolkit import atomic_open, cache_home, slug
 
 FORMAT = "leaderboard-judgments/1"
 ENV_VAR = "LEADERBOARD_JUDGMENTS_DIR"

@@ -15,8 +15,7 @@ import numpy as np
 import torch
 
 from leaderboard.contract.model import DenseModel, Model, ModelKind, ModelMetadata, Reranker, Role
-from leaderboard.engine.dense import encode_unique
-from leaderboard.records.mteb_results import mteb_meta
+from leaderboard.toolkit import encode_texts, mteb_model_meta
 
 
 def _texts(inputs: Any) -> list[str]:
@@ -28,14 +27,14 @@ class MtebEncoder:
 
     def __init__(self, model: DenseModel, batch_size: int = 32):
         self.model, self.batch_size = model, batch_size
-        self.mteb_model_meta = mteb_meta(model.metadata, "dense")
+        self.mteb_model_meta = mteb_model_meta(model.metadata, "dense")
 
     def encode(
         self, inputs, *, task_metadata=None, hf_split=None, hf_subset=None, prompt_type=None, **kwargs
     ) -> np.ndarray:
         role: Role = "query" if str(getattr(prompt_type, "value", prompt_type)) == "query" else "document"
         prompt = self.model.metadata.query_prompt if role == "query" else self.model.metadata.document_prompt
-        return encode_unique(self.model, [prompt + t for t in _texts(inputs)], role, self.batch_size)
+        return encode_texts(self.model, [prompt + t for t in _texts(inputs)], role, self.batch_size)
 
     def _prepare(self, x) -> torch.Tensor:
         t = torch.as_tensor(np.asarray(x, dtype=np.float32))
@@ -56,7 +55,7 @@ class MtebCrossEncoder:
 
     def __init__(self, model: Reranker):
         self.model = model
-        self.mteb_model_meta = mteb_meta(model.metadata, "cross-encoder")
+        self.mteb_model_meta = mteb_model_meta(model.metadata, "cross-encoder")
 
     def predict(
         self, inputs1, inputs2, *, task_metadata=None, hf_split=None, hf_subset=None, prompt_type=None, **kwargs
@@ -184,7 +183,7 @@ class MtebSearch:
 
     def __init__(self, model: Model, batch_size: int = 32):
         self.model, self.batch_size = model, batch_size
-        self.mteb_model_meta = mteb_meta(model.metadata, "dense")
+        self.mteb_model_meta = mteb_model_meta(model.metadata, "dense")
         self.corpus: dict[str, str] = {}
 
     def index(
@@ -207,18 +206,18 @@ class MtebSearch:
     ):
         from mteb._create_dataloaders import _combine_queries_with_instruction_text
 
-        from leaderboard.engine.evaluation import Context, rerank_pairs, retrieve
+        from leaderboard.toolkit import rerank, retrieve
 
         texts = {str(i): t for i, t in zip(queries["id"], _combine_queries_with_instruction_text(queries)["text"])}
         reranker = getattr(self.model, "reranker", None)
         if top_ranked and isinstance(reranker, Reranker):
             pairs = [(qid, d) for qid in texts for d in top_ranked.get(qid, []) if d in self.corpus]
-            scores = rerank_pairs(reranker, [(texts[q], self.corpus[d]) for q, d in pairs], Context(self.batch_size))
+            scores = rerank(reranker, [(texts[q], self.corpus[d]) for q, d in pairs], self.batch_size)
             run: dict[str, dict[str, float]] = {qid: {} for qid in texts}
             for (qid, doc), score in zip(pairs, scores):
                 run[qid][doc] = score
             return run
-        run = retrieve(self.model, self.corpus, texts, min(top_k, len(self.corpus)), Context(self.batch_size))
+        run = retrieve(self.model, self.corpus, texts, min(top_k, len(self.corpus)), self.batch_size)
         if top_ranked:
             run = {
                 qid: {d: s for d, s in ranking.items() if d in set(top_ranked.get(qid, []))}

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from leaderboard import hookimpl
+from leaderboard import BadInput, hookimpl
 from leaderboard.contract.model import ModelRequest
-from leaderboard.errors import BadInput
 
 
 def from_argument(request: ModelRequest):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leaderboard import hookimpl
+from leaderboard import BadInput, hookimpl
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import (
     DataSource,
@@ -23,17 +23,16 @@ from leaderboard.contract.task import (
     TaskRequest,
     View,
 )
-from leaderboard.data.beir import load_beir
-from leaderboard.errors import BadInput
-from leaderboard.metrics.retrieval import (
+from leaderboard.toolkit import (
     HEADLINE,
     drop_identical_ids,
+    load_beir,
     mean_scores,
     metric_definitions,
     per_query_scores,
     select,
+    slug,
 )
-from leaderboard.records.files import slug
 
 BEIR_REFERENCE = "https://github.com/beir-cellar/beir"
 BEIR_OPTIONS = {

@@ -18,19 +18,26 @@ from __future__ import annotations
 
 import re
 
+from leaderboard_judges.builtin import DEFAULT_JUDGE, judge_slug, make_judge
+from leaderboard_judges.store import JudgmentStore, labels_sha256
+
 from leaderboard import hookimpl
 from leaderboard.contract.judge import Judge, JudgeItem
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport, View
-from leaderboard.data.beir import load_beir
-from leaderboard.data.remote import fetch_zip, local_dir
-from leaderboard.metrics.breakdown import subset_means
-from leaderboard.metrics.negation import lsnc_per_query, top_k_ids
-from leaderboard.metrics.retrieval import HEADLINE, per_query_scores, select
+from leaderboard.toolkit import (
+    HEADLINE,
+    fetch_zip,
+    load_beir,
+    local_dir,
+    lsnc_per_query,
+    per_query_scores,
+    select,
+    subset_means,
+    top_k_ids,
+)
 
 from .beir import beir_metadata
-from .judges import DEFAULT_JUDGE, judge_slug, make_judge
-from leaderboard_judges.store import JudgmentStore, labels_sha256
 
 ENV_VAR = "LEADERBOARD_COMLQ_DIR"
 URL = "https://github.com/xgl-git/ComLQR-main/raw/main/dataset.zip"

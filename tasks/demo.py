@@ -6,8 +6,7 @@ from pathlib import Path
 
 from leaderboard import hookimpl
 from leaderboard.contract.task import DataSource, RetrievalData
-from leaderboard.data.beir import write_beir
-from leaderboard.fileio import cache_home
+from leaderboard.toolkit import cache_home, write_beir
 
 from .beir import BeirTask, beir_metadata
 from .demo_data import PASSAGES, QRELS, QUERIES

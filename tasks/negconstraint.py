@@ -6,17 +6,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from leaderboard import hookimpl
+from leaderboard import BadInput, hookimpl
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport, View
-from leaderboard.data.hashing import content_hash
-from leaderboard.data.jsonl import grade_value, read_jsonl
-from leaderboard.data.remote import fetch_files, local_dir
-from leaderboard.errors import BadInput
-from leaderboard.metrics.breakdown import subset_means
-from leaderboard.metrics.negation import lsnc_per_query, paired_wins
-from leaderboard.metrics.retrieval import HEADLINE, per_query_scores, select
-from leaderboard.metrics.violations import violations_per_query, violator_relative_rank
+from leaderboard.toolkit import (
+    HEADLINE,
+    content_hash,
+    fetch_files,
+    grade_value,
+    local_dir,
+    lsnc_per_query,
+    paired_wins,
+    per_query_scores,
+    read_jsonl,
+    select,
+    subset_means,
+    subset_members,
+    violations_per_query,
+    violator_relative_rank,
+)
 
 from .beir import beir_metadata
 
@@ -166,7 +174,10 @@ class NegConstraintTask(RetrievalTask):
         groups = {q: ["default", f"category={records[q]['category']}"] for q in data.queries}
         means, sizes = subset_means(per_query, groups)
         return ScoreReport(
-            {"test": means}, subset_sizes={"test": sizes}, per_query=select(per_query, PER_QUERY_METRICS)
+            {"test": means},
+            subset_sizes={"test": sizes},
+            per_query=select(per_query, PER_QUERY_METRICS),
+            subset_queries=subset_members(groups, per_query),
         )
 
 

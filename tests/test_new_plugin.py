@@ -66,7 +66,7 @@ def test_plan_is_on_the_public_contract_and_refuses_bad_names(tmp_path):
             line for line in module.splitlines() if line.startswith(("from leaderboard", "import leader"))
         ]
         assert all(
-            line.startswith(("from leaderboard import ", "from leaderboard.progress import "))
+            line.startswith(("from leaderboard import ", "from leaderboard.toolkit import "))
             for line in harness_imports
         )
         assert 'tf-idf = "leaderboard_tf_idf.plugin"' in files["pyproject.toml"]
@@ -80,6 +80,11 @@ def test_plan_is_on_the_public_contract_and_refuses_bad_names(tmp_path):
     for bad in ("My_Model", "1model", "a--b", ""):
         with pytest.raises(BadInput, match="expected a lowercase name"):
             plan(bad, "dense")
+    long_name = "a" * 300  # was an OSError (exit 1) on writing a 300-character folder name
+    refused = run_cli("new-plugin", long_name, "--output", str(tmp_path))
+    assert refused.returncode == 2 and "at most 64" in refused.stderr and "300 characters" in refused.stderr
+    assert long_name not in refused.stderr and "Traceback" not in refused.stderr
+    assert not any(tmp_path.iterdir())  # nothing written half-way
     taken = tmp_path / "leaderboard-x"
     (taken / "keep").mkdir(parents=True)
     refused = run_cli("new-plugin", "x", "--output", str(tmp_path))

@@ -18,7 +18,7 @@ import numpy as np
 import Stemmer
 
 from leaderboard import BadInput, ModelKind, ModelMetadata, ModelRequest, Run, SparseModel, hookimpl
-from leaderboard.progress import step
+from leaderboard.toolkit import step
 
 from .fusion import RRF_K, rrf
 

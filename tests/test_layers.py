@@ -1,0 +1,191 @@
+"""The doors hold: built-ins use only the public API, records/ sits below the engine, no import cycle.
+
+Each check parses the source (ast), so a lazy import inside a function counts as much as one at
+the top of a module.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+import leaderboard.toolkit as toolkit
+
+PUBLIC = ("leaderboard", "leaderboard.contract", "leaderboard.toolkit")
+BUILTIN_DIRS = ("tasks", "plugins", "judges", "benchmarks")
+TEMPLATES = REPO / "leaderboard" / "cli" / "templates" / "plugin"
+
+
+def _builtin_sources() -> list[Path]:
+    files = [p for d in BUILTIN_DIRS for p in (REPO / d).rglob("*.py") if "build" not in p.parts]
+    return sorted(files + sorted(TEMPLATES.glob("*.py.tmpl")))
+
+
+def _parse(path: Path) -> ast.Module:
+    text = path.read_text("utf-8")
+    if path.suffix == ".tmpl":  # string.Template placeholders ($name, ${name}) become identifiers
+        text = re.sub(r"\$\{?(\w+)\}?", r"placeholder_\1", text)
+    return ast.parse(text, str(path))
+
+
+def imported_modules(tree: ast.Module, module: str = "", is_package: bool = False) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in the tree, relative ones resolved against ``module``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = module.split(".") if is_package else module.split(".")[:-1]
+                parts = parts[: len(parts) - (node.level - 1)]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            found.append((node.lineno, base))
+    return found
+
+
+def _is_public(name: str) -> bool:
+    return name in PUBLIC or name.startswith("leaderboard.contract.")
+
+
+@pytest.mark.parametrize("path", _builtin_sources(), ids=lambda p: str(p.relative_to(REPO)))
+def test_builtins_and_scaffolds_import_only_the_public_api(path):
+    bad = [
+        f"{path.relative_to(REPO)}:{line}: imports {name}"
+        for line, name in imported_modules(_parse(path))
+        if (name == "leaderboard" or name.startswith("leaderboard.")) and not _is_public(name)
+    ]
+    assert not bad, (
+        "built-ins may import only leaderboard, leaderboard.contract and leaderboard.toolkit:\n" + "\n".join(bad)
+    )
+
+
+def test_the_door_test_catches_a_private_import():
+    tree = ast.parse("from leaderboard.engine.dense import encode_unique\nimport leaderboard.records.files\n")
+    names = [name for _, name in imported_modules(tree)]
+    assert names == ["leaderboard.engine.dense", "leaderboard.records.files"]
+    assert not any(_is_public(n) for n in names)
+    assert _is_public("leaderboard.contract.model") and _is_public("leaderboard.toolkit")
+
+
+@pytest.mark.parametrize("name", toolkit.__all__)
+def test_every_toolkit_name_resolves(name):
+    assert getattr(toolkit, name) is not None
+
+
+def _core_modules() -> dict[str, Path]:
+    modules = {}
+    for path in (REPO / "leaderboard").rglob("*.py"):
+        parts = path.relative_to(REPO).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return modules
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """module -> the core modules it imports (anywhere in its body), the root package's lazy door excluded."""
+    modules = _core_modules()
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text("utf-8"))
+        edges = set()
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = imported_modules(ast.Module(body=[node], type_ignores=[]), name, path.name == "__init__.py")[0][
+                    1
+                ]
+                # "from pkg import submodule" depends on the submodule, not on the package
+                targets = [
+                    f"{base}.{a.name}" if resolve(f"{base}.{a.name}") == f"{base}.{a.name}" else base
+                    for a in node.names
+                ]
+            for target in targets:
+                resolved = resolve(target)
+                if resolved and resolved not in (name, "leaderboard"):
+                    edges.add(resolved)
+        graph[name] = edges
+    return graph
+
+
+def test_records_import_nothing_from_the_engine_or_the_cli():
+    graph = _import_graph()
+    bad = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if module.startswith("leaderboard.records")
+        for target in targets
+        if target.startswith(("leaderboard.engine", "leaderboard.cli", "leaderboard.submission", "leaderboard.app"))
+    )
+    assert not bad, "\n".join(bad)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_package_level_layers_have_no_cycle():
+    """engine -> records and submission -> engine, never back: the layers form a DAG."""
+    packages: dict[str, set[str]] = {}
+    for module, targets in _import_graph().items():
+        top = ".".join(module.split(".")[:2])
+        packages.setdefault(top, set()).update(
+            ".".join(t.split(".")[:2]) for t in targets if ".".join(t.split(".")[:2]) != top
+        )
+    assert _cycles(packages) == []
