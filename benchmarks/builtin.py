@@ -8,14 +8,17 @@ never averaged in. ``demo`` and ``multiconir-demo`` are not public: demo data an
 
 from __future__ import annotations
 
-from leaderboard import hookimpl
-from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkView, SideAggregate
-
 from leaderboard_tasks.comlq import CITATION as COMLQ_CITATION
 from leaderboard_tasks.comlq import NEGATION_TYPES, QUERY_TYPES
+from leaderboard_tasks.mair import CITATION as MAIR_CITATION
+from leaderboard_tasks.mair import INF_IR_TASKS
+from leaderboard_tasks.mair import task_name as mair_task_name
 from leaderboard_tasks.mteb_tasks import BRIGHT_DOMAINS
 from leaderboard_tasks.multiconir import CITATION as MULTICONIR_CITATION
 from leaderboard_tasks.negconstraint import VIOLATION_K
+
+from leaderboard import hookimpl
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkView, SideAggregate
 
 IFIR_TASKS = ("IFIRAila", "IFIRCds", "IFIRFiQA", "IFIRFire", "IFIRNFCorpus", "IFIRPm", "IFIRScifact")
 FOLLOWIR = (  # (task, the metric the FollowIR paper reports for it, its label)
@@ -194,6 +197,24 @@ def bright() -> Benchmark:
     )
 
 
+def mair() -> Benchmark:
+    labels = ", ".join(INF_IR_TASKS)
+    return Benchmark(
+        name="MAIR",
+        description="Instructed retrieval, each query with its own instruction: the five MAIR tasks the InF-IR paper "
+        f"reports ({labels}: TREC Dynamic Domain 2015-2017, TREC Fair Ranking 2021-2022).",
+        reference="https://aclanthology.org/2024.emnlp-main.778/",
+        citation=MAIR_CITATION,
+        tasks=tuple(
+            BenchmarkTask(mair_task_name(task), "ndcg_at_10", "higher", f"{label} nDCG@10")
+            for label, task in INF_IR_TASKS.items()
+        ),
+        aggregate_label="mean nDCG@10 over 5 tasks",
+        formula=f"score = (1/5) Σ over {labels} of nDCG@10: InF-IR's MAIR column (its Tables 2, 5, 8), an "
+        "unweighted mean of the tasks (MAIR's own script weights tasks by their number of queries).",
+    )
+
+
 def demo() -> Benchmark:
     return Benchmark(
         name="demo",
@@ -248,6 +269,7 @@ BENCHMARKS = {
         "Weller, Lawrie, Van Durme. NevIR: Negation in Neural Information Retrieval. EACL 2024.",
     ),
     "BRIGHT": bright,
+    "MAIR": mair,
     "demo": demo,
     "multiconir-demo": multiconir_demo,
 }
@@ -261,6 +283,7 @@ DESCRIPTIONS = {
     "IFIR": "mean nDCG@20 over 7 tasks",
     "NevIR": "paired accuracy",
     "BRIGHT": "mean nDCG@10 over 12 domains",
+    "MAIR": "mean nDCG@10 over DD-15, DD-16, DD-17, FR-21, FR-22 (InF-IR's MAIR column)",
     "demo": "nDCG@10 on the embedded demo (not public)",
     "multiconir-demo": "Task 1 mean WR on the synthetic fixture (not public)",
 }

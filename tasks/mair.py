@@ -1,0 +1,264 @@
+"""MAIR (Sun et al., EMNLP 2024): instructed retrieval, each query with its own instruction.
+
+Sources read (repository sunnweiwei/MAIR): ``README.md`` (the data layout and fields), ``mair.py``
+(``eval_embedding``, ``eval_bm25``, ``trec_eval``, ``print_results``: how MAIR scores) and
+``config.py`` (the task names). The InF-IR paper (seed 003, "Evaluation Datasets", Tables 2, 5 and 8)
+reports five of them, nDCG@10 each, and their mean as its "MAIR" column.
+
+Published layout (hub datasets ``MAIR-Bench/MAIR-Queries`` and ``MAIR-Bench/MAIR-Docs``, one folder
+per task, one JSON object per line):
+
+* ``MAIR-Queries/<Task>/queries.jsonl``: ``qid``, ``instruction``, ``query``,
+  ``labels`` = [{``id``, ``score``}] (the relevant documents and their grades);
+* ``MAIR-Docs/<Task>/docs.jsonl``: ``id``, ``doc``.
+
+A task whose queries come in several splits has ``<Split>_queries.jsonl`` beside
+``<Split>_docs.jsonl`` (MAIR's ``eval_*``: ``split.replace('_queries', '_docs')``); MAIR searches
+each split's own documents. Such a task is run one split at a time here (``--task-option split=``).
+
+Scoring, as MAIR's ``trec_eval``: pytrec_eval's ``ndcg_cut_10`` with the labels' integer grades as
+gains (relevance level 1), on the top 100 retrieved documents, mean over queries. Where this harness
+differs from MAIR's code, on purpose and recorded in the result:
+
+* a judged query with no retrieved document scores 0 (``trec_eval -c``); MAIR's pytrec_eval call
+  drops it from the mean (and its BM25 searches for the word "NONE" when the query has no terms);
+* no rounding: MAIR rounds each split's mean to 5 decimals;
+* the instruction reaches a model the way the model declares (its instruction template) and only
+  if it takes instructions; MAIR's ``eval_embedding`` passes it as the sentence-transformers
+  ``prompt`` (instruction + query, no separator) and its ``eval_bm25`` prepends it to every query.
+
+The InF-IR "MAIR" column is the unweighted mean of the five tasks (e5-base-v2, Table 5:
+(40.3 + 31.5 + 32.7 + 29.4 + 61.5) / 5 = 39.08, printed 39.1); MAIR's own ``print_results``
+averages over queries instead. The benchmark declaration follows InF-IR.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from leaderboard import BadInput, hookimpl
+from leaderboard.contract.model import Run
+from leaderboard.contract.task import DataSource, RetrievalData, RetrievalTask, ScoreReport, TaskMetadata, TaskRequest
+from leaderboard.toolkit import (
+    HEADLINE,
+    content_hash,
+    grade_value,
+    local_dir,
+    mean_scores,
+    metric_definitions,
+    per_query_scores,
+    read_jsonl,
+    select,
+)
+
+from .beir import headline_view
+
+ENV_VAR = "LEADERBOARD_MAIR_DIR"
+REVISION_ENV_VAR = "LEADERBOARD_MAIR_REVISION"  # a hub commit to pin; default: the repositories' main
+QUERIES_REPO, DOCS_REPO = "MAIR-Bench/MAIR-Queries", "MAIR-Bench/MAIR-Docs"
+REFERENCE = "https://github.com/sunnweiwei/MAIR"
+CITATION = """@inproceedings{Sun2024MAIR,
+  title={MAIR: A Massive Benchmark for Evaluating Instructed Information Retrieval},
+  author={Weiwei Sun and Zhengliang Shi and Jiulong Wu and Lingyong Yan and Xinyu Ma and Yiding Liu
+          and Min Cao and Dawei Yin and Zhaochun Ren},
+  booktitle={EMNLP},
+  year={2024}
+}"""
+# The five tasks InF-IR reports (its column labels -> MAIR's task names), in the paper's order.
+INF_IR_TASKS = {
+    "DD-15": "DD_2015",
+    "DD-16": "DD_2016",
+    "DD-17": "DD_2017",
+    "FR-21": "FairRanking_2021",
+    "FR-22": "FairRanking_2022",
+}
+TOP_K = 100  # MAIR retrieves the top 100 (faiss / bm25s k=min(100, len(docs)))
+QUERY_FIELDS = ("qid", "instruction", "query", "labels")
+
+
+def task_name(mair_task: str) -> str:
+    """The harness's name for a MAIR task: ``mair-`` and MAIR's name, lower-cased, ``_`` as ``-``."""
+    return "mair-" + mair_task.lower().replace("_", "-")
+
+
+def mair_metadata(mair_task: str, split: str | None = None) -> TaskMetadata:
+    suffix = f" (split {split})" if split else ""
+    return TaskMetadata(
+        name=task_name(mair_task),
+        family="instruction-following",
+        description=f"MAIR {mair_task}{suffix}: instructed retrieval, each query with its own instruction",
+        reference=REFERENCE,
+        citation=CITATION,
+        metrics=metric_definitions(),
+        main_score="ndcg_at_10",
+        top_k=TOP_K,
+        views=[headline_view()],
+    )
+
+
+def find_task_folders(root: Path, mair_task: str) -> tuple[Path, Path]:
+    """(queries folder, docs folder) of one task under a local copy.
+
+    Accepts the two hub repositories side by side (``root/MAIR-Queries/<Task>``, ``root/MAIR-Docs/<Task>``,
+    as two ``snapshot_download`` calls leave them) or one folder per task holding both files.
+    """
+    pairs = [
+        (root / "MAIR-Queries" / mair_task, root / "MAIR-Docs" / mair_task),
+        (root / mair_task, root / mair_task),
+    ]
+    for queries_dir, docs_dir in pairs:
+        if queries_dir.is_dir() and docs_dir.is_dir():
+            return queries_dir, docs_dir
+    raise BadInput(
+        f"{root}: no MAIR task {mair_task!r} here; expected {root / 'MAIR-Queries' / mair_task}/queries.jsonl and "
+        f"{root / 'MAIR-Docs' / mair_task}/docs.jsonl (the layout of the hub datasets {QUERIES_REPO} and {DOCS_REPO})."
+    )
+
+
+def query_splits(queries_dir: Path) -> list[str]:
+    """The task's query splits: "queries", or the X of each ``X_queries.jsonl``."""
+    names = sorted(p.name for p in queries_dir.glob("*queries.jsonl"))
+    return ["queries" if n == "queries.jsonl" else n.removesuffix("_queries.jsonl") for n in names]
+
+
+def download(mair_task: str) -> tuple[Path, str]:
+    """Both hub datasets' files for one task, through huggingface_hub's cache; (root, resolved commits)."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError
+
+    revision = os.environ.get(REVISION_ENV_VAR) or None
+    folders = []
+    try:
+        for repo in (QUERIES_REPO, DOCS_REPO):
+            folders.append(
+                Path(snapshot_download(repo, repo_type="dataset", revision=revision, allow_patterns=[f"{mair_task}/*"]))
+            )
+    except (HfHubHTTPError, OSError, ValueError) as exc:
+        raise BadInput(
+            f"Could not download MAIR task {mair_task!r} from the hub ({type(exc).__name__}: {str(exc)[:200]}). "
+            f"Point the task at a local copy with --data-dir or {ENV_VAR}."
+        ) from None
+    # snapshot_download returns .../snapshots/<commit>: that commit is the revision actually loaded.
+    return folders[0].parent, f"{QUERIES_REPO}@{folders[0].name} {DOCS_REPO}@{folders[1].name}"
+
+
+def load_mair(queries_file: Path, docs_file: Path, source: DataSource, root: Path) -> RetrievalData:
+    """One query split and its documents, with every field checked (errors name file, line and field)."""
+    corpus: dict[str, str] = {}
+    for line_no, r in read_jsonl(docs_file, ("id", "doc"), "a MAIR document ({id, doc})"):
+        doc_id = str(r["id"])
+        if doc_id in corpus:
+            raise BadInput(f"{docs_file}, line {line_no}: duplicate document 'id' {doc_id!r}.")
+        if not isinstance(r["doc"], str):
+            raise BadInput(f"{docs_file}, line {line_no}: field 'doc' must be text.")
+        corpus[doc_id] = r["doc"]
+    queries: dict[str, str] = {}
+    instructions: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    what = "a MAIR query ({qid, instruction, query, labels})"
+    for line_no, r in read_jsonl(queries_file, ("qid", "query"), what):
+        where = f"{queries_file}, line {line_no}"
+        for key in QUERY_FIELDS:
+            if key not in r:
+                raise BadInput(f"{where}: missing field {key!r}; expected {what}.")
+        qid = str(r["qid"])
+        if qid in queries:
+            raise BadInput(f"{where}: duplicate 'qid' {qid!r}.")
+        for key in ("instruction", "query"):
+            if not isinstance(r[key], str):
+                raise BadInput(f"{where}: field {key!r} must be text.")
+        if not isinstance(r["labels"], list):
+            raise BadInput(f"{where}: field 'labels' must be a list of {{id, score}} objects.")
+        grades: dict[str, int] = {}
+        for label in r["labels"]:
+            if not isinstance(label, dict) or "id" not in label or "score" not in label:
+                raise BadInput(f"{where}: each entry of 'labels' must be an object with 'id' and 'score'.")
+            try:
+                grades[str(label["id"])] = grade_value(label["score"])
+            except ValueError:
+                raise BadInput(
+                    f"{where}: label {str(label['id'])[:60]!r} has the score {str(label['score'])[:40]!r}; "
+                    "expected an integer grade."
+                ) from None
+        missing = [d for d in grades if d not in corpus]
+        if missing:
+            raise BadInput(f"{where}: labelled document {missing[0][:60]!r} is not in {docs_file}.")
+        queries[qid], instructions[qid] = r["query"], r["instruction"]
+        if grades:  # MAIR's qrels hold every query; pytrec_eval ignores one without labels, and so do we
+            qrels[qid] = grades
+    if not queries:
+        raise BadInput(f"{queries_file}: no queries.")
+    source.content_hash = content_hash([queries_file, docs_file], root)
+    return RetrievalData(corpus, queries, qrels, source, query_instructions=instructions)
+
+
+class MairTask(RetrievalTask):
+    def __init__(self, mair_task: str, data_dir: str | None = None, split: str | None = None):
+        self.mair_task, self.data_dir, self.split = mair_task, data_dir, split
+        self.metadata = mair_metadata(mair_task, split)
+        self.metadata.options = {"split": "for a task whose queries come in several splits: the one to run"}
+
+    def load(self) -> RetrievalData:
+        folder = local_dir(self.data_dir, ENV_VAR)
+        if folder is not None:
+            root, source = folder, DataSource(kind="local", uri=str(folder.resolve()))
+        else:
+            root, revision = download(self.mair_task)
+            source = DataSource(kind="hub", uri=f"{QUERIES_REPO} + {DOCS_REPO}", revision=revision)
+        queries_dir, docs_dir = find_task_folders(root, self.mair_task)
+        splits = query_splits(queries_dir)
+        if not splits:
+            raise BadInput(
+                f"{queries_dir}: no queries.jsonl (or <split>_queries.jsonl) for MAIR task {self.mair_task}."
+            )
+        split = self.split or (splits[0] if len(splits) == 1 else None)
+        if split is None:
+            raise BadInput(
+                f"MAIR task {self.mair_task} has {len(splits)} query splits ({', '.join(splits)}); MAIR scores each "
+                f"against its own documents: run one with --task-option split=NAME."
+            )
+        if split not in splits:
+            raise BadInput(f"--task-option split={split}: MAIR task {self.mair_task} has {', '.join(splits)}.")
+        stem = "" if split == "queries" else f"{split}_"
+        return load_mair(queries_dir / f"{stem}queries.jsonl", docs_dir / f"{stem}docs.jsonl", source, root)
+
+    def compute_scores(self, data: RetrievalData, run: Run) -> ScoreReport:
+        per_query = per_query_scores(data.qrels, run)
+        distinct = sorted(set(data.query_instructions.values()))
+        digest = hashlib.sha256("\n".join(distinct).encode()).hexdigest()
+        return ScoreReport(
+            {"test": {"default": mean_scores(per_query)}},
+            subset_sizes={"test": {"default": len(per_query)}},
+            details={
+                "mair_task": self.mair_task,
+                "split": self.split or "queries",
+                "distinct_instructions": len(distinct),
+                "instructions_sha256": digest,
+                "scoring": "pytrec_eval ndcg_cut_10 on the top 100, mean over labelled queries; an empty run "
+                "scores 0 (MAIR's code drops it); no rounding (MAIR rounds to 5 decimals)",
+            },
+            per_query=select(per_query, HEADLINE),
+        )
+
+
+def from_argument(request: TaskRequest) -> MairTask:
+    if not request.argument:
+        raise BadInput("Expected a MAIR task name after 'mair:', e.g. --task mair:CliniDS_2016 (names as in MAIR).")
+    return MairTask(request.argument, request.data_dir, request.options.get("split"))
+
+
+@hookimpl
+def register_tasks(register):
+    for label, mair_task in INF_IR_TASKS.items():
+        register(
+            task_name(mair_task),
+            lambda request, t=mair_task: MairTask(t, request.data_dir, request.options.get("split")),
+            description=f"MAIR {mair_task} ({label} in InF-IR), nDCG@10 (local dir: --data-dir or {ENV_VAR})",
+        )
+    register(
+        "mair:",
+        from_argument,
+        description=f"Any MAIR task by name: mair:<Task> (e.g. mair:CliniDS_2016; local dir: --data-dir or {ENV_VAR})",
+    )
