@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from conftest import make_plugin_dist, run_cli
 from leaderboard_tasks.multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, TASK4_COLUMNS, MultiConIRTask
-from leaderboard_tasks.multiconir_fixture import write_fixture, write_table
+from leaderboard_tasks.multiconir.fixture import write_fixture, write_table
 
 # The oracle: a reranker plugin that looks its scores up in a JSON table.
 ORACLE = """
@@ -211,7 +211,9 @@ def test_instruction_reaches_instruction_aware_models_only(tmp_path):
     task = MultiConIRTask("task1")
     for takes, expected in ((True, f"Instruct: {task.metadata.instruction}\nQuery: q"), (False, "q")):
         model = Recorder(takes)
-        score_candidates(model, [CandidateSet("k", "q", ["d1", "d2"])], Context(instruction=task.metadata.instruction))
+        score_candidates(
+            model, [CandidateSet("k", "q", ["d1", "d2"])], Context(batch_size=8, instruction=task.metadata.instruction)
+        )
         assert model.seen[0][0] == expected
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from leaderboard.fileio import atomic_open
+from leaderboard.toolkit import atomic_open
 
-from .multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, TASK4_COLUMNS, K
+from .loading import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, TASK4_COLUMNS, K
 
 ATTRIBUTES = {
     "Books": ("genre", "setting", "narrator", "decade", "theme", "ending", "award", "length", "publisher", "series"),
