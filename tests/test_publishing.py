@@ -306,7 +306,7 @@ def test_app_reads_results_from_a_hub_dataset(results_dir, tmp_path, monkeypatch
 
 def test_multiconir_loads_from_the_hub(tmp_path):
     """The hub path of the MultiConIR tasks, through huggingface_hub's snapshot_download (HF_ENDPOINT at import)."""
-    from leaderboard_tasks.multiconir_fixture import write_fixture
+    from leaderboard_tasks.multiconir.fixture import write_fixture
 
     fixture = write_fixture(tmp_path / "fixture")
     uploads = [Upload(p.relative_to(fixture).as_posix(), p.read_bytes()) for p in sorted(fixture.rglob("*.csv"))]
