@@ -5,13 +5,24 @@
 
 vLLM, Ollama (``http://localhost:11434/v1``), llama.cpp's server and hosted APIs all speak this
 protocol. The key comes from ``OPENAI_API_KEY`` (local servers need none) and is never recorded or
-printed. Every item is one chat completion at temperature 0 with the prompt below; the reply's
-first word decides (yes: violates, no: does not, anything else: no label). The endpoint, model,
-prompt, its sha256 and the temperature are recorded in the result; labels are cached by the
-judgment store, so an item is asked once.
+printed: every error text passes through the hub's ``redact``. Every item is one chat completion at
+temperature 0 with the prompt below; the reply's first word decides (yes: violates, no: does not,
+anything else: no label, which the judgment store asks again on the next run). The endpoint,
+model, prompt, its sha256, the temperature and the limits below are recorded in the result.
 
-The ``openai`` client is used (extra ``judge``) rather than raw HTTP: it handles retries with
-backoff, timeouts and the protocol's error shapes.
+Limits (environment variables; recorded in the result's ``task_details.judge``):
+
+* ``LEADERBOARD_JUDGE_TIMEOUT``: seconds one request may take (default 60);
+* ``LEADERBOARD_JUDGE_DEADLINE``: seconds all of a run's requests may take together (default 3600);
+* ``LEADERBOARD_JUDGE_RETRIES``: retries of a failed request (connection, timeout, 429, 5xx; default 2);
+* ``LEADERBOARD_JUDGE_MAX_REPLY_BYTES``: the largest reply read (default 1 MiB; a reply is a few hundred bytes).
+
+A reply that is not the protocol's JSON (garbage, an HTML page, the wrong shape, too large) is bad
+input naming the endpoint and the item (exit 2).
+
+The ``openai`` client is used (extra ``judge``) for the protocol: request building, headers and its
+error types. Retries are ours (a short loop below) because each attempt must fit in what is left of
+the run's deadline, which the client's own retry loop cannot know.
 """
 
 from __future__ import annotations
@@ -19,15 +30,23 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from leaderboard import BadInput
 from leaderboard.contract.judge import Judge, JudgeItem, JudgeRequest
+from leaderboard.toolkit import redact
 
 ENDPOINT_ENV = "LEADERBOARD_JUDGE_ENDPOINT"
 KEY_ENV = "OPENAI_API_KEY"
+TIMEOUT_ENV = "LEADERBOARD_JUDGE_TIMEOUT"
+DEADLINE_ENV = "LEADERBOARD_JUDGE_DEADLINE"
+RETRIES_ENV = "LEADERBOARD_JUDGE_RETRIES"
+MAX_REPLY_ENV = "LEADERBOARD_JUDGE_MAX_REPLY_BYTES"
+DEFAULTS = {TIMEOUT_ENV: 60.0, DEADLINE_ENV: 3600.0, RETRIES_ENV: 2, MAX_REPLY_ENV: 2**20}
 TEMPERATURE = 0.0
 SYSTEM = (
     "You check search results for queries that contain a negation: a condition the answer must NOT meet. "
@@ -50,6 +69,44 @@ def parse_label(reply: str | None) -> bool | None:
     return {"yes": True, "no": False}.get(word.group(0))
 
 
+def reply_content(body: bytes) -> str | None:
+    """The first choice's message text of a chat-completions reply; ValueError naming what is wrong."""
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError):
+        start = body[:60].decode("utf-8", "replace")
+        raise ValueError(f"not JSON (starts with {start!r})") from None
+    if not isinstance(payload, dict):
+        raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ValueError("field 'choices' must be a non-empty list of objects")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise ValueError("field 'choices[0].message' must be an object")
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ValueError(f"field 'choices[0].message.content' must be a string, got {type(content).__name__}")
+    return content
+
+
+def _setting(name: str, kind: type) -> Any:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return DEFAULTS[name]
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = -1
+    if value < 0 or (kind is float and value == 0):
+        raise BadInput(f"{name}={raw[:40]!r}: expected a positive {'number' if kind is float else 'integer'}.")
+    return value
+
+
+class _Retryable(Exception):
+    """A failed attempt worth repeating (connection, timeout, 429, 5xx)."""
+
+
 class LLMJudge(Judge):
     version = "1"
     prompt = PROMPT
@@ -59,19 +116,34 @@ class LLMJudge(Judge):
         model: str,
         endpoint: str | None = None,
         concurrency: int = 8,
-        timeout: float = 120.0,
-        max_retries: int = 3,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        deadline: float | None = None,
+        max_reply_bytes: int | None = None,
     ):
         if not model:
             raise BadInput("llm judge: name the model after the prefix, e.g. --task-option judge=llm:gpt-4o-mini")
         self.name = f"llm:{model}"
         self.model = model
         self.endpoint = endpoint or os.environ.get(ENDPOINT_ENV) or None
-        self.concurrency, self.timeout, self.max_retries = concurrency, timeout, max_retries
+        self.concurrency = concurrency
+        self.timeout = float(timeout if timeout is not None else _setting(TIMEOUT_ENV, float))
+        self.max_retries = int(max_retries if max_retries is not None else _setting(RETRIES_ENV, int))
+        self.deadline = float(deadline if deadline is not None else _setting(DEADLINE_ENV, float))
+        self.max_reply_bytes = int(max_reply_bytes if max_reply_bytes is not None else _setting(MAX_REPLY_ENV, int))
         self._client: Any = None
+        self._ends_at: float | None = None  # the run's deadline, from the first item asked
+        self._lock = threading.Lock()
 
     def describe(self) -> dict[str, Any]:
-        return super().describe() | {"endpoint": self.endpoint, "temperature": TEMPERATURE}
+        return super().describe() | {
+            "endpoint": self.endpoint,
+            "temperature": TEMPERATURE,
+            "timeout_s": self.timeout,
+            "deadline_s": self.deadline,
+            "max_retries": self.max_retries,
+            "max_reply_bytes": self.max_reply_bytes,
+        }
 
     def client(self) -> Any:
         if self._client is None:
@@ -84,27 +156,80 @@ class LLMJudge(Judge):
 
             self._client = openai.OpenAI(
                 base_url=self.endpoint,
-                api_key=os.environ.get(KEY_ENV) or "not-needed",  # local servers accept any key
+                api_key=self._key() or "not-needed",  # local servers accept any key
                 timeout=self.timeout,
-                max_retries=self.max_retries,  # with backoff, for rate limits and restarts
+                max_retries=0,  # ours, bounded by the deadline (see the module docstring)
             )
         return self._client
 
+    def _key(self) -> str | None:
+        return os.environ.get(KEY_ENV)
+
+    def _fail(self, item: JudgeItem, what: str) -> BadInput:
+        where = f"item (query {item.query_id[:80]!r}, document {item.doc_id[:80]!r})"
+        return BadInput(redact(f"judge {self.name}: the endpoint {self.endpoint} {what} for {where}", self._key()))
+
+    def _remaining(self) -> float:
+        with self._lock:
+            if self._ends_at is None:
+                self._ends_at = time.monotonic() + self.deadline
+            return self._ends_at - time.monotonic()
+
     def ask(self, item: JudgeItem) -> bool | None:
+        for attempt in range(self.max_retries + 1):
+            remaining = self._remaining()
+            if remaining <= 0:
+                raise self._fail(
+                    item,
+                    f"did not answer within the run's deadline of {self.deadline:g} s ({DEADLINE_ENV}); "
+                    "labels received so far are kept",
+                )
+            try:
+                return parse_label(self._attempt(item, min(self.timeout, remaining)))
+            except _Retryable as exc:
+                if attempt == self.max_retries:
+                    raise self._fail(item, f"failed after {attempt + 1} attempt(s) ({exc})") from None
+                time.sleep(min(0.5 * 2**attempt, 8.0, max(self._remaining(), 0)))
+        raise AssertionError("unreachable")
+
+    def _attempt(self, item: JudgeItem, timeout: float) -> str | None:
         import openai
 
         messages = [
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": USER.format(query=item.query, passage=item.passage)},
         ]
+        create = self.client().with_options(timeout=timeout).chat.completions.with_streaming_response.create
         try:
-            reply = self.client().chat.completions.create(model=self.model, messages=messages, temperature=TEMPERATURE)
-        except openai.APIError as exc:  # connection, status and protocol errors; the message holds no key
-            raise BadInput(
-                f"judge {self.name}: the endpoint {self.endpoint} failed ({type(exc).__name__}: {exc})"
-            ) from None
-        choices = reply.choices or []
-        return parse_label(choices[0].message.content if choices else None)
+            with create(model=self.model, messages=messages, temperature=TEMPERATURE) as response:
+                body = self._read_capped(response, item)
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            text = f"HTTP {status}: {' '.join(str(exc).split())[:300]}"
+            if status == 429 or status >= 500:
+                raise _Retryable(text) from None
+            raise self._fail(item, f"refused the request ({text})") from None
+        except openai.APIError as exc:  # connection and timeout errors
+            raise _Retryable(f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}") from None
+        try:
+            return reply_content(body)
+        except ValueError as exc:
+            raise self._fail(item, f"sent a malformed reply ({exc})") from None
+
+    def _read_capped(self, response: Any, item: JudgeItem) -> bytes:
+        """The reply's body, refused as soon as it passes ``max_reply_bytes`` (declared or actual)."""
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.max_reply_bytes:
+            raise self._fail(
+                item, f"sent a reply of {declared} bytes (more than {MAX_REPLY_ENV}={self.max_reply_bytes})"
+            )
+        chunks, size = [], 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > self.max_reply_bytes:
+                raise self._fail(item, f"sent a reply larger than {MAX_REPLY_ENV}={self.max_reply_bytes} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def judge(self, items: Sequence[JudgeItem]) -> list[bool | None]:
         if not items:

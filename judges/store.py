@@ -9,7 +9,9 @@ version, model and prompt sha256 — in ``$LEADERBOARD_JUDGMENTS_DIR`` (default
      "labels": {"<query id>": {"<doc id>": true | false | null}}}
 
 The file grows as runs need new items (another model retrieves other passages); labels never
-change once written. It is written atomically after every batch (an interrupted run keeps what it
+change once written. An item the judge could not label (``null``: a flaky endpoint, a "Maybe") is not
+final: it is asked again on the next run, and a label it gets then replaces the ``null``.
+It is written atomically after every batch (an interrupted run keeps what it
 paid for) and merged with what is on disk first, so two runs sharing the folder lose nothing.
 Publishing a result that used judgments means publishing this file with it (the result's
 ``task_details.judgments.file`` names it); a copy dropped into another machine's folder makes that
@@ -98,7 +100,10 @@ class JudgmentStore:
     def write(self, labels: Labels) -> None:
         merged = self.read()  # another run may have added items since we read
         for qid, docs in labels.items():
-            merged.setdefault(qid, {}).update(docs)
+            known = merged.setdefault(qid, {})
+            for doc, label in docs.items():
+                if label is not None or known.get(doc) is None:  # a label is never replaced by "no label"
+                    known[doc] = label
         payload: dict[str, Any] = {
             "format": FORMAT,
             "key": self.key,
@@ -111,9 +116,11 @@ class JudgmentStore:
             out.write(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8"))
 
     def lookup(self, items: Sequence[JudgeItem]) -> Lookup:
-        """Labels for every item: from the file where present, else from the judge (then saved)."""
+        """Labels for every item: from the file where labelled, else from the judge (then saved).
+
+        An item stored without a label (``null``) is asked again: only true and false are final."""
         known = self.read()
-        missing = [i for i in items if i.doc_id not in known.get(i.query_id, {})]
+        missing = [i for i in items if known.get(i.query_id, {}).get(i.doc_id) is None]
         step = max(1, self.judge.batch_size)
         for start in range(0, len(missing), step):
             batch = missing[start : start + step]

@@ -115,6 +115,10 @@ def test_llm_judge_end_to_end_against_a_stub(comlq_fixture, tmp_path, judge_env,
             "prompt_sha256": prompt_sha256(PROMPT),
             "endpoint": endpoint,
             "temperature": 0.0,
+            "timeout_s": 60.0,
+            "deadline_s": 3600.0,
+            "max_retries": 2,
+            "max_reply_bytes": 2**20,
         }
         assert details["judge_coverage"] == {"judged": 2, "negation_queries": 2, "rate": 1.0}
         assert details["judgments"]["judged_now"] == calls and details["judgments"]["from_cache"] == 0
@@ -193,3 +197,116 @@ def test_judge_agreement_between_lexical_and_llm(comlq_fixture, tmp_path, judge_
     (tmp_path / "other.json.gz").write_bytes(gzip.compress(json.dumps({"format": "x"}).encode()))
     assert main([str(file_a), str(tmp_path / "other.json.gz")]) == 2
     assert "format leaderboard-judgments/1" in capsys.readouterr().err
+
+
+# -- a hostile endpoint (issue 23): every failure is exit 2 naming the endpoint and the item, never a secret ---------
+
+QUERY = "Which kings were not founders of a dynasty?"
+ITEMS = [JudgeItem(f"q{i}", QUERY, f"d{i}", "Omri founded a dynasty.") for i in range(3)]
+
+
+def _judge(endpoint, **limits):
+    from leaderboard_judges.llm import LLMJudge
+
+    return LLMJudge("stub-model", endpoint=endpoint, **({"max_retries": 0} | limits))
+
+
+def test_an_error_echoing_the_key_is_redacted(judge_env):
+    with openai_stub(STUB_WORDS, mode="echo_auth_500") as (endpoint, stub):
+        with pytest.raises(BadInput) as info:
+            _judge(endpoint, max_retries=1).judge(ITEMS[:1])
+        assert len(stub.requests) == 2  # a 5xx is retried, then reported
+    message = str(info.value)
+    assert SECRET not in message and "Bearer ***" in message  # the stub really echoed it: redacted, not dropped
+    assert endpoint in message and "HTTP 500" in message and "'q0'" in message and "'d0'" in message
+
+
+def test_an_endpoint_that_never_answers_ends_at_the_deadline(judge_env):
+    import time
+
+    items = [JudgeItem(f"q{i}", "not x", f"d{i}", "x") for i in range(16)]  # more items than threads
+    with openai_stub(STUB_WORDS, mode="hang") as (endpoint, _):
+        started = time.monotonic()
+        with pytest.raises(BadInput, match=r"deadline of 1\.5 s \(LEADERBOARD_JUDGE_DEADLINE\)|failed after 2") as info:
+            _judge(endpoint, timeout=0.5, deadline=1.5, max_retries=1).judge(items)
+        elapsed = time.monotonic() - started
+    assert elapsed < 5, elapsed  # per-request timeout and the run's deadline, not 120 s x 3 retries x 8 threads
+    assert endpoint in str(info.value)
+
+
+def test_limits_come_from_the_environment_and_are_recorded(judge_env, monkeypatch):
+    from leaderboard_judges.llm import LLMJudge
+
+    monkeypatch.setenv("LEADERBOARD_JUDGE_TIMEOUT", "7.5")
+    monkeypatch.setenv("LEADERBOARD_JUDGE_DEADLINE", "90")
+    monkeypatch.setenv("LEADERBOARD_JUDGE_RETRIES", "0")
+    monkeypatch.setenv("LEADERBOARD_JUDGE_MAX_REPLY_BYTES", "4096")
+    described = LLMJudge("m", endpoint="http://127.0.0.1:9/v1").describe()
+    limits = ("timeout_s", "deadline_s", "max_retries", "max_reply_bytes")
+    assert [described[name] for name in limits] == [7.5, 90.0, 0, 4096]
+    monkeypatch.setenv("LEADERBOARD_JUDGE_TIMEOUT", "soon")
+    with pytest.raises(BadInput, match="LEADERBOARD_JUDGE_TIMEOUT='soon': expected a positive number"):
+        LLMJudge("m")
+
+
+def test_a_huge_reply_is_refused_without_reading_it_whole(judge_env):
+    import time
+
+    with openai_stub(STUB_WORDS, mode="huge") as (endpoint, _):
+        started = time.monotonic()
+        with pytest.raises(BadInput, match=r"reply larger than LEADERBOARD_JUDGE_MAX_REPLY_BYTES=1048576") as info:
+            _judge(endpoint).judge(ITEMS[:1])
+        assert time.monotonic() - started < 10
+    assert endpoint in str(info.value) and "'q0'" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("mode", "why"),
+    [
+        ("garbage", "not JSON"),
+        ("html", "not JSON \\(starts with '<html>"),
+        ("wrong_shape", "field 'choices' must be a non-empty list"),
+    ],
+)
+def test_a_malformed_reply_is_bad_input_naming_endpoint_and_item(judge_env, mode, why):
+    with (
+        openai_stub(STUB_WORDS, mode=mode) as (endpoint, _),
+        pytest.raises(BadInput, match=f"malformed reply \\({why}") as info,
+    ):
+        _judge(endpoint).judge(ITEMS[:1])
+    assert f"the endpoint {endpoint}" in str(info.value) and "query 'q0', document 'd0'" in str(info.value)
+
+
+def test_a_malformed_reply_through_the_cli_exits_2(comlq_fixture, tmp_path, judge_env):  # noqa: F811
+    from conftest import run_cli
+
+    with openai_stub(STUB_WORDS, mode="html") as (endpoint, _):
+        ran = run_cli(
+            "run", "-m", "bm25", "-t", "comlq", "-o", str(tmp_path / "out"),
+            "--data-dir", f"comlq={comlq_fixture}", "--task-option", "judge=llm:stub-model",
+            env={"LEADERBOARD_JUDGE_ENDPOINT": endpoint, "LEADERBOARD_JUDGE_RETRIES": "0",
+                 "OPENAI_API_KEY": SECRET, "LEADERBOARD_JUDGMENTS_DIR": str(judge_env)},
+        )  # fmt: skip
+    assert ran.returncode == 2, ran.stderr
+    assert "malformed reply" in ran.stderr and endpoint in ran.stderr and "Traceback" not in ran.stderr
+    assert SECRET not in ran.stderr + ran.stdout
+    assert not list((tmp_path / "out").rglob("*.json"))  # no result written half-way
+
+
+def test_unlabelled_answers_are_asked_again_on_the_next_run(tmp_path, judge_env):
+    from leaderboard_judges.store import JudgmentStore, read_payload
+
+    with openai_stub(STUB_WORDS, mode="maybe") as (endpoint, stub):
+        flaky = JudgmentStore(_judge(endpoint), "sha256:" + "0" * 64, tmp_path / "j")
+        first = flaky.lookup(ITEMS)
+        assert first.labels == {f"q{i}": {f"d{i}": None} for i in range(3)} and first.computed == 3
+        assert read_payload(flaky.path)["labels"]["q0"] == {"d0": None}  # asked, recorded, not final
+        stub.mode = "ok"  # the endpoint recovers
+        second = JudgmentStore(_judge(endpoint), "sha256:" + "0" * 64, tmp_path / "j").lookup(ITEMS)
+        assert len(stub.requests) == 6 and second.computed == 3 and second.cached == 0
+        assert second.labels == {f"q{i}": {f"d{i}": True} for i in range(3)}  # "dynasty": the stub says yes
+        third = JudgmentStore(_judge(endpoint), "sha256:" + "0" * 64, tmp_path / "j").lookup(ITEMS)
+        assert len(stub.requests) == 6 and third.cached == 3  # labels are final
+    # a late "no label" from another run never replaces a label already stored
+    flaky.write({"q0": {"d0": None}})
+    assert read_payload(flaky.path)["labels"]["q0"] == {"d0": True}
