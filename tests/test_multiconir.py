@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 import pytest
-from conftest import make_plugin_dist, run_cli
+from conftest import REPO, make_plugin_dist, run_cli
 from leaderboard_tasks.multiconir import DOMAINS, TASK1_COLUMNS, TASK2_COLUMNS, TASK4_COLUMNS, MultiConIRTask
 from leaderboard_tasks.multiconir.fixture import write_fixture, write_table
 
@@ -134,10 +134,12 @@ def test_task1_complexity_robustness(oracle_results):
 
 def test_task2_relevance_monotonicity(oracle_results):
     s = oracle_results["multiconir-task2"]["scores"]["test"]
-    assert s["default"]["win_rate_pos_vs_hn1"] == 1.0
-    assert s["default"]["win_rate_hn4_vs_hn5"] == pytest.approx(0.9)  # Books r0 swapped: Books 0.5
-    assert s["default"]["win_rate_hn9_vs_hn10"] == pytest.approx(0.9)  # Legal r1 tie = loss
-    assert s["domain=Books"]["win_rate_hn4_vs_hn5"] == 0.5
+    # d_k satisfies k conditions: Positive = d10, HN_j = d_(10-j)
+    assert s["default"]["win_rate_d10_vs_d9"] == 1.0  # Positive vs HN1
+    assert s["default"]["win_rate_d6_vs_d5"] == pytest.approx(0.9)  # HN4 vs HN5; Books r0 swapped: Books 0.5
+    assert s["default"]["win_rate_d1_vs_d0"] == pytest.approx(0.9)  # HN9 vs HN10; Legal r1 tie = loss
+    assert s["domain=Books"]["win_rate_d6_vs_d5"] == 0.5
+    assert [m for m in s["default"] if m.startswith("win_rate_")][0] == "win_rate_d1_vs_d0"  # the tables' order
     assert s["default"]["mean_adjacent_win_rate"] == pytest.approx(0.98)  # (0.95 + 1 + 1 + 1 + 0.95) / 5
 
 
@@ -246,3 +248,42 @@ def test_all_tasks_run_for_dense_sparse_and_reranker(tmp_path):
     )  # the positive is encoded once, not ten times
     reranker = json.loads(next((tmp_path / "out").rglob("tiny-random-ce/*/multiconir-demo-task2.json")).read_text())
     assert reranker["model"]["kind"] == "reranker" and reranker["settings"]["max_length"] == 128
+
+
+PAPER = REPO.parent / "shared" / "papers" / "000_c7ab13de71428e7a.txt"  # MultiConIR, full text
+SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
+def table_header(text: str, caption: str) -> list[str]:
+    """The column names of a table in the extracted text: its caption follows the table, so the header is
+    the nearest "Model<TAB>..." line above the caption."""
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(caption))
+    header = next(line for line in reversed(lines[:at]) if line.startswith("Model\t"))
+    return [cell.strip() for cell in header.split("\t")[1:] if cell.strip()]
+
+
+def normalise_pair(label: str) -> str:
+    """'d ₇ _vs_d ₆', 'd_1 _vs_ d_0', 'd₁₀ vs d₉' -> 'd7 vs d6', 'd1 vs d0', 'd10 vs d9'."""
+    text = label.translate(SUBSCRIPTS).replace("_vs_", " vs ").replace("_", "").replace(" vs ", "|")
+    return " vs ".join(part.replace(" ", "") for part in text.split("|"))
+
+
+@pytest.mark.skipif(not PAPER.is_file(), reason=f"paper text not found at {PAPER} (CI has ../shared/papers)")
+def test_task2_and_task4_labels_follow_the_header_of_table_18():
+    from leaderboard_tasks.multiconir import PAIRS, MultiConIRTask
+
+    header = table_header(PAPER.read_text(encoding="utf-8"), "Table 18:")
+    assert header[-1] == "Avg."
+    paper = [normalise_pair(c) for c in header[:-1]]
+    assert paper[0] == "d1 vs d0" and paper[-1] == "d10 vs d9" and len(paper) == 10
+    for variant in ("task2", "task4-512", "task4-1024"):
+        task = MultiConIRTask(variant)
+        curve = next(v for v in task.metadata.views if v.kind == "curve")
+        assert [normalise_pair(curve.labels[m]) for m in curve.metrics] == paper
+        assert "d₁₀ is the Positive" in curve.description and "HN_{10-k}" in curve.description
+        declared = [m.name for m in task.metadata.metrics if m.name.startswith("win_rate_")]
+        assert declared == list(curve.metrics)  # the result's metrics keep the tables' order too
+    # d_k = HN_(10-k), the positive is d_10: the first pair is HN9 vs HN10, the last Positive vs HN1
+    assert PAIRS[0] == ("HN9", "HN10") and PAIRS[-1] == ("Positive", "HN1")
+    assert [normalise_pair(m.removeprefix("win_rate_")) for m in declared] == paper  # the names too

@@ -69,11 +69,11 @@ def test_task2_pairs_are_named_and_ordered_as_the_paper(demo_results):
     result = demo_results["multiconir-demo-task2"]
     (curve,) = [v for v in result.task.views if v.kind == "curve"]
     labels = [curve.labels[m] for m in curve.metrics]
-    assert labels == ["d⁺ vs d₁", "d₁ vs d₂", "d₂ vs d₃", "d₃ vs d₄", "d₄ vs d₅", "d₅ vs d₆", "d₆ vs d₇", "d₇ vs d₈",
-                      "d₈ vs d₉", "d₉ vs d₁₀"]  # fmt: skip
+    assert labels == ["d₁ vs d₀", "d₂ vs d₁", "d₃ vs d₂", "d₄ vs d₃", "d₅ vs d₄", "d₆ vs d₅", "d₇ vs d₆", "d₈ vs d₇",
+                      "d₉ vs d₈", "d₁₀ vs d₉"]  # fmt: skip
     pairs = [m for m in result.scores["test"]["default"] if m.startswith("win_rate_")]
     assert pairs == list(curve.metrics)  # the results keep the paper's order too
-    assert result.task.metric("win_rate_pos_vs_hn1").description.startswith("pair d⁺ vs d₁: ")
+    assert result.task.metric("win_rate_d10_vs_d9").description.startswith("pair d₁₀ vs d₉: ")
 
 
 def test_task3_flip_metrics_have_descriptions_and_task1_ranges(demo_results):

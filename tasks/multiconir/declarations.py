@@ -5,7 +5,7 @@ from __future__ import annotations
 from leaderboard.contract.task import Metric, View
 
 from .loading import DOMAINS, K
-from .notation import PAIR_LABELS, PAIR_NAMES, PAIRS
+from .notation import MAPPING, PAIR_LABELS, PAIR_NAMES, PAIRS
 
 REFERENCE = "https://github.com/EIT-NLP/MultiConIR"
 CITATION = "Lu et al. MultiConIR: Towards Multi-Condition Information Retrieval. arXiv:2503.08046 (2025)."
@@ -98,11 +98,15 @@ def views(key: str) -> list[View]:
                 "Flip rate per adjacent pair",
                 metrics=tuple(f"flip_rate_{p}" for p in PAIR_NAMES),
                 labels={f"flip_rate_{p}": PAIR_LABELS[p] for p in PAIR_NAMES},
+                description=f"Pairs d_k vs d_{{k-1}} in the order of the paper's Tables 18-20; {MAPPING}.",
                 y_range=(0.0, 1.0),
             ),
         ]
     title = "Adjacent win rates (relevance monotonicity)"
-    description = "P[s(Query10, d_i) > s(Query10, d_i+1)] in the paper's order d⁺ vs d₁, d₁ vs d₂, ..., d₉ vs d₁₀."
+    description = (
+        "WR_{k,k-1} = P[s(Query10, d_k) > s(Query10, d_{k-1})], in the order of the paper's Tables 18-20 "
+        f"(d₁ vs d₀ … d₁₀ vs d₉; Fig. 4); {MAPPING}."
+    )
     if key.startswith("task4"):
         words = key.split("-")[1]
         title = f"Adjacent win rates on {words}-word documents"
