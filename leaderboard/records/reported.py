@@ -1,0 +1,290 @@
+"""Scores reported in papers: what a paper printed, where, and the harness task and metric it maps to.
+
+A reported score is a claim copied from a paper, never a reproduced run: it has no interval, no
+per-query values and no data hash, and the board shows it in its own tier ("reported in <paper>,
+Table N"). One file per paper, ``<root>/reported/<paper>.json``, holds that paper's result tables
+as printed (a grid of printed numbers under the column labels, one row per model), because a grid
+is what can be checked against the paper line by line; ``load_reported`` expands it into one
+``ReportedScore`` per cell. The JSON Schema ``schema/reported-1.json`` is generated from
+``ReportedFile`` (``python -m leaderboard.records.reported``) and a test fails when it is stale.
+
+Values a paper prints x100 (nDCG 50.5) are stored on the harness's 0-1 scale (0.505) with the
+printed text kept beside them; a column whose metric the harness stores on another scale (or
+that the harness does not have) keeps scale 1 and says so in its notes.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+SCHEMA_VERSION = "1"
+FOLDER = "reported"  # beside results/ in a results root (the pulled dataset) and in submissions/
+MAX_FILE_BYTES = 4 * 2**20  # a paper's tables are tens of kilobytes
+MAX_FILES = 1000
+
+# A number as papers print it: "50.5", "-3.2", "−3.2" (a Unicode minus), "+1.9"; nothing else.
+PRINTED_NUMBER = r"^[-+−]?(\d+(\.\d*)?|\.\d+)$"
+
+Text = Annotated[str, Field(min_length=1, max_length=2000)]
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReportedScore(_Record):
+    """One cell of a paper's result table, mapped to the harness's names (the paper's label where it has none)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: Text
+    benchmark: str | None = Field(description="the harness benchmark the cell belongs to (None: no such benchmark)")
+    task: Text = Field(description="harness task name, or the paper's label when the harness has no such task")
+    aggregate: bool = Field(default=False, description="the cell is a benchmark aggregate (task names the benchmark)")
+    subset: str = "default"
+    metric: Text = Field(description="harness metric name, or the paper's label when the harness has none")
+    value: Finite = Field(description="the printed number divided by the table's scale (0-1 for x100 tables)")
+    printed: Text = Field(description="the number exactly as printed in the paper")
+    paper: Text = Field(description="short name, e.g. 'ComLQ'")
+    paper_file: Text = Field(description="the paper's text file id in ../shared/papers, e.g. '004_3c5dcdfc67fe6c3c'")
+    table: Text = Field(description="as the paper names it, e.g. 'Table 3'")
+    row: Text = Field(description="the row label as printed (see ReportedRow.label)")
+    column: Text = Field(description="the column label as printed (with its group, e.g. 'Robust04 / p-MRR')")
+    notes: str | None = None
+
+    @property
+    def source(self) -> str:
+        """'reported in ComLQ, Table 3': how the board and `show` mark the row."""
+        return f"reported in {self.paper}, {self.table}"
+
+
+class ReportedColumn(_Record):
+    label: Text = Field(description="the column header as printed (group / header for two-level headers)")
+    task: Text
+    metric: Text
+    aggregate: bool = Field(default=False, description="a benchmark aggregate: task is then the benchmark's name")
+    subset: str = "default"
+    benchmark: str | None = Field(default=None, description="overrides the table's benchmark")
+    scale: Literal[1, 100] | None = Field(default=None, description="overrides the table's scale")
+    notes: str | None = None
+
+
+class ReportedRow(_Record):
+    label: Text = Field(
+        description="the row label as printed. 'A | B': the row's first printed cells are A and B (e.g. method and "
+        "Q/Doc); 'A / B': the row printed B under an earlier row printed A (e.g. '+InF-Embed' under its base model)"
+    )
+    model: Text = Field(description="the model's name (the harness's name where the harness runs it)")
+    values: list[Annotated[str, Field(pattern=PRINTED_NUMBER)] | None] = Field(
+        description="one printed number per column, as printed; null where the paper prints none ('-')"
+    )
+    notes: str | None = None
+
+
+class ReportedTable(_Record):
+    table: Text = Field(description="as the paper names it, e.g. 'Table 3'")
+    caption: str = ""
+    benchmark: str | None = None
+    scale: Literal[1, 100] = Field(description="100 when the paper prints the metric x100 (stored /100)")
+    printed_offset: Annotated[int, Field(ge=0)] = Field(
+        default=0,
+        description="how many printed value cells precede this table's first column in each row (when one "
+        "printed table, e.g. two models side by side, is entered as several tables)",
+    )
+    transposed: bool = Field(
+        default=False,
+        description="the paper prints models as columns and datasets as rows: here rows are still models, and "
+        "each column's label is the row label printed in the paper",
+    )
+    columns: Annotated[list[ReportedColumn], Field(min_length=1)]
+    rows: Annotated[list[ReportedRow], Field(min_length=1)]
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _grid(self) -> ReportedTable:
+        width = len(self.columns)
+        for row in self.rows:
+            if len(row.values) != width:
+                raise ValueError(
+                    f"{self.table}, row {row.label!r}: {len(row.values)} values for {width} columns "
+                    f"({', '.join(c.label for c in self.columns)})"
+                )
+        labels = [c.label for c in self.columns]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"{self.table}: two columns share a label")
+        rows = [r.label for r in self.rows]
+        if len(set(rows)) != len(rows):
+            raise ValueError(f"{self.table}: two rows share a label")
+        return self
+
+
+class ReportedFile(_Record):
+    """One paper: its identity, how to cite it, and its result tables as printed."""
+
+    schema_version: Literal["1"]
+    kind: Literal["reported"]
+    paper: Text = Field(description="short name shown on the board, e.g. 'ComLQ'")
+    title: Text
+    paper_file: Text = Field(description="the paper's text file id in ../shared/papers")
+    url: str | None = None
+    bibtex: Text
+    tables: Annotated[list[ReportedTable], Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _unique_tables(self) -> ReportedFile:
+        names = [t.table for t in self.tables]
+        if len(set(names)) != len(names):
+            raise ValueError("two tables share a name")
+        return self
+
+    def scores(self) -> list[ReportedScore]:
+        """Every printed cell as a ReportedScore; cells the paper leaves empty are not scores."""
+        out = []
+        for table in self.tables:
+            for row in table.rows:
+                for column, printed in zip(table.columns, row.values, strict=True):
+                    if printed is None:
+                        continue
+                    scale = column.scale or table.scale
+                    value = float(Decimal(printed.replace("−", "-")) / scale)  # Decimal: 50.5/100 is exactly 0.505
+                    notes = "; ".join(n for n in (table.notes, column.notes, row.notes) if n) or None
+                    out.append(
+                        ReportedScore(
+                            model=row.model,
+                            benchmark=column.benchmark or table.benchmark,
+                            task=column.task,
+                            aggregate=column.aggregate,
+                            subset=column.subset,
+                            metric=column.metric,
+                            value=value,
+                            printed=printed,
+                            paper=self.paper,
+                            paper_file=self.paper_file,
+                            table=table.table,
+                            row=row.label,
+                            column=column.label,
+                            notes=notes,
+                        )
+                    )
+        return out
+
+
+def _message(error: Any) -> str:
+    where = "/".join(str(p) for p in error["loc"])
+    message = error["msg"].removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+def read_reported_file(path: Path) -> ReportedFile:
+    """A validated reported file, or BadInput naming the file and every problem (at most five shown)."""
+    from leaderboard import safe_json
+    from leaderboard.errors import BadInput
+    from leaderboard.records.files import read_result_text
+
+    # The result reader's checks (regular file, size, UTF-8, no blocking on a FIFO); its text names "a result file".
+    try:
+        text = read_result_text(path, MAX_FILE_BYTES)
+    except BadInput as exc:
+        raise BadInput(str(exc).replace("a result file", "a reported-scores file")) from None
+    try:
+        data = safe_json.loads(text, finite=True)
+    except safe_json.UnsafeJSON as exc:
+        raise BadInput(f"{path}: {exc}; expected a reported-scores file.") from None
+    if not isinstance(data, dict):
+        raise BadInput(f"{path}: expected a JSON object (a reported-scores file).")
+    if str(data.get("schema_version")) != SCHEMA_VERSION:
+        raise BadInput(f"{path}: schema_version {data.get('schema_version')!r}; this harness reads {SCHEMA_VERSION!r}.")
+    try:
+        return ReportedFile.model_validate(data)
+    except ValidationError as exc:
+        errors = [_message(e) for e in exc.errors()]
+        raise BadInput(f"{path}: " + "; ".join(errors[:5]) + (" ..." if len(errors) > 5 else "")) from None
+    except RecursionError:  # unreachable below safe_json.MAX_DEPTH; a reader must still never crash
+        raise BadInput(f"{path}: nested too deeply; expected a reported-scores file.") from None
+
+
+def reported_files(folder: Path) -> list[Path]:
+    """The ``*.json`` entries directly in ``folder`` (whatever they are: the reader refuses non-files), sorted."""
+    try:
+        return sorted(p for p in Path(folder).iterdir() if p.name.endswith(".json") and not p.name.startswith("."))
+    except OSError:  # no folder (a board without reported scores), or not a folder
+        return []
+
+
+def load_reported(root: Path) -> tuple[list[ReportedScore], list[str]]:
+    """Every reported score under ``<root>/reported/``, and 'file: reason' for each file skipped. Never raises.
+
+    A file is taken whole or not at all; a cell that another file already gave (same paper, table,
+    row, column) is skipped with its reason, so a copied file cannot double a paper's rows.
+    """
+    from leaderboard.errors import BadInput
+
+    scores: list[ReportedScore] = []
+    skipped: list[str] = []
+    seen: set[tuple[str, str, str, str]] = set()
+    files = reported_files(Path(root) / FOLDER)
+    if len(files) > MAX_FILES:
+        skipped.append(f"{Path(root) / FOLDER}: {len(files)} files; only the first {MAX_FILES} are read")
+        files = files[:MAX_FILES]
+    for path in files:
+        try:
+            cells = read_reported_file(path).scores()
+        except BadInput as exc:
+            skipped.append(str(exc))
+            continue
+        except Exception as exc:  # a reader never crashes the board: the file is named and skipped
+            skipped.append(f"{path}: unreadable ({type(exc).__name__})")
+            continue
+        keys = {(c.paper, c.table, c.row, c.column) for c in cells}
+        if keys & seen:
+            skipped.append(f"{path}: repeats cells another reported file already gives ({sorted(keys & seen)[0]})")
+            continue
+        seen |= keys
+        scores += cells
+    return scores, skipped
+
+
+def reported_uploads(folder: Path) -> list[tuple[str, bytes]]:
+    """(path in the results dataset, bytes) for each reported file in ``folder``; BadInput naming every bad one.
+
+    A push publishes them all or none, like results: a file the board would skip is refused here.
+    """
+    from leaderboard.errors import BadInput
+
+    problems, uploads = [], []
+    for path in reported_files(folder):
+        try:
+            read_reported_file(path)
+        except BadInput as exc:
+            problems.append(str(exc))
+            continue
+        uploads.append((f"{FOLDER}/{path.name}", path.read_bytes()))
+    if problems:
+        raise BadInput(f"Refusing to push: {len(problems)} bad reported file(s): " + " | ".join(problems))
+    return uploads
+
+
+def json_schema() -> dict[str, Any]:
+    schema = ReportedFile.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = f"retrieval-leaderboard reported scores (one paper), schema version {SCHEMA_VERSION}"
+    return schema
+
+
+def schema_text() -> str:
+    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":  # regenerate the checked-in schema
+    from importlib import resources
+
+    target = resources.files("leaderboard.records").joinpath("schema", f"reported-{SCHEMA_VERSION}.json")
+    with open(str(target), "w", encoding="utf-8") as handle:
+        handle.write(schema_text())
+    print(f"wrote {target}")
