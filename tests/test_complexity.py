@@ -16,6 +16,8 @@ from leaderboard.metrics.complexity import (
     cw_buckets,
     cw_correlation,
     describe,
+    describe_strata,
+    mean_cw,
     tokens,
 )
 
@@ -27,14 +29,38 @@ from leaderboard.metrics.complexity import (
         ("the of and", 0),  # all stopwords
         ("Find a book", 2),  # find, book
         ("Find a book where: The genre is amber.", 5),  # find, book, where, genre, amber
-        ("The U.S. court's ruling, not the appeal", 6),  # u, s, court, s, ruling, appeal; "not" is a stopword
-        ("Café au lait, café!", 4),  # (?u) keeps accented letters; repeats count
+        (
+            "The U.S. court's ruling, not the appeal",
+            3,
+        ),  # court, ruling, appeal; u, s, s are one letter; "not" a stopword
+        ("Café au lait, café!", 3),  # café, au, lait: (?u) keeps accented letters; a repeat counts once
         ("covid-19 in 2020", 3),  # covid, 19, 2020
-        ("dog dog dog", 3),
+        ("dog dog dog", 1),
     ],
 )
 def test_content_words_by_hand(text, expected):
     assert content_words(text) == expected
+
+
+def test_cw_of_five_queries_by_hand_and_their_mean():
+    """Eq. 1 of Complexity-Aware Training: unique tokens, not stopwords, more than one character."""
+    queries = {
+        # repeats: "data" x3 and "Data" are one word -> data, science, course
+        "q1": "data science course with data and DATA",
+        # one-letter words: "a", "b", "c", "x" never count -> vitamin, deficiency, symptoms
+        "q2": "vitamin b deficiency symptoms: a, c, x",
+        # stopwords only, plus one-letter -> nothing
+        "q3": "is it a or the i",
+        # repeats across case and punctuation; "not" and "the" are stopwords -> films, directed, nolan, released, 2010
+        "q4": "Films directed by Nolan, not released in 2010; films by NOLAN",
+        # all three at once: "Hamlet's" splits into hamlet + s (one letter) -> who, wrote, hamlet, play
+        # ("who" is not in bm25s' English list)
+        "q5": "who wrote Hamlet, the play? a play that is Hamlet's",
+    }
+    by_hand = {"q1": 3, "q2": 3, "q3": 0, "q4": 5, "q5": 4}
+    assert {q: content_words(t) for q, t in queries.items()} == by_hand
+    assert mean_cw(queries.values()) == pytest.approx((3 + 3 + 0 + 5 + 4) / 5)
+    assert mean_cw([]) is None
 
 
 def test_tokenizer_and_stopwords():
@@ -44,7 +70,8 @@ def test_tokenizer_and_stopwords():
     info = describe()
     assert info["stopwords"] == {"name": STOPWORDS_NAME, "size": len(STOPWORDS)}
     assert info["tokenizer"] == {"pattern": TOKEN_PATTERN, "lowercase": True}
-    assert info["buckets"]
+    assert "unique" in info["measure"] and "eq. 1" in info["source"]
+    assert describe_strata()["buckets"]
 
 
 def test_buckets_by_quantile():

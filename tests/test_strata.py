@@ -8,15 +8,15 @@ from scipy import stats
 
 import leaderboard
 from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE
-from leaderboard.records.result import decode_per_query
+from leaderboard.records.result import decode_per_query, decode_subset_queries
 
-# CW counts content words (bm25s' English stopwords removed): written next to each query.
+# CW (eq. 1: unique words, bm25s' English stopwords and one-letter words removed), written next to each query.
 QUERIES = {
-    "q1": ("apple", 1),
+    "q1": ("apple apple", 1),
     "q2": ("the red apple", 2),
     "q3": ("a green pear", 2),
     "q4": ("ripe yellow banana bread", 4),
-    "q5": ("is it the cherry", 1),
+    "q5": ("is it the cherry x", 1),
     "q6": ("sweet red cherry pie recipe", 5),
     "q7": ("green grape", 2),
     "q8": ("an old lemon tree in the garden", 4),
@@ -49,14 +49,21 @@ def test_per_query_values_and_cw_strata(tmp_path, fixture_dir):
     )
     result = outcome.result
     per_query = decode_per_query(result.per_query)
+    subsets = decode_subset_queries(result.per_query)
     assert set(per_query) == set(QUERIES)
     values = {q: row["ndcg_at_10"] for q, row in per_query.items()}
     assert result.main_score == pytest.approx(np.mean(list(values.values())), abs=1e-12)
     assert result.coverage.complete
 
-    details = result.task_details["complexity"]
-    assert details["definition"]["stopwords"]["name"] == "bm25s.stopwords.STOPWORDS_EN"
+    complexity = result.task_details["complexity"]
+    assert complexity["definition"]["stopwords"]["name"] == "bm25s.stopwords.STOPWORDS_EN"
+    assert complexity["definition"]["tokenizer"]["pattern"] == r"(?u)\b\w+\b"
     cw = {q: expected for q, (_, expected) in QUERIES.items()}
+    # the paper's level: the mean CW of the task's queries
+    assert complexity["mean_cw"] == pytest.approx(21 / 8) and complexity["queries"] == 8
+    details = complexity["strata"]  # this project's own analysis, labelled as such with its statistic
+    assert details["analysis"] == "this project's own, not the paper's"
+    assert details["statistic"].startswith("Pearson r of per-query CW and per-query ndcg_at_10 over the 8 queries")
     # quartiles of [1, 1, 2, 2, 2, 4, 4, 5]: cut points 1.75, 2, 4 -> CW<=1 | 2 | 4 | 5
     expected_buckets = [(1, 1, 2), (2, 2, 3), (4, 4, 2), (5, 5, 1)]
     assert [(b["low"], b["high"], b["queries"]) for b in details["buckets"]] == expected_buckets
@@ -65,13 +72,15 @@ def test_per_query_values_and_cw_strata(tmp_path, fixture_dir):
         expected = np.mean([values[q] for q in members])
         assert result.scores["test"][bucket["subset"]]["ndcg_at_10"] == pytest.approx(expected, abs=1e-12)
         assert result.subset_sizes["test"][bucket["subset"]] == len(members)
+        assert subsets[bucket["subset"]] == sorted(members)  # each stratum names its own queries
     # the engine declares the curve the board draws: the buckets in increasing CW, the main metric
     (view,) = [v for v in result.task.views if v.title == COMPLEXITY_VIEW_TITLE]
     assert view.kind == "curve" and list(view.subsets) == [b["subset"] for b in details["buckets"]]
     assert view.metrics == ("ndcg_at_10",) and view.labels["cw=2"] == "CW 2"
     reference = stats.pearsonr([cw[q] for q in sorted(QUERIES)], [values[q] for q in sorted(QUERIES)])
-    assert details["pearson_r"] == pytest.approx(reference.statistic, abs=1e-12)
-    assert details["pearson_p"] == pytest.approx(reference.pvalue, abs=1e-12)
+    assert details["per_query_pearson_r"] == pytest.approx(reference.statistic, abs=1e-12)
+    assert details["per_query_pearson_p"] == pytest.approx(reference.pvalue, abs=1e-12)
+    assert "pearson_r" not in complexity  # never beside the paper's number as if it were the paper's r
 
 
 def test_a_declared_subset_missing_from_the_scores_makes_the_result_partial(tmp_path, fixture_dir):

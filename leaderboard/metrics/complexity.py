@@ -1,14 +1,23 @@
-"""Query complexity as the number of content words (CW), as in "Complexity-Aware Training".
+"""Query complexity as content words (CW), eq. 1 of "Complexity-Aware Training for OOD Generalization
+in Dense Retrieval" (seed paper 002):
 
-CW(query) = number of tokens that are not stopwords, where tokens are ``(?u)\\b\\w+\\b`` matches
-on the lower-cased text (repeats count) and the stopwords are bm25s' English list. Both are module
-constants and ``describe()`` returns them, so a result can record exactly how CW was computed.
+    CW(q) = |{w in tok(q) : w not in S and |w| > 1}|
+
+the number of UNIQUE tokens of the query that are not stopwords and are longer than one character.
+tok is a regex tokeniser on Unicode word boundaries, ``(?u)\\b\\w+\\b`` on the lower-cased text (the
+paper's regex tokeniser for space-delimited languages, its Table 27); the paper names no English
+stopword list, so S is bm25s' English list (the one the BM25 plugin uses). Both are module constants
+and ``describe()`` returns them, so a result records exactly how CW was computed.
+
+The paper reports CW at the level of a benchmark: the mean CW of its queries (Appendix E, Table 19)
+and correlations across benchmarks and training conditions (Table 8). ``mean_cw`` is that number. The
+per-query buckets and the per-query correlation below are this project's own analysis, not the paper's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
@@ -17,6 +26,8 @@ from scipy import stats
 TOKEN_PATTERN = r"(?u)\b\w+\b"
 STOPWORDS_NAME = "bm25s.stopwords.STOPWORDS_EN"
 STOPWORDS: frozenset[str] = frozenset(STOPWORDS_EN)
+DEFINITION = "CW(q) = |{w in tok(q) : w not in S and |w| > 1}|: unique non-stopword tokens longer than one character"
+SOURCE = "Complexity-Aware Training for OOD Generalization in Dense Retrieval, eq. 1"
 BUCKET_METHOD = (
     "numpy linear quantiles at i/n_buckets give right-closed buckets (cut_(i-1) < CW <= cut_i); empty buckets "
     "are dropped; while fewer than min(n_buckets, distinct CW values) remain, the bucket with the most queries "
@@ -30,7 +41,14 @@ def tokens(text: str) -> list[str]:
 
 
 def content_words(text: str) -> int:
-    return sum(token not in STOPWORDS for token in tokens(text))
+    """CW of one query (eq. 1): a set, so a repeated word counts once."""
+    return len({token for token in tokens(text) if token not in STOPWORDS and len(token) > 1})
+
+
+def mean_cw(texts: Iterable[str]) -> float | None:
+    """The mean CW of a task's queries: the paper's complexity of a benchmark (None without queries)."""
+    values = [content_words(text) for text in texts]
+    return float(np.mean(values)) if values else None
 
 
 def _split_largest(groups: list[list[int]], counts: dict[int, int]) -> bool:
@@ -92,10 +110,18 @@ def cw_correlation(cw_by_query: Mapping[str, int], score_by_query: Mapping[str, 
 
 
 def describe() -> dict:
+    """How CW was computed: recorded in every result beside the numbers."""
     return {
-        "measure": "content words: tokens that are not stopwords (repeats count)",
+        "measure": DEFINITION,
+        "source": SOURCE,
         "tokenizer": {"pattern": TOKEN_PATTERN, "lowercase": True},
         "stopwords": {"name": STOPWORDS_NAME, "size": len(STOPWORDS)},
+    }
+
+
+def describe_strata() -> dict:
+    """How the per-query strata and correlation were computed (this project's analysis)."""
+    return {
         "buckets": BUCKET_METHOD,
         "correlation": "scipy.stats.pearsonr over queries with both CW and a score; None below 3 or if constant",
     }
