@@ -273,3 +273,28 @@ def test_printed_x100_values_are_stored_exactly_on_the_0_1_scale():
     cells = ReportedFile.model_validate(data).scores()
     assert [c.value for c in cells[:5]] == [0.278, -0.035, 0.001, 1.0, 0.0]
     assert [c.printed for c in cells[:5]] == ["27.8", "−3.5", "+0.1", "100", "0.0"]
+
+
+def test_harness_names_are_names_the_harness_declares():
+    """A cell mapped to a harness task names a metric and subset that task (or its benchmark) declares."""
+    from leaderboard.engine.runner import RunOptions, make_task
+    from leaderboard.registry import get_registry
+
+    registry = get_registry()
+    benchmarks = {name: entry.factory() for name, entry in registry.entries["benchmark"].items()}
+    declared = {(t.task, t.metric, t.subset) for b in benchmarks.values() for t in b.tasks}
+    metadata: dict = {}
+    scores, _ = load_reported(SUBMISSIONS)
+    mapped = 0
+    for s in scores:
+        if s.aggregate:
+            benchmark = benchmarks[s.task]
+            assert s.metric in {benchmark.aggregate_label, *(a.label for a in benchmark.also)}, s
+        elif s.task in registry.names("task") and (s.task, s.metric, s.subset) not in declared:
+            if s.task not in metadata:
+                metadata[s.task] = make_task(registry, s.task, RunOptions())[0].metadata
+            meta = metadata[s.task]
+            known = s.metric in {m.name for m in meta.metrics} and s.subset in meta.subsets
+            assert known or "paper's label" in (s.notes or ""), s
+        mapped += s.task in registry.names("task") or s.aggregate
+    assert mapped > 2000
