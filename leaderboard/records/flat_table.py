@@ -1,0 +1,185 @@
+"""The results dataset as one flat table people can query, and the dataset card that describes it.
+
+The nested result files stay the source of truth; ``push`` regenerates this table and the card from
+every result in the dataset after the push (never edited by hand), as the Open LLM Leaderboard
+publishes its flat "contents" table beside the per-run details. One row per
+(model, revision, task, split, subset, metric). Written as Parquet (pyarrow through pandas) so the
+hub's dataset viewer, ``datasets.load_dataset`` and ``pandas.read_parquet`` all read it; the card's
+YAML ``configs`` point at it (https://huggingface.co/docs/hub/datasets-manual-configuration).
+
+Bytes are deterministic (sorted rows, no timestamps in the card): an unchanged dataset gives an
+identical table and card, so a push with nothing new sends nothing.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from typing import Any
+
+from leaderboard.records.result import Result
+
+TABLE_PATH = "data/results.parquet"
+CARD_PATH = "README.md"
+DEFAULT_LICENSE = "cc-by-4.0"
+
+# (name, pandas dtype, what it holds): the card's column list is generated from this, so they cannot drift apart.
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("model", "string", "model name as recorded in the result"),
+    ("revision", "string", "model revision (null when the model has none)"),
+    ("kind", "string", "sparse, dense or reranker"),
+    ("task", "string", "task name"),
+    ("split", "string", "data split"),
+    ("subset", "string", '"default" (the whole split) or a breakdown such as "type=3in" or "cw=5-12"'),
+    ("metric", "string", "metric name, e.g. ndcg_at_10"),
+    ("value", "float64", "the metric's value over the subset's queries"),
+    ("ci_low", "float64", "lower end of the 95% interval stored in the result (null when it stores none)"),
+    ("ci_high", "float64", "upper end of that interval (null when it stores none)"),
+    ("is_main_score", "bool", "true for the task's main score on its main split, subset default"),
+    ("queries", "Int64", "queries behind this subset (null when the result does not record it)"),
+    ("complete", "bool", "the result covers the whole task (only complete runs are published)"),
+    ("data_hash", "string", "sha256 of the task data the run read (null for imported results)"),
+    ("harness_version", "string", "retrieval-leaderboard version that produced the result"),
+    ("created_at", "string", "when the result was written (ISO 8601, UTC)"),
+    ("result_path", "string", "path of the full result file in this dataset"),
+)
+COLUMN_NAMES = tuple(name for name, _, _ in COLUMNS)
+
+
+def rows_of(result: Result, result_path: str) -> list[dict[str, Any]]:
+    """One row per score in the result: scores[split][subset][metric], with its interval and query count."""
+    main_split = result.task.main_split
+    sizes = result.subset_sizes
+    coverage_queries = result.coverage.queries if result.coverage else None
+    rows = []
+    for split, subsets in result.scores.items():
+        for subset, values in subsets.items():
+            queries = sizes.get(split, {}).get(subset)
+            if queries is None and split == main_split and subset == "default":
+                queries = coverage_queries
+            intervals = result.confidence_intervals.get(split, {}).get(subset, {})
+            for metric, value in values.items():
+                low, high = intervals.get(metric, (None, None))
+                rows.append(
+                    {
+                        "model": result.model.name,
+                        "revision": result.model.revision,
+                        "kind": str(result.model.kind),
+                        "task": result.task.name,
+                        "split": split,
+                        "subset": subset,
+                        "metric": metric,
+                        "value": float(value),
+                        "ci_low": low,
+                        "ci_high": high,
+                        "is_main_score": metric == result.task.main_score
+                        and split == main_split
+                        and subset == "default",
+                        "queries": queries,
+                        "complete": result.is_complete,
+                        "data_hash": result.task.source.content_hash,
+                        "harness_version": result.harness.version,
+                        "created_at": result.created_at.isoformat(),
+                        "result_path": result_path,
+                    }
+                )
+    return rows
+
+
+def sort_key(row: dict[str, Any]) -> tuple:
+    return tuple("" if row[k] is None else str(row[k]) for k in ("model", "revision", "task", "split", "subset"))
+
+
+def table_bytes(rows: Iterable[dict[str, Any]]) -> bytes:
+    """The rows as Parquet, sorted by (model, revision, task, split, subset, metric), with fixed column types."""
+    import pandas as pd  # only push writes the table: the core's other commands never import pandas for it
+
+    ordered = sorted(rows, key=lambda r: (*sort_key(r), r["metric"], r["result_path"]))
+    frame = pd.DataFrame(ordered, columns=list(COLUMN_NAMES))
+    frame = frame.astype({name: dtype for name, dtype, _ in COLUMNS})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, engine="pyarrow", index=False, compression="zstd")
+    return buffer.getvalue()
+
+
+def dataset_card(repo_id: str, rows: list[dict[str, Any]], license_id: str, harness_version: str) -> str:
+    """README.md of the results dataset: YAML front matter (license, configs -> the table) and what it holds."""
+    models = len({(r["model"], r["revision"]) for r in rows})
+    tasks = sorted({r["task"] for r in rows})
+    results = len({r["result_path"] for r in rows})
+    columns = "\n".join(f"| `{name}` | {dtype.lower()} | {text} |" for name, dtype, text in COLUMNS)
+    task_list = ", ".join(f"`{t}`" for t in tasks) or "none yet"
+    key = "retrieval_leaderboard_results"
+    return f"""---
+license: {license_id}
+pretty_name: Retrieval leaderboard results ({repo_id})
+tags:
+- leaderboard
+- information-retrieval
+- evaluation
+configs:
+- config_name: default
+  data_files:
+  - split: train
+    path: {TABLE_PATH}
+---
+
+# Retrieval leaderboard results: {repo_id}
+
+Evaluation results of retrievers and rerankers, produced with
+[retrieval-leaderboard](https://pypi.org/project/retrieval-leaderboard/) and published with
+`leaderboard push`. This card and `{TABLE_PATH}` are regenerated from every result file in this
+dataset on each push: do not edit them by hand (an edit is overwritten by the next push).
+
+It holds {results} result file(s) of {models} model revision(s) on {len(tasks)} task(s): {task_list}.
+
+## Files
+
+- `results/<model>/<revision>/<task>.json`: one complete result per (model, revision, task), the
+  full record (settings, provenance, data hash, per-query values); schema version 2 of the harness.
+- `results/<model>/model_card.json`: the model's metadata, from its newest result.
+- `benchmarks.json`: every benchmark's declaration (tasks, aggregate, papers).
+- `{TABLE_PATH}`: the flat table below, one row per (model, revision, task, split, subset, metric);
+  the `default` config of this dataset.
+
+## Query it
+
+```python
+from datasets import load_dataset
+table = load_dataset("{repo_id}", split="train")   # or pandas.read_parquet("hf://datasets/{repo_id}/{TABLE_PATH}")
+main = table.filter(lambda r: r["is_main_score"])
+```
+
+| column | type | meaning |
+|---|---|---|
+{columns}
+
+Scores are as computed by the harness; a row's interval is the one stored in its result file (the
+board computes its own 95% bootstrap intervals from the per-query values in `result_path`).
+
+## License
+
+The results are released under `{license_id}`. The benchmark data they were computed on keeps its
+own license (see each benchmark's paper in `benchmarks.json`).
+
+## Citation
+
+Cite the benchmarks' papers (BibTeX in `benchmarks.json`) and the harness:
+
+```bibtex
+@software{{{key},
+  title   = {{retrieval-leaderboard: results dataset {repo_id}}},
+  note    = {{Produced with retrieval-leaderboard {harness_version}}},
+  url     = {{https://huggingface.co/datasets/{repo_id}}},
+}}
+```
+"""
+
+
+def harness_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("retrieval-leaderboard")
+    except PackageNotFoundError:
+        return "unknown"
