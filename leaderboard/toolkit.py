@@ -11,7 +11,7 @@ Retrieval metrics (pytrec_eval; BEIR/mteb conventions):
   ``truncate(run, depth)``, ``trec_order(ranking)``, ``HEADLINE``, ``K_VALUES``, ``bounds(metric)``
 Constraint and negation metrics:
   ``lsnc``, ``lsnc_per_query``, ``top_k_ids``, ``paired_wins``, ``rank_of``, ``violations_per_query``,
-  ``violation_in_top_k``, ``violator_relative_rank``, ``subset_means``, ``cohen_kappa``
+  ``violation_in_top_k``, ``violator_relative_rank``, ``subset_means``, ``subset_members``, ``cohen_kappa``
 Instruction-following metrics per unit, as mteb defines them:
 The stratified bootstrap:
   ``stratified_bootstrap``, ``macro_mean``, ``N_RESAMPLES``
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from leaderboard.metrics.agreement import cohen_kappa  # noqa: F401
     from leaderboard.metrics.bootstrap import N_RESAMPLES, macro_mean, stratified_bootstrap  # noqa: F401
     from leaderboard.metrics.bounds import bounds  # noqa: F401
-    from leaderboard.metrics.breakdown import subset_means  # noqa: F401
+    from leaderboard.metrics.breakdown import subset_means, subset_members  # noqa: F401
     from leaderboard.metrics.negation import lsnc, lsnc_per_query, paired_wins, rank_of, top_k_ids  # noqa: F401
     from leaderboard.metrics.retrieval import (  # noqa: F401
         HEADLINE,
@@ -85,7 +85,7 @@ _MODULES = {
     "leaderboard.metrics.bounds": ("bounds",),
     "leaderboard.metrics.negation": ("lsnc", "lsnc_per_query", "paired_wins", "rank_of", "top_k_ids"),
     "leaderboard.metrics.violations": ("violation_in_top_k", "violations_per_query", "violator_relative_rank"),
-    "leaderboard.metrics.breakdown": ("subset_means",),
+    "leaderboard.metrics.breakdown": ("subset_means", "subset_members"),
     "leaderboard.metrics.agreement": ("cohen_kappa",),
     "leaderboard.metrics.bootstrap": ("N_RESAMPLES", "macro_mean", "stratified_bootstrap"),
     "leaderboard.data.beir": ("load_beir", "write_beir"),

@@ -34,6 +34,7 @@ from leaderboard.toolkit import (
     per_query_scores,
     select,
     subset_means,
+    subset_members,
     top_k_ids,
 )
 
@@ -229,7 +230,8 @@ class ComLQTask(RetrievalTask):
         for name, k in zip(self.lsnc_names, LSNC_K):
             for qid, value in lsnc_per_query(run, violating, k).items():
                 per_query[qid][name] = value
-        means, sizes = subset_means(per_query, self.groups(data))
+        groups = self.groups(data)
+        means, sizes = subset_means(per_query, groups)
         rate = len(violating) / len(negation) if negation else 0.0
         coverage = {"judged": len(violating), "negation_queries": len(negation), "rate": rate}
         # The descriptions carry the coverage wherever the metric is shown (the runner re-reads them).
@@ -248,6 +250,7 @@ class ComLQTask(RetrievalTask):
             subset_sizes={"test": sizes},
             details=details,
             per_query=select(per_query, (*HEADLINE, *self.lsnc_names)),
+            subset_queries=subset_members(groups, per_query),
         )
 
 

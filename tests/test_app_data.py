@@ -12,7 +12,10 @@ import pandas as pd
 import pytest
 from app_fixtures import BENCHMARKS, HOSTILE, build_results
 
-from leaderboard.app import data, pages, render, views
+from leaderboard.app import loading, pages, render, views
+from leaderboard.app.board import OVERALL, label_of
+from leaderboard.app.filters import DEFAULT_COLUMNS, OPTIONAL_COLUMNS, Filters, size_bucket
+from leaderboard.app.values import MISSING
 from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE
 from leaderboard.metrics.significance import bootstrap_ci, randomization_test
 from leaderboard.records.result import PerQuery, decode_per_query
@@ -25,7 +28,7 @@ def root(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def board(root):
-    return data.load(root, public=True, persist=False)
+    return loading.load(root, public=True, persist=False)
 
 
 def names(lines):
@@ -66,20 +69,20 @@ def test_a_lower_is_better_benchmark_ranks_ascending(root):
         "reference": "",
         "tasks": [{"task": "multiconir-demo-task3", "metric": "flip_rate", "direction": "lower"}],
     }
-    local = data.load(root, [declared], public=True, persist=False)
+    local = loading.load(root, [declared], public=True, persist=False)
     ranked = local.ranking("Flips").ranked
     values = [line.aggregate for line in ranked]
     assert values == sorted(values) and len(values) == 3
 
 
 def test_public_board_hides_non_public_benchmarks_and_unbenchmarked_tasks(board, root):
-    assert board.benchmark_names == ["Demo retrieval", "Conditions", "Followish", data.OVERALL]
+    assert board.benchmark_names == ["Demo retrieval", "Conditions", "Followish", OVERALL]
     assert "stray-task" not in {r["task"]["name"] for r in board.shown_rows}
     assert "stray-task" not in pages.provenance_html(board, ["stray-task", "demo"])
-    local = data.load(root, public=False, persist=False)
+    local = loading.load(root, public=False, persist=False)
     assert "Hidden demo" in local.benchmark_names and "stray-task (task in no benchmark)" in local.benchmark_names
-    assert data.label_of(local, "Hidden demo").endswith("not public (local view)")
-    assert data.OVERALL in local.benchmark_names and local.overall_benchmarks == board.overall_benchmarks
+    assert label_of(local, "Hidden demo").endswith("not public (local view)")
+    assert OVERALL in local.benchmark_names and local.overall_benchmarks == board.overall_benchmarks
 
 
 def test_overall_averages_ranks_over_models_ranked_in_every_benchmark(board):
@@ -117,13 +120,13 @@ def test_intervals_and_significance_agree_with_the_library(board):
 
 
 def test_board_html_is_numeric_escaped_and_bolds_the_best(board):
-    html = render.board_table(board.ranking("Followish"), data.Filters(), data.OPTIONAL_COLUMNS)
+    html = render.board_table(board.ranking("Followish"), Filters(), OPTIONAL_COLUMNS)
     assert 'data-v="-0.12"' in html  # sorting reads the number, negative included
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
     assert '<td data-v="0.31" class="c-agg best">' in html
     assert ">22.7M<" in html and ">7.6B<" in html and 'data-v="22700000.0"' in html
     assert "Revision" in html and "Harness" in html
-    default = render.board_table(board.ranking("Followish"), data.Filters(), data.DEFAULT_COLUMNS)
+    default = render.board_table(board.ranking("Followish"), Filters(), DEFAULT_COLUMNS)
     assert "Revision" not in default and "Harness" not in default  # hidden by default
     # text reaching Gradio's HTML template cannot be read as template syntax
     assert render.esc("${x} {{y}} `z` it's") == "&#36;&#123;x&#125; &#123;&#123;y&#125;&#125; &#96;z&#96; it&#x27;s"
@@ -132,15 +135,15 @@ def test_board_html_is_numeric_escaped_and_bolds_the_best(board):
 def test_filters(board):
     ranking = board.ranking("Demo retrieval")
     kept = lambda f: [line.name for line in ranking.lines if f.keep(line.info)]
-    assert kept(data.Filters(kinds=("sparse",))) == ["bm25"]
-    assert kept(data.Filters(sizes=("1B–10B",))) == [HOSTILE]
-    assert kept(data.Filters(sizes=("unknown",))) == ["bm25"]
-    assert kept(data.Filters(search="TINY")) == ["tiny-dense-model"]
-    assert data.size_bucket(22_700_000) == "< 100M" and data.size_bucket(None) == "unknown"
+    assert kept(Filters(kinds=("sparse",))) == ["bm25"]
+    assert kept(Filters(sizes=("1B–10B",))) == [HOSTILE]
+    assert kept(Filters(sizes=("unknown",))) == ["bm25"]
+    assert kept(Filters(search="TINY")) == ["tiny-dense-model"]
+    assert size_bucket(22_700_000) == "< 100M" and size_bucket(None) == "unknown"
 
 
 def test_csv_holds_numbers(board):
-    frame = render.csv_frame(board.ranking("Followish"), data.Filters())
+    frame = render.csv_frame(board.ranking("Followish"), Filters())
     back = pd.read_csv(io.StringIO(frame.to_csv(index=False)))
     assert back["followish:p-MRR"].dtype == float and back["followish:p-MRR"].tolist() == [0.31, 0.05, -0.12, -0.45]
     assert back["parameters"].dropna().tolist() == [7.6e9, 22.7e6, 110e6]
@@ -149,15 +152,15 @@ def test_csv_holds_numbers(board):
 
 def test_empty_board_says_no_results_yet(tmp_path):
     (tmp_path / "benchmarks.json").write_text(json.dumps(BENCHMARKS))
-    empty = data.load(tmp_path, public=True, persist=False)
+    empty = loading.load(tmp_path, public=True, persist=False)
     ranking = empty.ranking("Demo retrieval")
     assert ranking.lines == []
-    assert "No results yet" in render.board_table(ranking, data.Filters(), data.DEFAULT_COLUMNS)
+    assert "No results yet" in render.board_table(ranking, Filters(), DEFAULT_COLUMNS)
     assert "No results yet" in pages.provenance_html(empty, ["demo"])
     about = pages.about_html(empty)
     assert all(b["reference"] in about for b in BENCHMARKS if b.get("public", True))
     (tmp_path / "none").mkdir()
-    nothing = data.load(tmp_path / "none", public=True, persist=False)
+    nothing = loading.load(tmp_path / "none", public=True, persist=False)
     assert nothing.benchmark_names == [] and "No benchmark is declared" in pages.about_html(nothing)
 
 
@@ -213,7 +216,7 @@ def test_schema_valid_results_missing_what_a_view_or_benchmark_expects_never_rai
     _copy(root, target, "tiny-dense-model/r1/demo.json", dev_only)
     _copy(root, target, "bm25/bm25s-0.3.16/multiconir-demo-task1.json", win_rate_k1_only)
     _copy(root, target, "bm25/bm25s-0.3.16/multiconir-demo-task2.json", lambda r: None)
-    hostile = data.load(target, public=False, persist=False)
+    hostile = loading.load(target, public=False, persist=False)
     assert hostile.skipped == []  # all three are valid results
     demo = hostile.ranking("Demo retrieval")
     assert demo.ranked == [] and {line.name for line in demo.unranked} == {"bm25", "tiny-dense-model"}
@@ -222,12 +225,12 @@ def test_schema_valid_results_missing_what_a_view_or_benchmark_expects_never_rai
     conditions = hostile.ranking("Conditions")
     assert conditions.ranked == [] and "no mean_win_rate" in conditions.unranked[0].missing[0]
     for name in hostile.benchmark_names:  # every page renders, with "—" where a value is missing
-        ranking = hostile.ranking(name) if name != data.OVERALL else None
+        ranking = hostile.ranking(name) if name != OVERALL else None
         if ranking is not None:
-            html = render.board_table(ranking, data.Filters(), data.OPTIONAL_COLUMNS)
-            assert data.MISSING in html if ranking.lines else "No results yet" in html
+            html = render.board_table(ranking, Filters(), OPTIONAL_COLUMNS)
+            assert MISSING in html if ranking.lines else "No results yet" in html
             pages.board_notes(ranking)
-            render.csv_frame(ranking, data.Filters())
+            render.csv_frame(ranking, Filters())
             for task in {c.spec.task for c in ranking.columns}:
                 paths = {line.key: line.paths[task] for line in ranking.lines if task in line.paths}
                 for view in views.views_of(hostile, task):
@@ -251,7 +254,7 @@ def test_damaged_per_query_data_costs_the_interval_not_the_board(root, tmp_path)
     broken = json.loads(path.read_text())
     broken["per_query"]["data"] = broken["per_query"]["data"][:-8] + "AAAAAAA="  # checksum no longer matches
     path.write_text(json.dumps(broken))
-    damaged = data.load(target, public=True, persist=False)
+    damaged = loading.load(target, public=True, persist=False)
     ranking = damaged.ranking("Demo retrieval")
     best, other = ranking.ranked
     assert best.name == "bm25" and best.aggregate_interval is None and other.aggregate_interval is not None
@@ -262,13 +265,14 @@ def test_statistics_of_a_large_board_are_fast(tmp_path):
     """Hundreds of models: one matrix product each, not one scipy call per model."""
     import time
 
-    from leaderboard.app import stats
+    from leaderboard.metrics.bootstrap import stratified_bootstrap
+    from leaderboard.metrics.significance import sign_flip_test
 
     rng = np.random.default_rng(0)
     values = [rng.random((500, 366)), rng.random((500, 200))]
     start = time.perf_counter()
-    low, high = stats.stratified_bootstrap(values)
-    p = stats.sign_flip_test([values[0][0], values[1][0]], [v[1:] for v in values])
+    low, high = stratified_bootstrap(values)
+    p = sign_flip_test([values[0][0], values[1][0]], [v[1:] for v in values])
     assert time.perf_counter() - start < 20 and low.shape == (500,) and p.shape == (499,)
     assert np.all(low <= high)
 
@@ -300,13 +304,13 @@ def test_side_means_and_the_views_a_benchmark_names(root):
         "also": [{"label": "mean MRR", "formula": "MRR@10(demo)", "tasks": [{"task": "demo", "metric": "mrr_at_10"}]}],
         "views": [{"task": "multiconir-demo-task3", "title": "Flip rate per domain"}],
     }
-    board = data.load(root, [declared], public=True, persist=False)
+    board = loading.load(root, [declared], public=True, persist=False)
     ranking = board.ranking("With extras")
     bm25 = ranking.ranked[0]
     assert bm25.side["mean MRR"] == pytest.approx(0.7639, abs=1e-4)  # its MRR@10, the mean of one task
-    html = render.board_table(ranking, data.Filters(), data.DEFAULT_COLUMNS)
+    html = render.board_table(ranking, Filters(), DEFAULT_COLUMNS)
     assert "mean MRR" in html and "not ranked" in html
-    frame = render.csv_frame(ranking, data.Filters())
+    frame = render.csv_frame(ranking, Filters())
     assert frame.loc[frame["rank"].notna(), "also:mean MRR"].notna().all()
     named = views.benchmark_views(board, ranking.benchmark)
     # the views it names, then the engine's query-complexity curve of each of its retrieval tasks

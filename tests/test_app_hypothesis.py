@@ -16,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import leaderboard
-from leaderboard.app import charts, data, pages, render, views
+from leaderboard.app import charts, loading, pages, render, views
+from leaderboard.app.board import OVERALL
+from leaderboard.app.filters import OPTIONAL_COLUMNS, Filters
 from leaderboard.records.result import encode_per_query
 
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=24)
@@ -140,17 +142,17 @@ def test_the_data_layer_never_raises_and_escapes_everything(bases, data_):
         (root / "junk.json").write_bytes(junk)
         (root / "benchmarks.json").write_text(json.dumps(declared + [{"name": 3}]))
         for public in (True, False):
-            board = data.load(root, public=public, persist=False)
+            board = loading.load(root, public=public, persist=False)
             pages_html = [pages.about_html(board), pages.skipped_html(board), pages.status_line(board)]
             for name in board.benchmark_names:
-                if name == data.OVERALL:
+                if name == OVERALL:
                     overall_names, rows = board.overall()
-                    pages_html.append(render.overall_table(overall_names, rows, data.Filters()))
+                    pages_html.append(render.overall_table(overall_names, rows, Filters()))
                     continue
                 ranking = board.ranking(name)
-                filters = data.Filters(search=data_.draw(st.sampled_from(["", "<", "m"])))
+                filters = Filters(search=data_.draw(st.sampled_from(["", "<", "m"])))
                 pages_html += [
-                    render.board_table(ranking, filters, data.OPTIONAL_COLUMNS),
+                    render.board_table(ranking, filters, OPTIONAL_COLUMNS),
                     pages.board_notes(ranking),
                     pages.benchmark_summary(board, name, ranking),
                     pages.provenance_html(board, [c.spec.task for c in ranking.columns]),

@@ -103,7 +103,7 @@ def test_the_live_board_follows_new_commits_to_the_results_dataset(seed, tmp_pat
     """A new commit appears on the next poll, without a restart; the revision shown changes with it."""
     import huggingface_hub.constants
 
-    from leaderboard.app import data
+    from leaderboard.app import loading
     from leaderboard.app.live import LiveBoard
     from leaderboard.app.sources import Source
     from leaderboard.records.store import HubStore, collect
@@ -122,7 +122,7 @@ def test_the_live_board_follows_new_commits_to_the_results_dataset(seed, tmp_pat
         store.push(collect(seed), "first")
         live = LiveBoard(
             Source("hf://lb/results", hub.endpoint),
-            lambda folder, revision: data.load(folder, public=False, revision=revision),
+            lambda folder, revision: loading.load(folder, public=False, revision=revision),
             poll_seconds=None,
         )
         first_revision = live.board.revision

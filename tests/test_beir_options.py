@@ -89,15 +89,16 @@ def test_a_run_with_task_options_is_written_beside_the_default_one_and_never_ran
     assert default.status == variant.status == "written" and default.path != variant.path
     assert default.path.exists() and variant.path.exists() and "ignore_identical_ids" in variant.path.name
 
-    from leaderboard.app import data
+    from leaderboard.app import loading
+    from leaderboard.app.ranking import _choose
     from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 
     task = default.result.task.name
     bench = Benchmark("selfref", "test", "", (BenchmarkTask(task, "ndcg_at_10"),))
-    board = data.load(out, [bench.to_json()], public=True, persist=False)
+    board = loading.load(out, [bench.to_json()], public=True, persist=False)
     ranking = board.ranking("selfref")
     (line,) = ranking.ranked
     assert line.paths[task].endswith(default.path.name) and line.values
     (variant_row,) = [r for r in board.by_task[task] if r.get("task_options")]
-    chosen, why = data._choose([variant_row], BenchmarkTask(task, "ndcg_at_10"), None, {})
+    chosen, why = _choose([variant_row], BenchmarkTask(task, "ndcg_at_10"), None, {})
     assert chosen is None and "non-default task options (ignore_identical_ids=false" in why

@@ -293,14 +293,14 @@ def test_push_conflict_is_labelled_as_such(results_dir, monkeypatch):
 
 
 def test_app_reads_results_from_a_hub_dataset(results_dir, tmp_path, monkeypatch):
-    from leaderboard.app import data
+    from leaderboard.app import loading
     from leaderboard.app.sources import resolve_results
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with HubServer() as hub:
         HubStore("lb/results", endpoint=hub.endpoint, token=TOKEN).push(collect(results_dir), "results")
         folder = resolve_results("hf://lb/results", endpoint=hub.endpoint)
-        loaded = data.load(folder)
+        loaded = loading.load(folder)
     assert len(loaded.rows) == 2 and loaded.skipped == []
 
 

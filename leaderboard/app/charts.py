@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 
-from leaderboard.app.views import View
+from leaderboard.contract.task import View
 
 MAX_MODELS = 20
 WIDTH = 640  # pixels; narrower windows get narrower charts (Gradio does not size Vega charts to their box)
@@ -51,9 +51,9 @@ def view_chart(frame: pd.DataFrame, view: View, y_label: str, width: int = WIDTH
     legend = alt.Legend(orient="bottom", columns=2, symbolLimit=0, labelLimit=360, title=None)
     order = [view.label(s, m) for s, m in view.axis]
     models = list(dict.fromkeys(frame["model"]))
-    x = alt.X("entry:N", sort=order, title=view.x_title or None, axis=alt.Axis(labelAngle=-35, labelLimit=160))
+    x = alt.X("entry:N", sort=order, title=None, axis=alt.Axis(labelAngle=-35, labelLimit=160))
     scale = alt.Scale(domain=list(view.y_range)) if view.y_range else alt.Scale(zero=False)
-    y = alt.Y("value:Q", title=view.y_title or y_label, scale=scale)
+    y = alt.Y("value:Q", title=y_label, scale=scale)
     color = alt.Color("model:N", scale=alt.Scale(domain=models, scheme=PALETTE), legend=legend)
     tooltip = [alt.Tooltip("model:N"), alt.Tooltip("entry:N", title="entry"), alt.Tooltip("value:Q", format=".4f")]
     base = alt.Chart(data)  # the page puts the view's title above the chart

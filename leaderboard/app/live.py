@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from leaderboard.app.data import Board
+from leaderboard.app.board import Board
 from leaderboard.app.sources import Source
 
 DEFAULT_POLL_SECONDS = 600.0

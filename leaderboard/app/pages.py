@@ -7,9 +7,13 @@ from typing import Any
 
 import pandas as pd
 
-from leaderboard.app.data import MISSING, OVERALL, Board, Filters, Ranking, finite, model_key
+from leaderboard.app.board import OVERALL, Board
+from leaderboard.app.filters import Filters
+from leaderboard.app.ranking import Ranking
+from leaderboard.app.values import MISSING, finite, model_key
 from leaderboard.app.render import ARROW, Cell, aggregate_title, esc, model_cell, safe_url, score, span, table
-from leaderboard.app.views import View, direction_of
+from leaderboard.app.views import direction_of
+from leaderboard.contract.task import View
 
 SUBMIT = """
 <ol>

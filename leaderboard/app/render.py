@@ -17,7 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from leaderboard.app.data import MISSING, Filters, Line, Ranking, finite, size_bucket
+from leaderboard.app.filters import Filters, size_bucket
+from leaderboard.app.ranking import Line, Ranking
+from leaderboard.app.values import MISSING, finite
 
 ARROW = {"higher": "↑", "lower": "↓"}
 _INERT = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;"})
@@ -274,6 +276,7 @@ def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
             record[name] = line.values.get(column.key)
             record[f"{name}:ci_low"] = ci[0] if ci else None
             record[f"{name}:ci_high"] = ci[1] if ci else None
+            record[f"{name}:ci_note"] = line.interval_notes.get(column.key, "") if ci is None else ""  # why none
         record.update(
             tasks_covered=line.covered,
             tasks_in_aggregate=ranking.aggregated,

@@ -20,7 +20,10 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 
 import gradio as gr
 
-from leaderboard.app import charts, data, pages, render, views
+from leaderboard.app import charts, loading, pages, render, views
+from leaderboard.app.board import OVERALL, Board, label_of
+from leaderboard.app.filters import DEFAULT_COLUMNS, OPTIONAL_COLUMNS, SIZES, Filters
+from leaderboard.app.ranking import Ranking
 from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, SORT_JS, TABLE_CSS, url_js
 from leaderboard.app.live import LiveBoard
 from leaderboard.app.sources import Source
@@ -58,15 +61,15 @@ def _file_name(name: str) -> str:
 
 
 def _filters(kinds: list[str] | None, all_kinds: list[str], instructions: str, sizes: list[str] | None, search: str):
-    return data.Filters(
+    return Filters(
         kinds=tuple(kinds or ()) if set(kinds or ()) != set(all_kinds) else (),
         instructions=instructions or "any",
-        sizes=tuple(sizes or ()) if set(sizes or ()) != set(data.SIZES) else (),
+        sizes=tuple(sizes or ()) if set(sizes or ()) != set(SIZES) else (),
         search=(search or "").strip(),
     )
 
 
-def _model_choices(ranking: data.Ranking | None) -> list[tuple[str, str]]:
+def _model_choices(ranking: Ranking | None) -> list[tuple[str, str]]:
     if ranking is None:
         return []
     keys = [line.key for line in ranking.lines]
@@ -91,19 +94,19 @@ def build_app(
     declared = list(benchmarks or [])
     live = LiveBoard(
         Source(str(results), endpoint),
-        lambda folder, revision: data.load(folder, declared, public=public, revision=revision),
+        lambda folder, revision: loading.load(folder, declared, public=public, revision=revision),
         poll_seconds,
     )
     live.start()
     csv_files = CsvFiles()
 
-    def board() -> data.Board:
+    def board() -> Board:
         return live.board
 
     def selector_update(name: str | None = None) -> dict:
         current = board()
         names = current.benchmark_names
-        choices = [(data.label_of(current, n), n) for n in names]
+        choices = [(label_of(current, n), n) for n in names]
         value = name if name in names else (names[0] if names else None)
         return gr.update(choices=choices, value=value)
 
@@ -114,7 +117,7 @@ def build_app(
     def render_board(name, kinds, instructions, sizes, search, columns):
         current = board()
         filters = _filters(kinds, kinds_present(), instructions, sizes, search)
-        if name == data.OVERALL:
+        if name == OVERALL:
             names, rows = current.overall()
             return pages.benchmark_summary(current, name, None), render.overall_table(names, rows, filters), ""
         ranking = current.ranking(name) if name else None
@@ -128,7 +131,7 @@ def build_app(
         """The download button's file: the view on screen, as numbers (after the table, off its critical path)."""
         current = board()
         filters = _filters(kinds, kinds_present(), instructions, sizes, search)
-        if name == data.OVERALL:
+        if name == OVERALL:
             names, rows = current.overall()
             return csv_files.write(_overall_frame(names, rows, filters), "overall-mean-rank")
         ranking = current.ranking(name) if name else None
@@ -136,7 +139,7 @@ def build_app(
 
     def render_size(name, width=charts.WIDTH):
         current = board()
-        ranking = current.ranking(name) if name and name != data.OVERALL else None
+        ranking = current.ranking(name) if name and name != OVERALL else None
         if ranking is None:
             return None, render.empty("Pick a benchmark to plot its scores against model size.")
         frame, unsized = pages.size_frame(ranking)
@@ -154,7 +157,7 @@ def build_app(
 
     def render_provenance(name, search):
         current = board()
-        if name == data.OVERALL:
+        if name == OVERALL:
             tasks = [t.task for b in current.benchmarks if b.name in current.overall_benchmarks for t in b.tasks]
         else:
             benchmark = current.benchmark(name)
@@ -194,15 +197,15 @@ def build_app(
                             ["any", "yes", "no"], value="any", label="Takes instructions", elem_id="filter-instructions"
                         )
                         sizes = gr.CheckboxGroup(
-                            list(data.SIZES), value=list(data.SIZES), label="Parameters", elem_id="filter-size"
+                            list(SIZES), value=list(SIZES), label="Parameters", elem_id="filter-size"
                         )
                     with gr.Row():
                         search = gr.Textbox(
                             label="Search models", placeholder="name contains…", elem_id="filter-search"
                         )
                         columns = gr.CheckboxGroup(
-                            list(data.OPTIONAL_COLUMNS),
-                            value=list(data.DEFAULT_COLUMNS),
+                            list(OPTIONAL_COLUMNS),
+                            value=list(DEFAULT_COLUMNS),
                             label="Columns",
                             elem_id="columns",
                         )
@@ -364,15 +367,15 @@ def _table_html(value: str, **options: Any) -> gr.HTML:
     return gr.HTML(value, js_on_load=SORT_JS, css_template=TABLE_CSS, apply_default_css=False, **options)
 
 
-def _ranking(board: data.Board, name: str | None) -> data.Ranking | None:
-    return board.ranking(name) if name and name != data.OVERALL else None
+def _ranking(board: Board, name: str | None) -> Ranking | None:
+    return board.ranking(name) if name and name != OVERALL else None
 
 
 def _dropdown_args(update: dict) -> dict:
     return {"choices": update["choices"], "value": update["value"]}
 
 
-def _overall_frame(names: list[str], rows: list[dict[str, Any]], filters: data.Filters):
+def _overall_frame(names: list[str], rows: list[dict[str, Any]], filters: Filters):
     import pandas as pd
 
     records = [
@@ -384,13 +387,13 @@ def _overall_frame(names: list[str], rows: list[dict[str, Any]], filters: data.F
     return pd.DataFrame(records)
 
 
-def _draw_views(board: data.Board, request: dict | None) -> None:
+def _draw_views(board: Board, request: dict | None) -> None:
     """Each task's declared views for the benchmark: tables as HTML, curves and bars as charts."""
     if not request:
         gr.HTML(render.empty("Open this tab to draw the benchmark's task views."), js_on_load=None)
         return
     name = request["benchmark"]
-    ranking = board.ranking(name) if name and name != data.OVERALL else None
+    ranking = board.ranking(name) if name and name != OVERALL else None
     if ranking is None:
         gr.HTML(render.empty("Pick a benchmark to see its tasks' views."), js_on_load=None)
         return

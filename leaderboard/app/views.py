@@ -1,55 +1,26 @@
 """A task's declared views (``task.views`` in its results) -> the numbers a table or chart shows.
 
-A view names a split, subsets and metrics; exactly one of subsets and metrics is the axis (the
-one with several entries), in the declared order, with display labels. Nothing here knows any
+A view (the contract's ``View``: one class for tasks, results and the app) names a split, subsets
+and metrics; exactly one of subsets and metrics is the axis (the one with several entries), in the
+declared order, with display labels. Nothing here knows any
 particular task: a third-party task declares its views and gets them drawn.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from leaderboard.app.data import Board, ModelKey, finite
-from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE
+from leaderboard.app.board import Board
+from leaderboard.app.values import ModelKey, finite
+from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE, View
 
 KINDS = ("table", "curve", "bars")
 
 
-@dataclass(frozen=True)
-class View:
-    """A view declaration read leniently from a result (anything malformed is dropped, never raised)."""
-
-    kind: str
-    title: str
-    subsets: tuple[str, ...]
-    metrics: tuple[str, ...]
-    split: str
-    labels: dict[str, str] = field(default_factory=dict)
-    description: str = ""
-    y_range: tuple[float, float] | None = None
-    x_title: str = ""
-    y_title: str = ""
-
-    @property
-    def axis(self) -> list[tuple[str, str]]:
-        """(subset, metric) per axis entry, in the declared order."""
-        if len(self.subsets) > 1:
-            return [(s, self.metrics[0]) for s in self.subsets]
-        return [(self.subsets[0], m) for m in self.metrics]
-
-    @property
-    def over_subsets(self) -> bool:
-        return len(self.subsets) > 1
-
-    def label(self, subset: str, metric: str) -> str:
-        entry = subset if self.over_subsets else metric
-        return self.labels.get(entry, entry)
-
-
 def parse_view(raw: Any, main_score: str) -> View | None:
+    """The contract's ``View`` from a result's stored declaration, or None when it is not one."""
     if not isinstance(raw, dict) or raw.get("kind") not in KINDS:
         return None
 
@@ -72,8 +43,6 @@ def parse_view(raw: Any, main_score: str) -> View | None:
         labels={str(k): str(v) for k, v in labels.items()},
         description=str(raw.get("description") or ""),
         y_range=bounds if bounds and None not in bounds else None,  # type: ignore[arg-type]
-        x_title=str(raw.get("x_title") or ""),
-        y_title=str(raw.get("y_title") or ""),
     )
 
 

@@ -68,6 +68,23 @@ class View:
     description: str = ""
     y_range: tuple[float, float] | None = None
 
+    @property
+    def over_subsets(self) -> bool:
+        """True when the axis runs over subsets (several subsets, one metric)."""
+        return len(self.subsets) > 1
+
+    @property
+    def axis(self) -> list[tuple[str, str]]:
+        """(subset, metric) per axis entry, in the declared order."""
+        if self.over_subsets:
+            return [(s, self.metrics[0]) for s in self.subsets]
+        return [(self.subsets[0], m) for m in self.metrics]
+
+    def label(self, subset: str, metric: str) -> str:
+        """The display label of an axis entry (the entry itself when none is declared)."""
+        entry = subset if self.over_subsets else metric
+        return self.labels.get(entry, entry)
+
 
 @dataclass
 class DataSource:
@@ -124,6 +141,12 @@ class ScoreReport:
     # Per-query (per-record) values of the main metrics, main split: query id -> metric -> value.
     # Stored with the result (compressed) for significance tests and complexity stratification.
     per_query: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Which queries form each subset of the main split: subset name (as in ``scores``) -> the ids of its
+    # queries (keys of ``per_query``; "default", all of them, need not be listed). Stored with the
+    # per-query values; the app resamples a subset's own queries for that subset's interval, and a
+    # subset without membership gets no interval. ``metrics.breakdown.subset_members`` builds it from
+    # the same groups that ``subset_means`` averages over.
+    subset_queries: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -446,7 +446,7 @@ def compute(
         if "complexity" in report.details:
             record["task"]["views"] = [*record["task"]["views"], complexity_view(report.details["complexity"])]
     if report.per_query:
-        record["per_query"] = encode_per_query(report.per_query).model_dump(mode="json")
+        record["per_query"] = encode_per_query(report.per_query, report.subset_queries).model_dump(mode="json")
     timer.timings["total"] = round(sum(v for k, v in timer.timings.items() if k != "total"), 6)
     record.update(
         scores=report.scores,

@@ -1,8 +1,20 @@
-"""95% bootstrap confidence intervals over records (percentile method, fixed seed).
+"""The harness's one bootstrap: 95% percentile intervals of means over queries (records), stratified.
 
-Every rate we report is a mean over records of a per-record value (a 0/1 outcome, a margin, a
-flip fraction), so one routine serves them all. Over several domains the statistic is the
-macro average of per-domain means, and records are resampled within each domain (stratified).
+Every interval we report (a board cell, a board aggregate, a MultiConIR rate, ``compare``'s
+difference) is a percentile bootstrap of a mean over queries, with ``N_RESAMPLES`` resamples:
+
+* ``stratified_bootstrap``: the statistic is the macro average over strata (tasks of a benchmark,
+  domains of MultiConIR) of each stratum's mean over its items, and every resample draws each
+  stratum's items with replacement on its own (stratified: a stratum's size never changes). Many
+  rows (models, metrics) share one resampling, so each resample of every row is one matrix product
+  of the values with the draw counts: a board of hundreds of models costs one product per column.
+  This is written out because ``scipy.stats.bootstrap`` resamples one statistic at a time and has no
+  strata; with one stratum and one row it is the same percentile bootstrap, and
+  ``tests/test_bootstrap.py`` checks it equals scipy's within Monte-Carlo error.
+* ``mean_interval``: one vector's mean, through ``scipy.stats.bootstrap`` itself (where one
+  statistic at a time is all that is needed: ``compare``'s paired difference).
+
+Everything is deterministic given ``seed``.
 """
 
 from __future__ import annotations
@@ -11,26 +23,72 @@ from collections.abc import Sequence
 
 import numpy as np
 
-N_RESAMPLES = 1000
+N_RESAMPLES = 10_000  # the one resample count of every bootstrap and sign-flip test in the harness
 CONFIDENCE = 0.95
+_CELLS = 4_000_000  # draw counts held at once (chunk x items): bounds memory to ~32 MB
 
 
 def macro_mean(groups: Sequence[np.ndarray]) -> np.ndarray:
+    """Mean over groups of each group's mean over its rows (axis 0): (records x metrics) arrays -> per metric."""
     return np.mean([g.mean(axis=0) for g in groups], axis=0)
 
 
-def bootstrap_interval(
-    groups: Sequence[np.ndarray], seed: int = 0, n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE
-) -> tuple[np.ndarray, np.ndarray]:
-    """groups: one (records x metrics) array per stratum. Returns (low, high) per metric."""
+def draw_counts(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """size x n: how often each of n items is drawn in each of ``size`` resamples of n draws with replacement."""
+    picks = rng.integers(0, n, size=(size, n))
+    offsets = (np.arange(size) * n)[:, None]
+    return np.bincount((picks + offsets).ravel(), minlength=size * n).reshape(size, n)
+
+
+def stratified_resamples(strata: Sequence[np.ndarray], n_resamples: int = N_RESAMPLES, seed: int = 0) -> np.ndarray:
+    """rows x n_resamples: the macro mean over strata of each stratum's mean, per bootstrap resample.
+
+    strata: one (rows x items) array per stratum, the same rows in the same order (items may differ).
+    """
+    if not strata:
+        raise ValueError("stratified_resamples needs at least one stratum")
+    rows = strata[0].shape[0]
+    if any(s.ndim != 2 or s.shape[0] != rows or s.shape[1] == 0 for s in strata):
+        raise ValueError("each stratum must be a (rows x items) array with the same rows and at least one item")
     rng = np.random.default_rng(seed)
-    draws = np.zeros((n_resamples, groups[0].shape[1]))
-    for g in groups:
-        n = g.shape[0]
-        for start in range(0, n_resamples, 100):  # chunks keep memory at 100 x n x metrics
-            stop = min(start + 100, n_resamples)
-            idx = rng.integers(0, n, size=(stop - start, n))
-            draws[start:stop] += g[idx].mean(axis=1)
-    draws /= len(groups)
+    resampled = np.zeros((rows, n_resamples))
+    for values in strata:
+        n = values.shape[1]
+        chunk = max(1, min(n_resamples, _CELLS // n))
+        for start in range(0, n_resamples, chunk):
+            size = min(chunk, n_resamples - start)
+            counts = draw_counts(n, size, rng)
+            resampled[:, start : start + size] += values @ counts.T / (n * len(strata))
+    return resampled
+
+
+def stratified_bootstrap(
+    strata: Sequence[np.ndarray],
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of the macro mean, per row: strata are (rows x items) arrays -> (low, high) per row."""
+    resampled = stratified_resamples(strata, n_resamples, seed)
     alpha = (1 - confidence) / 2
-    return np.quantile(draws, alpha, axis=0), np.quantile(draws, 1 - alpha, axis=0)
+    low, high = np.quantile(resampled, [alpha, 1 - alpha], axis=1)
+    return low, high
+
+
+def mean_interval(
+    values: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = 0, confidence: float = CONFIDENCE
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of one vector's mean (``scipy.stats.bootstrap``)."""
+    from scipy import stats
+
+    if np.ptp(values) == 0:  # every resample has the same mean (scipy warns and may return nan)
+        return float(values[0]), float(values[0])
+    result = stats.bootstrap(
+        (values,),
+        np.mean,
+        n_resamples=n_resamples,
+        confidence_level=confidence,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)

@@ -27,3 +27,19 @@ def subset_means(
         for subset, metrics in sums.items()
     }
     return means, dict(sizes)
+
+
+def subset_members(groups: Mapping[str, Iterable[str]], queries: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """groups: query id -> subset names it belongs to. Returns subset -> its query ids (sorted).
+
+    ``queries``: only these ids count (those that have per-query values), so membership matches the
+    queries ``subset_means`` averaged over. This is ``ScoreReport.subset_queries``.
+    """
+    kept = None if queries is None else set(queries)
+    members: dict[str, list[str]] = defaultdict(list)
+    for qid, subsets in groups.items():
+        if kept is None or qid in kept:
+            for subset in subsets:
+                if subset != "default":  # all queries: never listed
+                    members[subset].append(qid)
+    return {subset: sorted(ids) for subset, ids in members.items()}

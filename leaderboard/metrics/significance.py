@@ -15,20 +15,27 @@ query order, or mappings query id -> score over the same query ids (aligned by i
   too: p = (hits + 1) / (n_resamples + 1). scipy's two-sided p is 2 * the smaller one-sided p,
   capped at 1; the sign-flip null is symmetric, so this equals P(|mean| >= |observed mean|).
 * ``holm`` Holm-Bonferroni adjusted p-values for a family of comparisons.
+* ``sign_flip_test`` the same randomization test for many models against one at once (the board's
+  ≈ marker), over one or several tasks (strata); see its docstring.
+
+Intervals come from ``leaderboard.metrics.bootstrap`` (the one bootstrap), and every test uses its
+``N_RESAMPLES``.
 
 Everything is deterministic given ``seed``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
-N_RESAMPLES = 10_000
-CONFIDENCE = 0.95
+from leaderboard.metrics.bootstrap import CONFIDENCE, N_RESAMPLES, mean_interval
+
+SCREEN = 1e-4  # Hoeffding bound below which a difference is significant without resampling
+_CHUNK = 512  # sign patterns per matrix product (bounds memory: chunk x queries floats)
 Scores = Sequence[float] | np.ndarray | Mapping[str, float]
 
 
@@ -77,26 +84,12 @@ def paired_arrays(a: Scores, b: Scores) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _percentile_interval(values: np.ndarray, n_resamples: int, seed: int, confidence: float) -> tuple[float, float]:
-    if np.ptp(values) == 0:  # every resample has the same mean (scipy warns and may return nan)
-        return float(values[0]), float(values[0])
-    result = stats.bootstrap(
-        (values,),
-        np.mean,
-        n_resamples=n_resamples,
-        confidence_level=confidence,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
-
-
 def bootstrap_ci(
     values: Sequence[float] | np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = 0, confidence: float = CONFIDENCE
 ) -> Interval:
     """One system's mean score with a percentile bootstrap interval over queries."""
     x = _vector(values)
-    low, high = _percentile_interval(x, n_resamples, seed, confidence)
+    low, high = mean_interval(x, n_resamples, seed, confidence)
     return Interval(float(x.mean()), low, high, confidence, x.size, n_resamples, "percentile bootstrap of the mean")
 
 
@@ -106,7 +99,7 @@ def paired_bootstrap(
     """mean(a - b) with a percentile bootstrap interval over queries resampled as pairs."""
     x, y = paired_arrays(a, b)
     d = x - y
-    low, high = _percentile_interval(d, n_resamples, seed, confidence)
+    low, high = mean_interval(d, n_resamples, seed, confidence)
     method = "percentile bootstrap of the per-query differences a - b (paired resampling)"
     return Interval(float(d.mean()), low, high, confidence, d.size, n_resamples, method)
 
@@ -123,6 +116,8 @@ def randomization_test(a: Scores, b: Scores, n_resamples: int = N_RESAMPLES, see
     drawn = 2**x.size if exact else n_resamples
     if np.all(x == y):  # every flip gives 0, so p = 1 exactly; no need to enumerate
         return RandomizationTest(observed, 1.0, x.size, drawn, exact)
+    from scipy import stats
+
     result = stats.permutation_test(
         (x, y),
         _mean_difference,
@@ -151,3 +146,72 @@ def holm(p_values: Mapping[str, float]) -> dict[str, float]:
         running = max(running, min(1.0, (m - rank) * p_values[name]))  # max keeps the sequence monotone
         adjusted[name] = running
     return {name: adjusted[name] for name in p_values}
+
+
+def _weights(sizes: Sequence[int]) -> np.ndarray:
+    """Per-query weights so that mean(weights * values) over all queries = mean over tasks of task means."""
+    total, tasks = sum(sizes), len(sizes)
+    return np.concatenate([np.full(n, total / (tasks * n)) for n in sizes])
+
+
+def sign_flip_test(
+    best: Sequence[np.ndarray],
+    others: Sequence[np.ndarray],
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+) -> np.ndarray:
+    """Two-sided p-values of "mean aggregate difference = 0" between ``best`` and each of ``others``.
+
+    best: one (queries,) array per task; others: one (models x queries) array per task, aligned.
+
+    The paired randomization test of ``randomization_test`` (scipy's ``permutation_test`` with
+    ``permutation_type="samples"``) for many models against one at once: scipy tests one pair at a
+    time, minutes for a board of hundreds, so the flips are written out as one matrix product per
+    chunk of sign patterns. Under the null each query's two scores are exchangeable, i.e. the
+    per-query difference flips sign. With several tasks the statistic is the aggregate difference,
+    a weighted mean of per-query differences. Every sign pattern is enumerated when
+    2^n <= n_resamples (an exact p-value, equal to scipy's; a test checks it); otherwise random
+    patterns, p = (hits + 1) / (n_resamples + 1), two-sided as 2 * min(one-sided), capped at 1, as
+    scipy. Models whose difference is far outside the null are settled by Hoeffding's bound for
+    Rademacher sums, P(|sum e_q a_q| >= t) <= 2 exp(-t^2 / (2 sum a_q^2)),
+    without resampling: when the bound is below ``SCREEN`` the exact p-value is too.
+    """
+    sizes = [len(b) for b in best]
+    weights = _weights(sizes)
+    diffs = np.concatenate([b[None, :] - o for b, o in zip(best, others)], axis=1) * weights  # models x N
+    models, n = diffs.shape
+    observed = diffs.mean(axis=1)
+    p = np.ones(models)
+    squares = (diffs**2).sum(axis=1)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        bound = np.where(squares > 0, 2 * np.exp(-((n * observed) ** 2) / (2 * squares)), 1.0)
+    settled = bound < SCREEN
+    p[settled] = bound[settled]
+    todo = np.flatnonzero(~settled & (squares > 0))  # squares == 0: identical scores, p = 1
+    if todo.size == 0:
+        return p
+    exact = 2**n <= n_resamples
+    total = 2**n if exact else n_resamples
+    gamma = np.abs(np.finfo(float).eps * 100 * observed[todo])  # scipy's tolerance for equal statistics
+    less = np.zeros(todo.size)
+    greater = np.zeros(todo.size)
+    for signs in _sign_chunks(n, exact, n_resamples, seed):
+        null = signs @ diffs[todo].T / n  # chunk x models
+        less += (null <= observed[todo] + gamma).sum(axis=0)
+        greater += (null >= observed[todo] - gamma).sum(axis=0)
+    adjustment = 0 if exact else 1
+    one_sided = np.minimum(less, greater) + adjustment
+    p[todo] = np.clip(2 * one_sided / (total + adjustment), 0.0, 1.0)
+    return p
+
+
+def _sign_chunks(n: int, exact: bool, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
+    if exact:
+        patterns = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
+        for start in range(0, len(patterns), _CHUNK):
+            yield patterns[start : start + _CHUNK]
+        return
+    rng = np.random.default_rng(seed)
+    for start in range(0, n_resamples, _CHUNK):
+        size = min(_CHUNK, n_resamples - start)
+        yield rng.choice((-1.0, 1.0), size=(size, n))

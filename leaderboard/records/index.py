@@ -13,8 +13,9 @@ Per file the index keeps four records, so a reader loads only what it needs:
   score and its interval, coverage, dates, and the main split's "default" scores.
 * ``detail``: every score, interval and subset size, for the app's per-task views.
 * ``per_query``: the result's per-query values, decoded and checked against their sha256 once,
-  as ``{"ids": [sorted query ids], "values": {metric: [one value per id]}}`` (for intervals and
-  significance tests; absent when the result has none or they are damaged).
+  as ``{"ids": [sorted query ids], "values": {metric: [one value per id]}, "subsets": {subset:
+  [positions in ids]}}`` (for intervals and significance tests; absent when the result has none or
+  they are damaged; "subsets" lists only subsets whose membership the result stores).
 * ``task``: the task's declaration (metrics with their descriptions, views, paper, citation).
 
 SQLite (standard library) rather than one JSON file: rows are updated one by one when a file
@@ -245,13 +246,20 @@ def _per_query_columns(field: Any) -> str | None:
     """Per-query values as sorted ids and one list per metric; None when damaged (the result stays valid)."""
     import math
 
-    from leaderboard.records.result import decode_per_query
+    from leaderboard.records.result import decode_per_query, decode_subset_queries
 
     try:
         values = decode_per_query(field)
     except (ValueError, TypeError):
         return None
     ids = sorted(values)
+    try:
+        members = decode_subset_queries(field)
+    except (ValueError, TypeError):
+        members = {}  # damaged membership costs the subsets' intervals, not the values
+    position = {q: i for i, q in enumerate(ids)}
+    # A subset naming a query without values is inconsistent: it gets no interval rather than a smaller one.
+    subsets = {name: [position[q] for q in qs] for name, qs in members.items() if all(q in position for q in qs)}
     metrics = sorted({m for row in values.values() if isinstance(row, dict) for m in row})
     columns: dict[str, list[float | None]] = {}
     for metric in metrics:
@@ -259,7 +267,7 @@ def _per_query_columns(field: Any) -> str | None:
         ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in column)
         if ok:
             columns[metric] = [float(v) for v in column]  # type: ignore[arg-type]
-    return json.dumps({"ids": ids, "values": columns}, allow_nan=False)
+    return json.dumps({"ids": ids, "values": columns, "subsets": subsets}, allow_nan=False)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -1,0 +1,187 @@
+"""The board of one results folder: its index, benchmarks and rows, with rankings computed once (cached, locked)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from leaderboard.app.overall import Overall, overall_ranking
+from leaderboard.app.ranking import Ranking, rank
+from leaderboard.app.statistics import add_statistics
+from leaderboard.app.values import model_key
+from leaderboard.contract.benchmark import Benchmark
+from leaderboard.records.index import Index
+
+OVERALL = "Overall (mean rank)"
+
+
+@dataclass
+class Board:
+    """Everything the app shows, built from one results folder; rankings are computed on first use."""
+
+    root: Path
+    index: Index
+    benchmarks: list[Benchmark]  # the visible ones, in declaration order
+    benchmark_problems: list[tuple[str, str]]
+    public: bool
+    revision: str | None = None
+    loaded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    rows: list[dict[str, Any]] = field(default_factory=list)  # valid result summaries (+ "_path")
+    _tasks: dict[str, dict[str, Any]] | None = None
+    _by_task: dict[str, list[dict[str, Any]]] | None = None
+    _rankings: dict[str, Ranking] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _locks: dict[str, threading.Lock] = field(default_factory=dict)
+    _per_query: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # {"ids", "values"} by path
+
+    # -- what is shown ------------------------------------------------------------------------------
+    @property
+    def skipped(self) -> list[tuple[str, str]]:
+        """(file relative to the results folder, full reason): never a server path."""
+        files = [(_relative(path, self.root), _relative_text(reason, self.root)) for path, reason in self.index.skipped]
+        return files + self.benchmark_problems
+
+    @property
+    def benchmark_names(self) -> list[str]:
+        names = [b.name for b in self.benchmarks]
+        return names + ([OVERALL] if len(self.overall_benchmarks) >= 2 else [])
+
+    @property
+    def overall_benchmarks(self) -> list[str]:
+        """The overall view ranks over public benchmarks only (never demo or one-task local boards)."""
+        return [b.name for b in self.benchmarks if b.public]
+
+    def benchmark(self, name: str | None) -> Benchmark | None:
+        return next((b for b in self.benchmarks if b.name == name), None)
+
+    @property
+    def shown_tasks(self) -> set[str]:
+        return {t.task for b in self.benchmarks for t in b.tasks}
+
+    @property
+    def shown_rows(self) -> list[dict[str, Any]]:
+        """Results of tasks on the board (the public board never lists demo or ad-hoc tasks)."""
+        tasks = self.shown_tasks
+        return [r for r in self.rows if r["task"]["name"] in tasks]
+
+    @property
+    def tasks(self) -> dict[str, dict[str, Any]]:
+        """Task name -> its declaration (metrics, views, paper), from its newest result."""
+        if self._tasks is None:
+            self._tasks = self.index.tasks()
+        return self._tasks
+
+    @property
+    def last_result(self) -> str | None:
+        return max((r["created_at"] for r in self.shown_rows), default=None)
+
+    def counts(self) -> dict[str, int]:
+        rows = self.shown_rows
+        return {
+            "models": len({r["model"]["name"] for r in rows}),  # revisions of one model are one model
+            "revisions": len({model_key(r) for r in rows}),
+            "results": len(rows),
+            "tasks": len({r["task"]["name"] for r in rows}),
+            "skipped": len(self.index.skipped),
+        }
+
+    # -- rankings -----------------------------------------------------------------------------------
+    def ranking(self, name: str, with_stats: bool = True, all_revisions: bool = False) -> Ranking | None:
+        """A benchmark's ranking (computed once, then cached): one row per model (its newest revision),
+        or every revision as its own row with ``all_revisions``."""
+        benchmark = self.benchmark(name)
+        if benchmark is None:
+            return None
+        key = f"{name}\0{with_stats}\0{all_revisions}"
+        if key in self._rankings:  # computed: no lock (another ranking may be computing in the background)
+            return self._rankings[key]
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:  # one computation per ranking, however many pages ask at once
+            if key not in self._rankings:
+                ranking = rank(self, benchmark, all_revisions=all_revisions)
+                if with_stats:
+                    add_statistics(self, ranking)
+                self._rankings[key] = ranking
+            return self._rankings[key]
+
+    def overall_ranking(self, chosen: Iterable[str] | None = None, all_revisions: bool = False) -> Overall:
+        """Mean rank over a chosen set of benchmarks (default: the public ones with ranked models); see ``overall``."""
+        return overall_ranking(self, chosen, all_revisions)
+
+    def overall(self) -> tuple[list[str], list[dict[str, Any]]]:
+        """The default Overall as (benchmarks, ranked rows as dicts): the shape the first board pages read.
+
+        New code reads ``overall_ranking`` (chosen set, coverage of the models not ranked).
+        """
+        found = self.overall_ranking()
+        rows = [{"line": r.line, "ranks": r.ranks, "mean_rank": r.mean_rank, "rank": r.rank} for r in found.ranked]
+        return found.benchmarks, rows
+
+    # -- data behind the views ----------------------------------------------------------------------
+    def warm(self, pause: float = 2.0) -> None:
+        """Compute every ranking (a background thread calls this after a load), so switching is instant.
+
+        The first benchmark (the one a page opens on) comes first; the others after a pause, so that
+        they do not compete with serving the first pages.
+        """
+        names = [b.name for b in self.benchmarks]
+        for position, name in enumerate(names):
+            if position == 1 and pause:
+                time.sleep(pause)
+            self.ranking(name)
+        if OVERALL in self.benchmark_names:
+            self.overall_ranking()
+
+    def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any] | None]:
+        """Per-query values by result path, {"ids": [...], "values": {metric: [...]}}; None when absent or damaged."""
+        paths = list(dict.fromkeys(paths))
+        todo = [p for p in paths if p not in self._per_query]
+        stored = self.index.per_query(todo) if todo else {}
+        found: dict[str, dict[str, Any] | None] = {}
+        for path in todo:
+            entry = stored.get(path)
+            usable = isinstance(entry, dict) and isinstance(entry.get("ids"), list)
+            found[path] = entry if usable and isinstance(entry.get("values"), dict) else None  # type: ignore[union-attr]
+        self._per_query.update(found)  # one update: safe beside a ranking computed in another thread
+        return {p: self._per_query.get(p) for p in paths}
+
+    def results_of(self, task: str) -> list[dict[str, Any]]:
+        return self.by_task.get(task, [])
+
+    @property
+    def by_task(self) -> dict[str, list[dict[str, Any]]]:
+        if self._by_task is None:
+            grouped: dict[str, list[dict[str, Any]]] = {}
+            for row in self.rows:
+                grouped.setdefault(row["task"]["name"], []).append(row)
+            self._by_task = grouped
+        return self._by_task
+
+    def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
+        return self.index.details(paths)
+
+
+def label_of(board: Board, name: str) -> str:
+    """How a benchmark is named in the selector: non-public ones say so."""
+    benchmark = board.benchmark(name)
+    return f"{name} · not public (local view)" if benchmark is not None and not benchmark.public else name
+
+
+def _relative(path: Path | str, root: Path) -> str:
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return Path(path).name
+
+
+def _relative_text(text: str, root: Path) -> str:
+    """A reason with the server's folder removed (readers name files by their full path)."""
+    for prefix in (str(root.resolve()), str(root)):
+        text = text.replace(prefix.rstrip("/") + "/", "")
+    return text

@@ -1,0 +1,40 @@
+"""The reader's filters over a board's models (kind, instructions, size, search) and the optional columns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from leaderboard.app.values import finite
+
+SIZES = ("< 100M", "100M–1B", "1B–10B", "≥ 10B", "unknown")
+OPTIONAL_COLUMNS = ("Coverage", "Missing", "Parameters", "Kind", "Instructions", "Revision", "Harness", "Updated")
+DEFAULT_COLUMNS = ("Coverage", "Missing", "Parameters", "Kind", "Instructions")
+
+
+def size_bucket(parameters: Any) -> str:
+    count = finite(parameters)
+    if count is None or count <= 0:
+        return "unknown"
+    for limit, bucket in ((1e8, SIZES[0]), (1e9, SIZES[1]), (1e10, SIZES[2])):
+        if count < limit:
+            return bucket
+    return SIZES[3]
+
+
+@dataclass(frozen=True)
+class Filters:
+    kinds: tuple[str, ...] = ()  # empty: every kind
+    instructions: str = "any"  # "any", "yes" or "no"
+    sizes: tuple[str, ...] = ()  # empty: every size
+    search: str = ""
+
+    def keep(self, info: dict[str, Any]) -> bool:
+        if self.kinds and info.get("kind") not in self.kinds:
+            return False
+        takes = bool(info.get("takes_instructions"))
+        if (self.instructions == "yes" and not takes) or (self.instructions == "no" and takes):
+            return False
+        if self.sizes and size_bucket(info.get("n_parameters")) not in self.sizes:
+            return False
+        return not self.search or self.search.casefold() in str(info.get("name", "")).casefold()

@@ -1,0 +1,127 @@
+"""Overall: a rank-based aggregate (mean rank, as MTEB's) over a set of benchmarks the reader chooses.
+
+Scores of different benchmarks use different metrics and scales, so they are never averaged;
+ranks are. A model's rank in a benchmark is its rank among the models ranked there (complete
+results on every aggregated task; equal aggregates share a rank). Its Overall score is the mean of
+those ranks over the chosen benchmarks (lower is better), as the "mean rank" of MTEB's leaderboard.
+Only models ranked in every chosen benchmark are ranked Overall; the others are listed with their
+coverage (how many of the chosen benchmarks rank them), so a reader sees who is missing where.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from leaderboard.app.ranking import Line
+from leaderboard.app.values import ModelKey
+
+if TYPE_CHECKING:
+    from leaderboard.app.board import Board
+
+
+@dataclass
+class OverallRow:
+    line: Line  # the model's row in the first chosen benchmark that ranks it (name, revision, metadata)
+    ranks: dict[str, int]  # benchmark -> the model's rank there (only benchmarks that rank it)
+    mean_rank: float | None = None  # over the chosen benchmarks; None unless ranked in all of them
+    rank: int | None = None  # Overall position (equal mean ranks share it)
+
+    @property
+    def name(self) -> str:
+        return self.line.name
+
+    @property
+    def coverage(self) -> int:
+        """How many of the chosen benchmarks rank this model."""
+        return len(self.ranks)
+
+
+@dataclass
+class Overall:
+    benchmarks: list[str]  # the chosen set, in the board's order
+    default: bool  # the chosen set is the default (public benchmarks with ranked models)
+    ranked: list[OverallRow] = field(default_factory=list)
+    unranked: list[OverallRow] = field(default_factory=list)  # ranked in some chosen benchmarks, not all
+    unknown: list[str] = field(default_factory=list)  # asked-for names that are not benchmarks on this board
+
+    @property
+    def note(self) -> str:
+        """The method and the set, stated on the page."""
+        which = "the public benchmarks that have ranked models" if self.default else "the benchmarks you chose"
+        return (
+            f"Overall = mean rank over {len(self.benchmarks)} benchmark{'s' if len(self.benchmarks) != 1 else ''} "
+            f"({which}: {', '.join(self.benchmarks) or 'none'}), as MTEB's mean rank: a model's rank in each "
+            "benchmark among the models ranked there, averaged; lower is better. Scores of different benchmarks "
+            "are never averaged. Only models ranked in every chosen benchmark are ranked; the others are listed "
+            "with their coverage."
+        )
+
+
+def default_set(board: Board, all_revisions: bool = False) -> list[str]:
+    """The public benchmarks that rank at least one model, in the board's order."""
+    names = []
+    for name in board.overall_benchmarks:
+        ranking = board.ranking(name, with_stats=False, all_revisions=all_revisions)
+        if ranking is not None and ranking.ranked:
+            names.append(name)
+    return names
+
+
+def overall_ranking(board: Board, chosen: Iterable[str] | None = None, all_revisions: bool = False) -> Overall:
+    """Mean rank over ``chosen`` benchmarks (None: ``default_set``); unknown names are reported, not used.
+
+    Call as ``overall_ranking(board, ["BRIGHT", "ComLQ"])``; ``all_revisions`` ranks each revision of
+    a model as its own row (default: each model's newest revision, as the benchmarks' own rankings).
+    """
+    known = [b.name for b in board.benchmarks]
+    if chosen is None:
+        names, unknown, default = default_set(board, all_revisions), [], True
+    else:
+        wanted = list(dict.fromkeys(chosen))
+        names = [n for n in known if n in wanted]  # the board's order, whatever order the URL had
+        unknown = [n for n in wanted if n not in known]
+        default = False
+    ranks: dict[ModelKey, dict[str, int]] = {}
+    lines: dict[ModelKey, Line] = {}
+    for name in names:
+        ranking = board.ranking(name, with_stats=False, all_revisions=all_revisions)
+        for line in ranking.ranked if ranking else []:
+            ranks.setdefault(line.key, {})[name] = line.rank or 0
+            lines.setdefault(line.key, line)
+    result = Overall(names, default, unknown=unknown)
+    for key, got in ranks.items():
+        row = OverallRow(lines[key], got)
+        if names and len(got) == len(names):
+            row.mean_rank = sum(got.values()) / len(names)
+            result.ranked.append(row)
+        else:
+            result.unranked.append(row)
+    result.ranked.sort(key=lambda r: (r.mean_rank, r.name))
+    previous, position = None, 0
+    for index, row in enumerate(result.ranked, start=1):
+        if row.mean_rank != previous:  # equal mean ranks share a position
+            position, previous = index, row.mean_rank
+        row.rank = position
+    result.unranked.sort(key=lambda r: (-r.coverage, r.name))
+    _label_shared_names(result.ranked + result.unranked)
+    return result
+
+
+def _label_shared_names(rows: list[OverallRow]) -> None:
+    """Rows that share a model name show their revision (the benchmarks' labels may not, each alone)."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.name] = counts.get(row.name, 0) + 1
+    for row in rows:
+        if counts[row.name] > 1 and "@" not in row.line.label:
+            row.line = _relabelled(row.line, f"{row.name} @ {row.line.revision or 'no revision'}")
+
+
+def _relabelled(line: Line, label: str) -> Line:
+    import copy
+
+    copied = copy.copy(line)  # the benchmark's cached line stays as it is
+    copied.label = label
+    return copied

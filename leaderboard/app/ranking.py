@@ -1,0 +1,292 @@
+"""One benchmark's ranking: each model's complete results, its columns, the declared aggregate and the rank."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from leaderboard.app.values import ModelKey, finite, interval, model_key
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
+
+if TYPE_CHECKING:
+    from leaderboard.app.board import Board
+
+SIGNIFICANCE_LEVEL = 0.05
+
+
+@dataclass(frozen=True)
+class Column:
+    """A per-task column of a benchmark table."""
+
+    key: str
+    spec: BenchmarkTask
+    label: str  # the benchmark's label for the column, else the task name
+    metric_label: str  # how the metric is named in the header (always present)
+    description: str  # the metric's description from the task's declaration (judge, coverage, ...)
+
+    @property
+    def direction(self) -> str:
+        return self.spec.direction
+
+
+@dataclass
+class Line:
+    key: ModelKey
+    info: dict[str, Any]  # the model block of its newest result summary
+    harness: str
+    updated: str
+    values: dict[str, float | None] = field(default_factory=dict)  # column key -> value
+    intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
+    interval_notes: dict[str, str] = field(default_factory=dict)  # column key -> why its cell has no interval
+    paths: dict[str, str] = field(default_factory=dict)  # task -> the result file used
+    missing: list[str] = field(default_factory=list)  # what keeps it off the ranking, per task
+    covered: int = 0  # tasks of the aggregate it has complete results for
+    aggregate: float | None = None
+    aggregate_interval: tuple[float, float] | None = None
+    side: dict[str, float | None] = field(default_factory=dict)  # the benchmark's other means ("also"), by label
+    rank: int | None = None
+    p_value: float | None = None  # paired test against #1 (None: not tested)
+    label: str = ""  # the name shown: the model's name, with its revision where two shown rows share the name
+    other_revisions: list[str] = field(default_factory=list)  # revisions with results here that this row is not
+
+    @property
+    def name(self) -> str:
+        return self.key[0]
+
+    @property
+    def revision(self) -> str:
+        return self.key[1]
+
+    @property
+    def marker(self) -> str:
+        """'≈' not significantly different from #1, '†' not tested, '' significantly different (or #1)."""
+        if self.rank is None or self.rank == 1:
+            return ""
+        if self.p_value is None:
+            return "†"
+        return "≈" if self.p_value >= SIGNIFICANCE_LEVEL else ""
+
+
+@dataclass
+class Ranking:
+    benchmark: Benchmark
+    columns: list[Column]
+    ranked: list[Line]
+    unranked: list[Line]
+    aggregated: int  # number of tasks in the aggregate
+    interval_note: str = ""
+    test_note: str = ""
+
+    @property
+    def lines(self) -> list[Line]:
+        return self.ranked + self.unranked
+
+    def best(self, column: str) -> float | None:
+        """The best value of a column among ranked models (direction-aware)."""
+        values = [v for line in self.ranked if (v := line.values.get(column)) is not None]
+        if not values:
+            return None
+        spec = next((c for c in self.columns if c.key == column), None)
+        lower = spec.direction == "lower" if spec else self.direction == "lower"
+        return min(values) if lower else max(values)
+
+    @property
+    def direction(self) -> str:
+        return next(c.direction for c in self.columns if c.spec.in_aggregate)
+
+    @property
+    def aggregate_label(self) -> str:
+        """How the aggregate column is named: the benchmark's label, else "mean of N tasks" or the one metric."""
+        if self.benchmark.aggregate_label:
+            return self.benchmark.aggregate_label
+        if self.aggregated > 1:
+            return f"mean of {self.aggregated} tasks"
+        aggregated = [c for c in self.columns if c.spec.in_aggregate]
+        return (aggregated or self.columns)[0].metric_label if self.columns else "score"
+
+
+def _metric_info(board: Board, task: str, metric: str) -> dict[str, Any]:
+    declared = board.tasks.get(task, {})
+    return next((m for m in declared.get("metrics", []) if isinstance(m, dict) and m.get("name") == metric), {})
+
+
+def _metric_label(board: Board, spec: BenchmarkTask) -> str:
+    """A metric's display name: from a view's labels when the task declares one, else its name."""
+    for view in board.tasks.get(spec.task, {}).get("views", []):
+        label = (view.get("labels") or {}).get(spec.metric) if isinstance(view, dict) else None
+        if isinstance(label, str) and label:
+            return label
+    return spec.metric
+
+
+def columns_of(board: Board, benchmark: Benchmark) -> list[Column]:
+    return [
+        Column(
+            key=f"c{i}",
+            spec=spec,
+            label=spec.label or spec.task,
+            metric_label=_metric_label(board, spec),
+            description=str(_metric_info(board, spec.task, spec.metric).get("description") or ""),
+        )
+        for i, spec in enumerate(benchmark.tasks)
+    ]
+
+
+def _reference_hashes(rows: list[dict[str, Any]]) -> str | None:
+    """The data version most complete results of a task were computed on (others are not comparable)."""
+    hashes = Counter(r["task"]["content_hash"] for r in rows if r["complete"] and r["task"]["content_hash"])
+    return hashes.most_common(1)[0][0] if hashes else None
+
+
+def value_of(row: dict[str, Any], spec: BenchmarkTask, detail: dict[str, Any] | None) -> float | None:
+    """The benchmark's metric in a result: from its summary when on the main split's default subset."""
+    if spec.split == row["task"].get("split") and spec.subset == "default":
+        return finite((row.get("default") or {}).get(spec.metric))
+    scores = (detail or {}).get("scores") or {}
+    return finite(((scores.get(spec.split) or {}).get(spec.subset) or {}).get(spec.metric))
+
+
+def interval_of(row: dict[str, Any], spec: BenchmarkTask, detail: dict[str, Any] | None) -> tuple[float, float] | None:
+    if spec.subset == "default" and spec.split == row["task"].get("split"):
+        if spec.metric == row["task"]["main_score"]:
+            return interval(row.get("main_ci"))
+        return interval((row.get("default_ci") or {}).get(spec.metric))
+    found = ((detail or {}).get("confidence_intervals") or {}).get(spec.split) or {}
+    return interval((found.get(spec.subset) or {}).get(spec.metric))
+
+
+def _needs_detail(row: dict[str, Any], spec: BenchmarkTask) -> bool:
+    """The summary holds the main split's default subset (scores and intervals); anything else is in the detail."""
+    return not (spec.split == row["task"].get("split") and spec.subset == "default")
+
+
+def newest_revisions(newest: dict[ModelKey, dict[str, Any]]) -> dict[str, ModelKey]:
+    """Model name -> the revision shown by default: the one whose newest result was created last.
+
+    ``newest``: each (name, revision)'s newest result row among the tasks considered. A tie on
+    created_at goes to the larger revision string, so the choice never depends on file order.
+    """
+    chosen: dict[str, ModelKey] = {}
+    for key, row in newest.items():
+        current = chosen.get(key[0])
+        if current is None or (row["created_at"], key[1]) > (newest[current]["created_at"], current[1]):
+            chosen[key[0]] = key
+    return chosen
+
+
+def rank(board: Board, benchmark: Benchmark, all_revisions: bool = False) -> Ranking:
+    """Complete-coverage models ranked by the declared aggregate; the others listed, unranked, with what is missing.
+
+    One row per model: by default its newest revision here (``newest_revisions``: the revision whose
+    newest result on this benchmark's tasks was created last); ``all_revisions`` shows every revision
+    as its own row. Rows that share a name carry their revision in ``Line.label``.
+    """
+    columns = columns_of(board, benchmark)
+    lines: dict[ModelKey, Line] = {}
+    newest: dict[ModelKey, dict[str, Any]] = {}
+    per_task = board.by_task
+    for column in columns:
+        for row in per_task.get(column.spec.task, []):
+            key = model_key(row)
+            if key not in newest or row["created_at"] > newest[key]["created_at"]:
+                newest[key] = row
+    shown = set(newest) if all_revisions else set(newest_revisions(newest).values())
+    names = Counter(key[0] for key in shown)
+    hidden: dict[str, list[str]] = {}
+    for key in newest:
+        if key not in shown:
+            hidden.setdefault(key[0], []).append(key[1])
+    for key, row in newest.items():
+        if key in shown:
+            label = f"{key[0]} @ {key[1] or 'no revision'}" if names[key[0]] > 1 else key[0]
+            line = Line(key, row["model"], str(row.get("harness") or ""), row["created_at"], label=label)
+            line.other_revisions = sorted(hidden.get(key[0], []))
+            lines[key] = line
+    specs = [c.spec for c in columns] + [t for side in getattr(benchmark, "also", ()) or () for t in side.tasks]
+    wanted = [r["_path"] for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
+    details = board.details(wanted) if wanted else {}
+    for column in columns:
+        spec = column.spec
+        rows = per_task.get(spec.task, [])
+        reference = _reference_hashes(rows)
+        by_model: dict[ModelKey, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_model.setdefault(model_key(row), []).append(row)
+        for key, line in lines.items():
+            chosen, why = _choose(by_model.get(key, []), spec, reference, details)
+            if chosen is None:
+                line.values[column.key] = None
+                line.intervals[column.key] = None
+                if spec.in_aggregate:
+                    line.missing.append(f"{spec.task}: {why}")
+                continue
+            detail = details.get(chosen["_path"])
+            line.values[column.key] = value_of(chosen, spec, detail)
+            line.intervals[column.key] = interval_of(chosen, spec, detail)
+            line.paths[spec.task] = chosen["_path"]
+            if spec.in_aggregate:
+                line.covered += 1
+    _side_aggregates(benchmark, lines, per_task, details)
+    aggregated = [c for c in columns if c.spec.in_aggregate]
+    ranked, unranked = [], []
+    for line in lines.values():
+        if line.covered == len(aggregated):
+            values = [line.values[c.key] for c in aggregated]
+            line.aggregate = sum(v for v in values if v is not None) / len(values)
+            ranked.append(line)
+        else:
+            unranked.append(line)
+    lower = bool(aggregated) and aggregated[0].direction == "lower"
+    ranked.sort(key=lambda line: ((line.aggregate or 0.0) if lower else -(line.aggregate or 0.0), line.name))
+    previous, position = None, 0
+    for index, line in enumerate(ranked, start=1):
+        if line.aggregate != previous:  # equal aggregates share a rank
+            position, previous = index, line.aggregate
+        line.rank = position
+    unranked.sort(key=lambda line: (-line.covered, line.name))
+    return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
+
+
+def _side_aggregates(
+    benchmark: Benchmark,
+    lines: dict[ModelKey, Line],
+    per_task: dict[str, list[dict[str, Any]]],
+    details: dict[str, dict[str, Any]],
+) -> None:
+    """Means shown beside the aggregate and never ranked by (e.g. FollowIR's mean p-MRR): all values or none."""
+    for side in getattr(benchmark, "also", ()) or ():
+        for line in lines.values():
+            values = []
+            for spec in side.tasks:
+                rows = [r for r in per_task.get(spec.task, []) if model_key(r) == line.key]
+                chosen, _ = _choose(rows, spec, _reference_hashes(per_task.get(spec.task, [])), details)
+                values.append(value_of(chosen, spec, details.get(chosen["_path"])) if chosen else None)
+            present = [v for v in values if v is not None]
+            line.side[side.label] = sum(present) / len(present) if present and len(present) == len(values) else None
+
+
+def _choose(
+    rows: list[dict[str, Any]], spec: BenchmarkTask, reference: str | None, details: dict[str, dict[str, Any]]
+) -> tuple[dict[str, Any] | None, str]:
+    """A model's result for a benchmark task: complete, on the reference data, with the metric; newest first."""
+    if not rows:
+        return None, "no result"
+    complete = [r for r in rows if r["complete"]]
+    if not complete:
+        reasons = sorted({str(r.get("coverage_reason") or "partial") for r in rows})
+        return None, f"partial result only ({', '.join(reasons)}; never ranked)"
+    # A benchmark compares the task's own protocol: results run with --task-option (another judge,
+    # BEIR's identical-id rule off, ...) are shown in provenance but never ranked against it.
+    default = [r for r in complete if not r.get("task_options")]
+    if not default:
+        options = sorted({f"{k}={v}" for r in complete for k, v in (r.get("task_options") or {}).items()})
+        return None, f"only run with non-default task options ({', '.join(options)}; never ranked)"
+    same_data = [r for r in default if reference is None or r["task"]["content_hash"] in (reference, None)]
+    if not same_data:
+        return None, "computed on other data than the other models"
+    with_metric = [r for r in same_data if value_of(r, spec, details.get(r["_path"])) is not None]
+    if not with_metric:
+        where = "" if spec.subset == "default" else f" on {spec.subset}"
+        return None, f"the result has no {spec.metric}{where} in split {spec.split}"
+    return max(with_metric, key=lambda r: r["created_at"]), ""
