@@ -5,7 +5,7 @@ import pytest
 from conftest import similarity_matrix
 
 from leaderboard.contract.model import DenseModel, ModelKind, ModelMetadata
-from leaderboard.engine import dense
+from leaderboard.engine import dense, search
 
 
 class CountingEncoder(DenseModel):
@@ -35,8 +35,8 @@ def test_each_unique_text_is_encoded_once():
 def test_chunked_top_k_equals_brute_force(monkeypatch, similarity):
     rng = np.random.default_rng(0)
     queries, docs = rng.normal(size=(23, 8)).astype(np.float32), rng.normal(size=(101, 8)).astype(np.float32)
-    monkeypatch.setattr(dense, "QUERY_CHUNK", 5)
-    monkeypatch.setattr(dense, "CORPUS_CHUNK", 7)  # many chunks, k larger than a chunk
+    monkeypatch.setattr(search, "QUERY_CHUNK", 5)
+    monkeypatch.setattr(search, "CORPUS_CHUNK", 7)  # many chunks, k larger than a chunk
     rows, scores = dense.exact_top_k(queries, docs, 10, similarity)
     full = similarity_matrix(queries, docs, similarity)
     expected_rows = np.argsort(-full, axis=1, kind="stable")[:, :10]

@@ -363,7 +363,7 @@ def test_a_cache_without_a_stored_width_uses_the_width_most_rows_have(tmp_path):
 
 
 def test_a_locked_database_is_not_mistaken_for_damage():
-    from leaderboard.engine.cache import is_damage
+    from leaderboard.sqlite_damage import is_damage
 
     assert not is_damage(sqlite3.OperationalError("database is locked"))
     assert is_damage(sqlite3.DatabaseError("database disk image is malformed"))

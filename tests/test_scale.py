@@ -12,7 +12,8 @@ from scale_fixtures import HashEncoder, write_beir
 import leaderboard
 from leaderboard.data.beir import load_beir
 from leaderboard.data.corpus import JsonlCorpus
-from leaderboard.engine import dense, shards
+from leaderboard.engine import corpus_store as shards
+from leaderboard.engine import dense, search
 from leaderboard.engine.cache import EmbeddingCache
 from leaderboard.errors import BadInput
 
@@ -125,8 +126,8 @@ def test_sharded_search_equals_brute_force(tmp_path, beir_dir, on_disk, monkeypa
     data = load_beir(beir_dir)
     model = HashEncoder()
     options = dense.SearchOptions(shard_rows=7, shard_dir=tmp_path / "shards", always_on_disk=on_disk)
-    monkeypatch.setattr(dense, "QUERY_CHUNK", 3)  # many blocks inside a shard too
-    monkeypatch.setattr(dense, "CORPUS_CHUNK", 5)
+    monkeypatch.setattr(search, "QUERY_CHUNK", 3)  # many blocks inside a shard too
+    monkeypatch.setattr(search, "CORPUS_CHUNK", 5)
     stats = dense.EncodeStats()
     run = dense.dense_search(model, data.corpus, data.queries, 10, batch_size=4, stats=stats, options=options)
     assert_same_run(run, brute_force(model, dict(data.corpus.items()), data.queries, 10), 10)
@@ -200,7 +201,7 @@ def test_torch_search_equals_numpy(tmp_path):
         a, b = store.bounds(s)
         store.write(s, docs[a:b])
     numpy_cols, numpy_scores = dense.search_store(queries, store, 10, "cosine")
-    torch_cols, torch_scores = dense._search_store_torch(queries, store, 10, "cosine", "cpu")
+    torch_cols, torch_scores = search._search_store_torch(queries, store, 10, "cosine", "cpu")
     assert np.allclose(numpy_scores, torch_scores, atol=1e-6) and np.array_equal(numpy_cols, torch_cols)
 
 

@@ -134,6 +134,14 @@ def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None) -> N
         f"into {escape(str(report.path))}",
         highlight=False,
     )
+    if report.skipped:
+        from leaderboard.records.store import PullIncomplete
+
+        raise PullIncomplete(
+            f"skipped {_plural(len(report.skipped), 'file')} that cannot be written: "
+            + " | ".join(f"{name[:200]!r}: {why}" for name, why in report.skipped[:20])
+            + (f" | and {len(report.skipped) - 20} more" if len(report.skipped) > 20 else "")
+        )
 
 
 @click.command("export")

@@ -7,8 +7,9 @@ entry is detected on read and recomputed, never used; so is a row whose width is
 concurrent-safe writes for free.
 
 A damaged database file (one that fails ``PRAGMA quick_check`` on open, which reads every page of
-every table and index, or that raises a database error later) is moved aside, named once on
-stderr, and the cache starts afresh: the run recomputes what it needs and never fails for it.
+every table and index, or that raises a database error later) is handled by the policy the results
+index shares (``leaderboard.sqlite_damage``): moved aside, named once on stderr, and the cache
+starts afresh: the run recomputes what it needs and never fails for it.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ import hashlib
 import json
 import os
 import sqlite3
-import sys
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,18 +28,10 @@ import numpy as np
 
 from leaderboard.errors import LeaderboardError
 from leaderboard.fileio import cache_home
+from leaderboard.sqlite_damage import is_damage, move_aside, quick_check
 
 CACHE_ENV = "LEADERBOARD_CACHE_DIR"
 T = TypeVar("T")
-_DAMAGED = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB (primary result codes)
-
-
-def is_damage(exc: sqlite3.DatabaseError) -> bool:
-    """A damaged file, as opposed to a busy, locked, read-only or missing one (which says nothing about the data)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is None:  # raised here (quick_check), or by an SQLite build that does not say
-        return not isinstance(exc, sqlite3.OperationalError)
-    return code & 0xFF in _DAMAGED
 
 
 def cache_dir() -> Path:
@@ -100,11 +91,7 @@ class EmbeddingCache:
                 "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER, checksum TEXT, data BLOB)"
             )
             db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
-            # quick_check reads every page of every table and index (integrity_check also
-            # cross-checks index entries against rows, much slower); any damage shows here.
-            problems = [row[0] for row in db.execute("PRAGMA quick_check")]
-            if problems != ["ok"]:
-                raise sqlite3.DatabaseError("; ".join(str(p) for p in problems[:3]))
+            quick_check(db)  # any damage shows here, before a vector is read
             with db:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)", (self.identity,))
             self.dim = self._stored_dim(db)
@@ -123,19 +110,9 @@ class EmbeddingCache:
         return row[0] if row is not None and isinstance(row[0], int) else None
 
     def _move_aside(self, exc: BaseException) -> None:
-        target = self.path.with_name(f"{self.path.name}.corrupt-{time.time_ns()}")
-        try:
-            self.path.rename(target)
-        except FileNotFoundError:
-            return  # another process moved it first
-        for suffix in ("-journal", "-wal", "-shm"):  # SQLite's side files belong to the damaged database
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-        self.moved_aside.append(target)
-        print(
-            f"Warning: the embedding cache {self.path} is damaged ({exc}); moved it to {target} and started "
-            "afresh (embeddings are recomputed).",
-            file=sys.stderr,
-        )
+        target = move_aside(self.path, exc, "the embedding cache", "embeddings are recomputed")
+        if target is not None:
+            self.moved_aside.append(target)
 
     def _guarded(self, operation: Callable[[], T], fallback: T) -> T:
         """Run a database operation; on a database error move the file aside, reopen, and return ``fallback``."""

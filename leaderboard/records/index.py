@@ -20,6 +20,22 @@ Per file the index keeps four records, so a reader loads only what it needs:
 
 SQLite (standard library) rather than one JSON file: rows are updated one by one when a file
 changes, and a reader fetches the details of one task without parsing the whole index.
+
+**A row is used only when proven to match its file.** The index is a cache that anything can
+damage or edit, so on read (issue 23):
+
+* each row is *sealed*: the sha256 of its path, stat, the file's sha256 and its summary text is
+  stored with it, and a row whose seal does not match (edited, truncated) is re-validated from the file;
+* each summary is checked for the shape and types readers rely on (``summary_problems``), else the
+  file is re-validated;
+* the stat (size, mtime_ns, inode, ctime_ns: ctime cannot be set back by a writer) proves the
+  file unchanged, except when it is *ambiguous*: a file whose mtime is within ``RACY_NS`` of the
+  moment its row was written may have been rewritten in the same clock tick (git's "racily clean"
+  case), so its sha256 is compared.
+
+A damaged database follows the policy the embedding cache shares (``leaderboard.sqlite_damage``):
+moved aside, named on stderr, rebuilt from the result files, which are the truth. One of another
+version (an older harness) is replaced silently: that is an upgrade, not damage.
 """
 
 from __future__ import annotations
@@ -27,9 +43,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import stat as stat_module
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,11 +55,13 @@ from typing import TYPE_CHECKING, Any
 
 from leaderboard.fileio import cache_home
 from leaderboard.records.listing import result_files
+from leaderboard.sqlite_damage import is_damage, move_aside
 
 if TYPE_CHECKING:
     from leaderboard.records.result import Result
 
-INDEX_VERSION = "6"
+INDEX_VERSION = "7"
+RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
 PER_QUERY_LIMIT = 200_000
@@ -49,7 +69,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
     path TEXT PRIMARY KEY,
-    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, sha256 TEXT,
+    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
+    sha256 TEXT, indexed_ns INTEGER NOT NULL, parts TEXT NOT NULL, seal TEXT NOT NULL,
     task TEXT, summary TEXT, detail TEXT, per_query TEXT, task_meta TEXT, reason TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_by_task ON entries (task);
@@ -71,6 +92,8 @@ def summary(result: Result) -> dict[str, Any]:
             "revision": result.model.revision,
             "kind": result.model.kind.value,
             "n_parameters": meta.get("n_parameters"),
+            "max_length": meta.get("max_length"),  # the board's Max tokens and Dimension columns
+            "embedding_dim": meta.get("embedding_dim"),
             "takes_instructions": bool(meta.get("takes_instructions")),
             "reference": meta.get("reference"),
             "plugin": result.model.plugin,
@@ -120,10 +143,12 @@ def task_declaration(result: Result) -> dict[str, Any]:
 @dataclass
 class Entry:
     path: str  # relative to the indexed folder
-    stat: list[int]  # size, mtime_ns, inode
+    stat: list[int]  # size, mtime_ns, inode, ctime_ns
     summary: dict[str, Any] | None = None
     reason: str | None = None  # why the file was skipped
     sha256: str | None = None  # of the file's bytes
+    indexed_ns: int = 0  # when the row was written (wall clock, as mtime)
+    parts: dict[str, str] = field(default_factory=dict)  # larger column -> sha256 of its text (sealed with the row)
 
 
 @dataclass
@@ -190,7 +215,10 @@ class Index:
                     chunk = wanted[start : start + 500]
                     marks = ",".join("?" * len(chunk))
                     query = f"SELECT path, {column} FROM entries WHERE path IN ({marks}) AND {column} IS NOT NULL"
-                    out.update(db.execute(query, chunk).fetchall())
+                    for path, text in db.execute(query, chunk):
+                        sealed = self.entries[path].parts.get(column)  # the hash the sealed row holds
+                        if isinstance(text, str) and sealed is not None and _text_sha256(text) == sealed:
+                            out[path] = text  # edited text is left out: that view shows "—" until the next build
         except sqlite3.Error:
             return {}  # the index went away or was damaged under us: views show "—" until the next build
         return out
@@ -202,16 +230,16 @@ def index_file(root: Path) -> Path:
 
 
 def _stat(path: Path) -> tuple[list[int], str | None] | None:
-    """(size, mtime_ns, inode) and why the path cannot be a result (None when it is a regular file)."""
+    """(size, mtime_ns, inode, ctime_ns) and why the path cannot be a result (None when it is a regular file)."""
     try:
         st = path.stat()
     except FileNotFoundError:
         if path.is_symlink():
-            return [0, 0, 0], "a broken symbolic link, not a result file"
+            return [0, 0, 0, 0], "a broken symbolic link, not a result file"
         return None  # removed while we listed the folder
     except OSError as exc:
-        return [0, 0, 0], f"cannot be read: {exc.strerror or exc}"
-    key = [st.st_size, st.st_mtime_ns, st.st_ino]
+        return [0, 0, 0, 0], f"cannot be read: {exc.strerror or exc}"
+    key = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
     if not stat_module.S_ISREG(st.st_mode):
         return key, "not a regular file (a folder, pipe or device named *.json)"
     return key, None
@@ -270,12 +298,75 @@ def _per_query_columns(field: Any) -> str | None:
     return json.dumps({"ids": ids, "values": columns, "subsets": subsets}, allow_nan=False)
 
 
+# What readers take from a summary without checking: field -> accepted types (None: may be null).
+_NUMBER = (int, float)
+_SUMMARY_SHAPE: dict[str, tuple[type, ...]] = {
+    "model": (dict,),
+    "task": (dict,),
+    "main_score": _NUMBER,
+    "complete": (bool,),
+    "created_at": (str,),
+    "default": (dict,),
+    "default_ci": (dict,),
+}
+_MODEL_SHAPE: dict[str, tuple[type, ...]] = {"name": (str,), "kind": (str,)}
+_TASK_SHAPE: dict[str, tuple[type, ...]] = {"name": (str,), "main_score": (str,), "direction": (str,)}
+
+
+def summary_problems(value: Any) -> list[str]:
+    """Why a stored summary cannot be what ``summary`` wrote (empty when its shape and types are right).
+
+    Checked by hand, not with pydantic: the index exists so that ``show`` need not import it.
+    """
+    if not isinstance(value, dict):
+        return [f"summary: expected an object, got {type(value).__name__}"]
+    problems = []
+    for where, part, shape in (
+        ("summary", value, _SUMMARY_SHAPE),
+        ("summary.model", value.get("model"), _MODEL_SHAPE),
+        ("summary.task", value.get("task"), _TASK_SHAPE),
+    ):
+        if not isinstance(part, dict):
+            continue  # reported by the level above
+        for name, kinds in shape.items():
+            field_value = part.get(name)
+            if not isinstance(field_value, kinds) or (kinds == _NUMBER and isinstance(field_value, bool)):
+                problems.append(f"{where}.{name}: expected {'/'.join(k.__name__ for k in kinds)}")
+    if not problems:
+        if not math.isfinite(value["main_score"]):
+            problems.append("summary.main_score: not finite")
+        if value["main_score"] != value["default"].get(value["task"]["main_score"], value["main_score"]):
+            problems.append("summary.main_score: differs from the default scores")
+        ci = value.get("main_ci")
+        if ci is not None and not (
+            isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, _NUMBER) and math.isfinite(v) for v in ci)
+        ):
+            problems.append("summary.main_ci: expected [low, high] or null")
+        if not all(isinstance(v, _NUMBER) and not isinstance(v, bool) for v in value["default"].values()):
+            problems.append("summary.default: expected numbers")
+    return problems
+
+
+_PARTS = ("detail", "per_query", "task_meta")
+
+
+def _text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _seal(entry: Entry, summary_text: str | None) -> str:
+    """A checksum of what a row claims, so an edited or half-written row is recognised and re-validated."""
+    claim = [entry.path, entry.stat, entry.sha256, summary_text, entry.reason, entry.indexed_ns, entry.parts]
+    return _text_sha256(json.dumps(claim, separators=(",", ":"), sort_keys=True))
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(path, timeout=30)
 
 
 def _open(path: Path) -> sqlite3.Connection | None:
-    """The folder's index database, created when missing; a damaged or foreign one is replaced."""
+    """The folder's index database, created when missing; a damaged one is moved aside (the shared policy),
+    one of another version replaced."""
     for attempt in range(2):
         db = None
         try:
@@ -287,14 +378,26 @@ def _open(path: Path) -> sqlite3.Connection | None:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (INDEX_VERSION,))
                 db.commit()
             elif found[0] != INDEX_VERSION:
-                raise sqlite3.DatabaseError(f"index version {found[0]}")
+                raise _OtherVersion(found[0])
             return db
-        except (sqlite3.Error, OSError):
+        except (sqlite3.Error, OSError) as exc:
             if db is not None:
                 db.close()
-            if attempt == 0:
-                _remove(path)  # rebuilt from the result files, which are the truth
+            if attempt == 0 and isinstance(exc, _OtherVersion):
+                _remove(path)  # written by another harness version: rebuilt, nothing to report
+            elif attempt == 0 and is_damage(exc):
+                _moved_aside(path, exc)
+            else:
+                break
     return None  # a read-only or broken cache folder only costs speed: index in memory
+
+
+class _OtherVersion(sqlite3.DatabaseError):
+    pass
+
+
+def _moved_aside(path: Path, exc: BaseException) -> None:
+    move_aside(path, exc, "the results index", "the results are read from their files again")
 
 
 def _remove(path: Path) -> None:
@@ -304,26 +407,62 @@ def _remove(path: Path) -> None:
 
 
 def _stored(db: sqlite3.Connection) -> dict[str, Entry]:
+    """Every row that is what this harness wrote: sealed, of the right shape; others are left out (re-validated)."""
     entries = {}
-    for path, size, mtime, inode, digest, text, reason in db.execute(
-        "SELECT path, size, mtime_ns, inode, sha256, summary, reason FROM entries"
+    for row in db.execute(
+        "SELECT path, size, mtime_ns, inode, ctime_ns, sha256, indexed_ns, parts, seal, summary, reason FROM entries"
     ):
-        entries[path] = Entry(path, [size, mtime, inode], json.loads(text) if text else None, reason, digest)
+        path, size, mtime, inode, ctime, digest, indexed_ns, parts_text, seal, text, reason = row
+        stat = [size, mtime, inode, ctime]
+        if not (isinstance(path, str) and all(isinstance(v, int) for v in (*stat, indexed_ns))):
+            continue
+        if (text is not None and not isinstance(text, str)) or (reason is not None and not isinstance(reason, str)):
+            continue
+        try:
+            parts = json.loads(parts_text)
+        except (TypeError, ValueError, RecursionError):
+            continue
+        if not isinstance(parts, dict):
+            continue
+        entry = Entry(path, stat, None, reason, digest, indexed_ns, parts)
+        if seal != _seal(entry, text):
+            continue
+        parsed = None
+        if text is not None:
+            try:
+                parsed = json.loads(text)
+            except (ValueError, RecursionError):
+                continue
+            if summary_problems(parsed):
+                continue
+        entry.summary = parsed
+        entries[path] = entry
     return entries
+
+
+def _ambiguous(entry: Entry) -> bool:
+    """The file may have changed in the same clock tick its row was written: stat alone cannot tell."""
+    return entry.stat[1] + RACY_NS >= entry.indexed_ns
 
 
 def build_index(root: Path, *, persist: bool = True) -> Index:
     """Every result file under ``root``: unchanged files from the stored index, others validated now."""
     root = Path(root)
     db = _open(index_file(root)) if persist else None
-    try:
-        stored = _stored(db) if db is not None else {}
-    except (sqlite3.Error, ValueError):
-        stored = {}
+    stored: dict[str, Entry] = {}
+    if db is not None:
+        try:
+            stored = _stored(db)
+        except sqlite3.Error as exc:
+            db.close()
+            if is_damage(exc):
+                _moved_aside(index_file(root), exc)
+            db = _open(index_file(root))
     index = Index(root, database=index_file(root) if db is not None else None)
     prefix = len(str(root).rstrip(os.sep)) + 1
     fresh: list[_Record] = []
     moved: list[Entry] = []  # same bytes, new stat (rewritten by a pull): only the stat is updated
+    now_ns = time.time_ns()
     for path in result_files(root):
         rel = str(path)[prefix:].replace(os.sep, "/")  # relative_to, without pathlib's cost on 10,000 files
         found = _stat(path)
@@ -331,7 +470,7 @@ def build_index(root: Path, *, persist: bool = True) -> Index:
             continue
         key, not_a_file = found
         old = stored.get(rel)
-        if old is not None and old.stat == key:
+        if old is not None and old.stat == key and not _ambiguous(old):
             index.entries[rel] = old
             continue
         if not_a_file:
@@ -339,12 +478,14 @@ def build_index(root: Path, *, persist: bool = True) -> Index:
         else:
             digest = _digest(path)
             if old is not None and digest is not None and old.sha256 == digest:
-                old.stat = key
+                if old.stat != key or _ambiguous(old):  # proven by the bytes: the row is re-sealed with this stat
+                    old.stat, old.indexed_ns = key, now_ns
+                    moved.append(old)
                 index.entries[rel] = old
-                moved.append(old)
                 continue
             record = _validate(path, rel, key)
             record.entry.sha256 = digest
+        record.entry.indexed_ns = now_ns
         index.entries[rel] = record.entry
         fresh.append(record)
     if db is None:
@@ -359,28 +500,30 @@ def build_index(root: Path, *, persist: bool = True) -> Index:
     return index
 
 
+def _summary_text(entry: Entry) -> str | None:
+    return json.dumps(entry.summary, allow_nan=False) if entry.summary is not None else None
+
+
 def _save(db: sqlite3.Connection, fresh: list[_Record], moved: list[Entry], removed: Iterable[str]) -> None:
     with db:  # one transaction: a reader never sees half an update
         db.executemany("DELETE FROM entries WHERE path = ?", [(p,) for p in removed])
         db.executemany(
-            "UPDATE entries SET size = ?, mtime_ns = ?, inode = ? WHERE path = ?", [(*e.stat, e.path) for e in moved]
+            "UPDATE entries SET size = ?, mtime_ns = ?, inode = ?, ctime_ns = ?, indexed_ns = ?, seal = ? "
+            "WHERE path = ?",
+            [(*e.stat, e.indexed_ns, _seal(e, _summary_text(e)), e.path) for e in moved],
         )
+        rows = []
+        for r in fresh:
+            text = _summary_text(r.entry)
+            r.entry.parts = {name: _text_sha256(value) for name in _PARTS if (value := getattr(r, name)) is not None}
+            rows.append(
+                (r.entry.path, *r.entry.stat, r.entry.sha256, r.entry.indexed_ns, json.dumps(r.entry.parts),
+                 _seal(r.entry, text), r.task, text, r.detail, r.per_query, r.task_meta, r.entry.reason)
+            )  # fmt: skip
         db.executemany(
-            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    r.entry.path,
-                    *r.entry.stat,
-                    r.entry.sha256,
-                    r.task,
-                    json.dumps(r.entry.summary, allow_nan=False) if r.entry.summary is not None else None,
-                    r.detail,
-                    r.per_query,
-                    r.task_meta,
-                    r.entry.reason,
-                )
-                for r in fresh
-            ],
+            "INSERT OR REPLACE INTO entries (path, size, mtime_ns, inode, ctime_ns, sha256, indexed_ns, parts, seal, "
+            "task, summary, detail, per_query, task_meta, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
         )
 
 

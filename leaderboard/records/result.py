@@ -245,7 +245,9 @@ class Result(_Record):
             raise ValueError("task.source.content_hash is required for a result run here")
         if self.imported_from is None and self.settings.batch_size is None:
             raise ValueError("settings.batch_size is required for a result run here")
-        problems = self._main_score_problems() + self._range_problems()
+        from leaderboard.records.per_query_checks import per_query_problems
+
+        problems = self._main_score_problems() + self._range_problems() + per_query_problems(self)
         if problems:
             more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
             raise ValueError("; ".join(problems[:5]) + more)

@@ -95,7 +95,38 @@ class PushReport:
 class PullReport:
     path: Path
     revision: str | None
-    files: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # written
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (name in the dataset, why it was not written)
+
+
+class PullIncomplete(LeaderboardError):
+    """Some of the dataset's files could not be written (an unsafe name, a file/folder clash); the rest were."""
+
+    exit_code = 4
+    label = "Pull incomplete"
+
+
+def unsafe_name(path_in_repo: str) -> str | None:
+    """Why a dataset file name cannot be written under the destination (None: it can)."""
+    parts = path_in_repo.split("/")
+    if path_in_repo.startswith("/") or "\\" in path_in_repo or any(p in ("", ".", "..") for p in parts):
+        return "not a plain relative path (an absolute path, '..', '.' or an empty part)"
+    if any(ord(c) < 32 for c in path_in_repo):
+        return "a control character in the name"
+    return None
+
+
+def _clash(dest: Path, path_in_repo: str) -> str | None:
+    """A folder where the file goes, or a file where one of its folders goes (locally)."""
+    target = dest / path_in_repo
+    if target.is_dir():
+        return f"{target} is a folder"
+    for parent in target.parents:
+        if parent == dest or dest not in parent.parents:
+            break
+        if parent.exists() and not parent.is_dir():
+            return f"{parent} is a file, not a folder"
+    return None
 
 
 def benchmarks_upload(benchmarks: list[dict[str, Any]]) -> Upload:
@@ -357,6 +388,8 @@ class HubStore:
 
         Files download into a temporary folder (where huggingface_hub keeps its .cache bookkeeping)
         and are then written atomically into ``dest``; a rich bar counts them when progress is on.
+        A file that cannot be written (an unsafe name, a file/folder clash, in the dataset or here)
+        is skipped and named in ``skipped``; every other file is written.
         """
         from concurrent.futures import ThreadPoolExecutor
 
@@ -366,6 +399,12 @@ class HubStore:
         with self._hub_errors("pull from"):
             sha = self._head(revision)
             names = sorted(p for p in self._remote_oids(sha) if _is_pulled(p))
+            skipped = [(n, why) for n in names if (why := unsafe_name(n))]
+            names = [n for n in names if not unsafe_name(n)]
+            for name in names:  # the dataset itself holds "a" and "a/b": the file "a" cannot be a folder too
+                if any(other.startswith(name + "/") for other in names):
+                    skipped.append((name, "the dataset also has files under this name, as a folder"))
+            names = [n for n in names if n not in {s for s, _ in skipped}]
             was_disabled = are_progress_bars_disabled()
             disable_progress_bars()  # our own bar, not one tqdm bar per file
             try:
@@ -374,11 +413,30 @@ class HubStore:
                     step(f"pulling {self.repo_id}", total=len(names)) as bar,
                     ThreadPoolExecutor(max_workers=8) as pool,
                 ):
-                    for name, local in zip(names, pool.map(lambda n: self._download(n, sha, Path(tmp)), names)):
-                        write_bytes_atomic(dest / name, local.read_bytes())
+                    written = []
+                    for name, local in zip(names, pool.map(lambda n: self._fetch(n, sha, Path(tmp)), names)):
                         bar.advance()
+                        why = local if isinstance(local, str) else _clash(dest, name)
+                        if why is None:
+                            try:
+                                write_bytes_atomic(dest / name, local.read_bytes())  # type: ignore[union-attr]
+                            except (IsADirectoryError, NotADirectoryError, FileExistsError) as exc:
+                                why = f"cannot be written here ({exc.strerror or exc})"
+                        if why is None:
+                            written.append(name)
+                        else:
+                            skipped.append((name, why))
             finally:
                 if not was_disabled:
                     enable_progress_bars()
         dest.mkdir(parents=True, exist_ok=True)
-        return PullReport(dest, sha, names)
+        return PullReport(dest, sha, written, sorted(skipped))
+
+    def _fetch(self, name: str, revision: str | None, folder: Path) -> Path | str:
+        """The downloaded file, or why the hub client refused its name (ValueError: e.g. '..' parts)."""
+        try:
+            return self._download(name, revision, folder)
+        except ValueError as exc:
+            return f"refused by the hub client ({redact(exc, self.token)[:200]})"
+        except (IsADirectoryError, NotADirectoryError, FileExistsError) as exc:  # a clash in the download folder
+            return f"cannot be downloaded ({exc.strerror or exc})"

@@ -28,6 +28,7 @@ from leaderboard.records.files import build_result, identity, read_result_text
 from leaderboard.records.listing import result_files
 from leaderboard.records.result import validation_errors
 from leaderboard.registry import Registry
+from leaderboard.submission.placeholders import placeholder_problems
 
 SPEC_FILE = "model.json"
 NOT_VERIFIABLE = "not verifiable here: plugin not installed"
@@ -122,6 +123,8 @@ class Validator:
             )
             for error in errors:
                 self.problem(spec_path, f"{'/'.join(map(str, error.absolute_path)) or '<root>'}: {error.message}")
+            for message in placeholder_problems(loaded):
+                self.problem(spec_path, message)
         installed = self.check_plugin(spec_path, spec)
         expected_name = self.expected_model_name(spec, installed)
         for path in result_files(folder / "results") if (folder / "results").is_dir() else []:

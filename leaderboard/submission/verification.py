@@ -28,6 +28,7 @@ from leaderboard.errors import BadInput
 from leaderboard.records.files import read_result
 from leaderboard.records.listing import result_files
 from leaderboard.records.result import Result
+from leaderboard.submission.placeholders import placeholder_problems
 from leaderboard.submission.validation import SPEC_FILE, read_json_file
 
 # Same data, settings and code give the same numbers up to floating-point noise: summation order
@@ -73,6 +74,9 @@ def read_spec(folder: Path) -> dict[str, Any]:
         raise BadInput(
             f"{Path(folder) / SPEC_FILE}: missing {', '.join(missing)}; run `leaderboard validate {folder}` first."
         )
+    placeholders = placeholder_problems(spec)
+    if placeholders:
+        raise BadInput(f"{Path(folder) / SPEC_FILE}: " + "; ".join(placeholders))
     return spec
 
 

@@ -1,0 +1,134 @@
+"""Checks that a result's per-query values are the ones behind its scores (issue 23).
+
+A result's ``per_query`` field holds, per counted query, the values of its main metrics: the
+numbers intervals and significance tests resample. A file whose values were edited and re-sealed
+with a matching sha256 would otherwise put any claim on the board, so every reader (``show``,
+``validate``, ``push``, ``compare``, the app) accepts a result only when its values are:
+
+* numbers, finite, and inside the metric's declared range (``Result.metric_range``);
+* one row per counted query: as many rows as ``subset_sizes[<main split>]["default"]`` when the
+  task declares that size;
+* averaging to the stored score: for each metric with a stored ``default`` score on the main split,
+  the mean over the queries that have a value equals it within ``MEAN_TOLERANCE`` (absolute);
+* when the field says which queries form each subset, averaging to each subset's stored score.
+
+Data that cannot be decoded or does not match its own sha256 is not a claim about the scores (the
+numbers are unreadable, so nothing is resampled): readers drop it and show no interval, as before.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from leaderboard.records.result import Result
+
+MEAN_TOLERANCE = 1e-9
+_LISTED = 3  # problems named per kind before "and N more"
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def value_problems(
+    values: Mapping[str, Any], metric_range: Any, where: str = "per_query"
+) -> tuple[list[str], dict[str, dict[str, float]]]:
+    """Problems with each value (type, finite, range) and the values that passed, as {query: {metric: value}}."""
+    problems: list[str] = []
+    clean: dict[str, dict[str, float]] = {}
+    for qid, row in values.items():
+        if not isinstance(row, Mapping):
+            problems.append(f"{where}/{qid}: expected an object of metric values, got {type(row).__name__}")
+            continue
+        for metric, value in row.items():
+            if not _number(value):
+                problems.append(f"{where}/{qid}/{metric}: {str(value)[:40]!r} is not a number")
+                continue
+            if not math.isfinite(value):
+                problems.append(f"{where}/{qid}/{metric}: {value} is not finite")
+                continue
+            low, high = metric_range(metric)
+            if (low is not None and value < low) or (high is not None and value > high):
+                shown = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+                problems.append(f"{where}/{qid}/{metric}: {value} is outside the metric's range {shown}")
+                continue
+            clean.setdefault(qid, {})[metric] = float(value)
+    return problems, clean
+
+
+def mean_problems(
+    clean: Mapping[str, Mapping[str, float]],
+    stored: Mapping[str, float],
+    queries: Any = None,
+    where: str = "per_query",
+    scores_where: str = "scores",
+) -> list[str]:
+    """Each stored score that has per-query values must be their mean (over ``queries`` when given)."""
+    problems = []
+    ids = list(clean) if queries is None else [q for q in queries if q in clean]
+    metrics = sorted({m for q in ids for m in clean[q]})
+    for metric in metrics:
+        if metric not in stored:
+            continue
+        column = [clean[q][metric] for q in ids if metric in clean[q]]
+        mean = math.fsum(column) / len(column)
+        if not math.isclose(mean, stored[metric], rel_tol=0.0, abs_tol=MEAN_TOLERANCE):
+            problems.append(
+                f"{where}: the mean of {len(column)} per-query {metric} values is {mean!r}, but "
+                f"{scores_where}/{metric} = {stored[metric]!r} (they must agree within {MEAN_TOLERANCE:g})"
+            )
+    return problems
+
+
+def per_query_problems(result: Result) -> list[str]:
+    """Every reason ``result.per_query`` is not the set of values behind ``result.scores`` (empty: it is)."""
+    field = result.per_query
+    if field is None:
+        return []
+    from leaderboard.records.result import decode_per_query
+
+    try:
+        values = decode_per_query(field)
+    except (ValueError, TypeError, RecursionError):
+        return []  # unreadable, not a claim: readers drop it (see the module docstring)
+    problems, clean = value_problems(values, result.metric_range)
+    split = result.task.main_split
+    counted = result.subset_sizes.get(split, {}).get("default")
+    if counted is not None and len(values) != counted:
+        problems.append(
+            f"per_query: holds {len(values)} queries, but subset_sizes/{split}/default counts {counted} "
+            "(one row per counted query)"
+        )
+    if problems:
+        return _listed(problems)
+    scores = result.scores.get(split, {})
+    problems = mean_problems(
+        clean, scores.get("default", {}), where="per_query", scores_where=f"scores/{split}/default"
+    )
+    for subset, members in _membership(field).items():
+        if subset in scores and subset != "default":
+            problems += mean_problems(
+                clean, scores[subset], members, where=f"per_query ({subset})", scores_where=f"scores/{split}/{subset}"
+            )
+    return _listed(problems)
+
+
+def _membership(field: Any) -> dict[str, list[str]]:
+    """Subset -> its query ids, where the field says (files written before membership was stored do not)."""
+    if getattr(field, "subsets", None) is None:
+        return {}
+    from leaderboard.records.result import decode_subset_queries
+
+    try:
+        return decode_subset_queries(field)
+    except (ValueError, TypeError, RecursionError):
+        return {}  # damaged membership: no subset interval is drawn from it either
+
+
+def _listed(problems: list[str]) -> list[str]:
+    if len(problems) <= _LISTED:
+        return problems
+    return [*problems[:_LISTED], f"per_query: and {len(problems) - _LISTED} more problem(s)"]
