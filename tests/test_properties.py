@@ -337,3 +337,107 @@ def test_a_hostile_negconstraint_grade_is_bad_input_naming_file_and_line(grade, 
         )
         assert_clean(ran, (2,))
         assert f"queries.jsonl, line {queries_before + 1}" in ran.output.replace("\n", "")
+
+
+# -- issue 23: per-query values, index rows and judge replies ------------------------------------------
+
+values_column = st.lists(st.floats(0, 1), min_size=1, max_size=40)
+
+
+@QUICK
+@given(column=values_column, offset=st.sampled_from([0.0, 5e-10, -5e-10, 2e-9, -2e-9, 0.01]))
+def test_per_query_mean_check_accepts_exactly_the_means_within_1e_9(column, offset):
+    from leaderboard.records.per_query_checks import MEAN_TOLERANCE, mean_problems
+
+    clean = {f"q{i}": {"m": v} for i, v in enumerate(column)}
+    stored = math.fsum(column) / len(column) + offset
+    problems = mean_problems(clean, {"m": stored})
+    assert (problems == []) == (abs(offset) <= MEAN_TOLERANCE)
+
+
+@QUICK
+@given(rows=st.dictionaries(st.text(max_size=5), st.one_of(json_like, st.dictionaries(st.text(max_size=5), json_like))))
+def test_per_query_value_checks_never_raise_and_pass_only_finite_in_range_numbers(rows):
+    from leaderboard.records.per_query_checks import value_problems
+
+    problems, clean = value_problems(rows, lambda name: (0.0, 1.0))
+    for row in clean.values():
+        assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in row.values())
+    bad = sum(
+        1
+        for row in rows.values()
+        for v in (row.values() if isinstance(row, dict) else [None])
+        if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= 1)
+    )
+    assert len(problems) == bad
+
+
+@COMMANDS
+@given(data=st.data())
+def test_per_query_values_round_trip_only_when_they_are_the_scores(demo, data):
+    """Re-sealed per-query values of a real result: read back exactly when finite, in range and averaging to it."""
+    from leaderboard.records.result import PerQuery, decode_per_query, encode_per_query
+
+    base = copy.deepcopy(demo)
+    values = decode_per_query(PerQuery.model_validate(base["per_query"]))
+    qid = data.draw(st.sampled_from(sorted(values)))
+    value = data.draw(st.one_of(hostile_number, st.just(values[qid]["ndcg_at_10"])))  # the true value: accepted
+    values[qid]["ndcg_at_10"] = value
+    try:
+        base["per_query"] = encode_per_query(values).model_dump()
+    except ValueError:
+        return  # NaN/inf cannot even be sealed as JSON
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.json"
+        write_json(path, base)
+        column = [v["ndcg_at_10"] for v in values.values()]
+        fits = 0 <= value <= 1 and abs(math.fsum(column) / len(column) - base["main_score"]) <= 1e-9
+        try:
+            read_result(path)
+            assert fits
+        except BadInput as exc:
+            assert not fits and "per_query" in str(exc)
+
+
+@COMMANDS
+@given(summary=json_like, seal_it=st.booleans())
+def test_an_index_row_never_crashes_show_and_only_a_proven_row_is_shown(demo, summary, seal_it):
+    """Whatever a row's summary holds (even re-sealed by hand), show exits 0 and shows the file's own score."""
+    import sqlite3
+
+    from leaderboard.records import index as index_module
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "results"
+        write_json(root / "bm25" / "r" / "demo.json", demo)
+        index_module.build_index(root)
+        with sqlite3.connect(index_module.index_file(root)) as db:
+            text = json.dumps(summary, allow_nan=True)
+            db.execute("UPDATE entries SET summary = ?", (text,))
+            if seal_it:  # a forger who also recomputes the seal: the shape check still guards show
+                ((path, *rest),) = db.execute(
+                    "SELECT path, size, mtime_ns, inode, ctime_ns, sha256, indexed_ns, parts, reason FROM entries"
+                )
+                entry = index_module.Entry(path, list(rest[:4]), None, rest[7], rest[4], rest[5], json.loads(rest[6]))
+                db.execute("UPDATE entries SET seal = ?", (index_module._seal(entry, text),))
+        ((_, shown),) = index_module.build_index(root).summaries()
+        assert index_module.summary_problems(shown) == []
+        if not seal_it:
+            assert shown["main_score"] == demo["main_score"]
+        ran = CliRunner().invoke(cli, ["show", str(root)])
+        assert_clean(ran)
+
+
+@QUICK
+@given(body=st.one_of(st.binary(max_size=300), json_like.map(lambda v: json.dumps(v).encode())))
+def test_a_judge_reply_is_a_text_or_a_reason(body):
+    pytest.importorskip("openai")
+    from leaderboard_judges.llm import parse_label, reply_content
+
+    try:
+        content = reply_content(body)
+    except ValueError as exc:
+        assert str(exc)
+        return
+    assert content is None or isinstance(content, str)
+    assert parse_label(content) in (True, False, None)

@@ -119,6 +119,14 @@ def test_compare_on_a_cheating_result_exits_2_naming_file_and_field(demo_result,
     assert "Internal error" not in ran.output
 
 
+def test_push_refuses_a_cheating_result_naming_file_and_field(demo_result, tmp_path):
+    root, path = _copy(demo_result, tmp_path)
+    _resealed(path, lambda v: [row.update(ndcg_at_10=5.0) for row in v.values()])
+    ran = CliRunner().invoke(cli, ["push", str(root), "--repo", "org/results", "--dry-run"])
+    assert ran.exit_code == 2, ran.output
+    assert "Refusing to push" in ran.output and "per_query" in ran.output and "Internal error" not in ran.output
+
+
 def test_subset_means_are_checked_when_membership_is_stored():
     from leaderboard.records.per_query_checks import mean_problems
 
