@@ -14,3 +14,17 @@ class BadInput(LeaderboardError):
     """
 
     exit_code = 2
+
+
+def shorten(value: object, limit: int = 80) -> str:
+    """``value`` as text for a message: cut to ``limit`` characters, saying how long it was (a 100 kB
+    option value or a 300-character name must not flood the terminal)."""
+    text = str(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+class Note(UserWarning):
+    """Something the user should know that does not stop the run (an option a model does not use).
+    Raised with ``warnings.warn``; the CLI prints it as one ``note:`` line."""

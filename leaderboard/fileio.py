@@ -54,8 +54,11 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 
 def cache_home() -> Path:
-    """~/.cache/retrieval-leaderboard, or under XDG_CACHE_HOME when set."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "retrieval-leaderboard"
+    """This platform's user cache folder for the harness (platformdirs): ~/.cache/retrieval-leaderboard on
+    Linux, under XDG_CACHE_HOME when set; ~/Library/Caches/retrieval-leaderboard on macOS."""
+    from platformdirs import user_cache_path  # ~7 ms: only when a command needs the cache
+
+    return user_cache_path("retrieval-leaderboard", appauthor=False)
 
 
 def _make_parents(folder: Path) -> list[Path]:

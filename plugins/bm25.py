@@ -16,12 +16,14 @@ import Stemmer
 
 from leaderboard import hookimpl
 from leaderboard.contract.model import ModelKind, ModelMetadata, Run, SparseModel
-from leaderboard.progress import step
+from leaderboard.toolkit import step
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"  # bm25s' default (scikit-learn's CountVectorizer pattern)
 
 
 class BM25(SparseModel):
+    uses_options = frozenset()  # no weights, no device: --device, --dtype and --max-length are noted as unused
+
     def __init__(
         self,
         k1: float = 1.5,

@@ -24,7 +24,7 @@ import numpy as np
 
 from leaderboard import hookimpl
 from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Run, SparseModel
-from leaderboard.progress import step
+from leaderboard.toolkit import step
 
 Tokenizer = Callable[[str], list[str]]
 IMPLEMENTATION = "bm25-okapi (rank_bm25 BM25Okapi formula)"
@@ -99,6 +99,8 @@ def build_index(tokenized: Sequence[Sequence[str]], k1: float, b: float, epsilon
 
 
 class BM25Okapi(SparseModel):
+    uses_options = frozenset()  # no weights, no device: --device, --dtype and --max-length are noted as unused
+
     def __init__(
         self,
         k1: float = 1.5,

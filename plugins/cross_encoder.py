@@ -5,28 +5,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from leaderboard import hookimpl
+from leaderboard import BadInput, hookimpl
 from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Reranker
-from leaderboard.errors import BadInput
 
 from .sentence_transformers import (
     DENSE_INSTALL,
     DENSE_REQUIRES,
     check_source,
+    dtype_kwargs,
     hub_revision,
     load_from_source,
     local_revision,
+    weights_dtype,
 )
 
 
 class CrossEncoderModel(Reranker):
     """Weights load in ``load()``: building the model downloads nothing."""
 
+    uses_options = frozenset({"batch_size", "device", "dtype", "max_length"})
+
     def __init__(self, source: str, request: ModelRequest, revision: str | None = None):
         self.source, self.request, self.hub_revision = source, request, revision
         folder, is_local = check_source(source, "cross-encoder")
         self.model: Any = None  # loaded in load()
-        self.dtype: str | None = None
         self.metadata = ModelMetadata(
             name=folder.resolve().name if is_local else source,
             kind=ModelKind.RERANKER,
@@ -48,10 +50,11 @@ class CrossEncoderModel(Reranker):
             self.hub_revision,
             device=self.request.device,
             max_length=self.request.max_length,
+            **dtype_kwargs(self.request.dtype),  # --dtype, as for bi-encoders
         )
         self.metadata.n_parameters = sum(p.numel() for p in self.model.model.parameters())
         self.metadata.max_length = self.model.max_length
-        self.dtype = str(next(self.model.model.parameters()).dtype).removeprefix("torch.")
+        self.metadata.dtype = weights_dtype(self.model.model)
 
     def settings(self) -> dict:
         self.load()  # the activation function is only known from the weights' config

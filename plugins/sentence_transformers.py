@@ -10,10 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from leaderboard import hookimpl
+from leaderboard import BadInput, hookimpl
 from leaderboard.contract.model import DenseModel, ModelKind, ModelMetadata, ModelRequest, Role
-from leaderboard.data.hashing import sha256_file
-from leaderboard.errors import BadInput
+from leaderboard.toolkit import sha256_file
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -72,6 +71,11 @@ def dtype_kwargs(dtype: str | None) -> dict:
     return {"model_kwargs": {"dtype": getattr(torch, dtype)}}
 
 
+def weights_dtype(module: Any) -> str:
+    """The dtype a torch module's weights are in, as --dtype names it ("float16", not "torch.float16")."""
+    return str(next(module.parameters()).dtype).removeprefix("torch.")
+
+
 def _read_json(path: Path) -> dict:
     try:
         return json.loads(path.read_text("utf-8"))
@@ -81,6 +85,8 @@ def _read_json(path: Path) -> dict:
 
 class SentenceTransformerModel(DenseModel):
     """Weights load in ``load()``; name, revision and settings come from the folder's config files."""
+
+    uses_options = frozenset({"batch_size", "device", "dtype", "max_length"})
 
     def __init__(
         self,
@@ -97,7 +103,6 @@ class SentenceTransformerModel(DenseModel):
         st_config = _read_json(self.folder / "config_sentence_transformers.json") if self.is_local else {}
         self.max_seq_length = request.max_length or config.get("max_seq_length")
         self.similarity = st_config.get("similarity_fn_name") or "cosine"  # sentence-transformers' default
-        self.dtype: str | None = None
         self.device: str | None = None
         self.metadata = ModelMetadata(
             name=name or (source if not self.is_local else self.folder.resolve().name),
@@ -127,7 +132,7 @@ class SentenceTransformerModel(DenseModel):
         self.max_seq_length = self.metadata.max_length = self.model.max_seq_length
         self.similarity = self.metadata.similarity = str(self.model.similarity_fn_name or "cosine")
         self.metadata.n_parameters = sum(p.numel() for p in self.model.parameters())
-        self.dtype = str(next(self.model.parameters()).dtype).removeprefix("torch.")
+        self.metadata.dtype = weights_dtype(self.model)
         self.device = str(self.model.device)  # where the harness searches the embeddings (GPU when here)
 
     def settings(self) -> dict:

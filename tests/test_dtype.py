@@ -28,3 +28,28 @@ def test_float16_agrees_with_float32_on_the_demo(tmp_path):
 def test_unknown_dtype_is_bad_input(tmp_path):
     with pytest.raises(BadInput, match="float8"):
         leaderboard.evaluate(["bm25"], ["demo"], output=tmp_path, dtype="float8")
+
+
+def test_cross_encoder_weights_load_in_float16_when_asked(tmp_path):
+    """ce: applies --dtype like st: does; the result records the dtype the weights ran in."""
+    from leaderboard_plugins.cross_encoder import from_argument
+    from tiny_models import build_random_cross_encoder
+
+    from leaderboard.contract.model import ModelRequest
+
+    folder = build_random_cross_encoder(tmp_path / "ce")
+    for asked, realised in ((None, "float32"), ("float16", "float16"), ("bfloat16", "bfloat16")):
+        model = from_argument(ModelRequest(f"ce:{folder}", str(folder), dtype=asked))
+        model.load()
+        assert {str(p.dtype) for p in model.model.model.parameters()} == {f"torch.{realised}"}
+        assert model.metadata.dtype == realised
+    (outcome,) = leaderboard.evaluate([f"bm25 >>5 ce:{folder}"], ["demo"], output=tmp_path / "out", dtype="float16")
+    assert outcome.result.settings.dtype == "float16" and outcome.result.model.metadata["dtype"] == "float16"
+
+
+def test_the_realised_dtype_is_a_declared_metadata_field(tmp_path):
+    from leaderboard.contract.model import ModelMetadata
+
+    assert "dtype" in ModelMetadata.__dataclass_fields__
+    (outcome,) = leaderboard.evaluate(["bm25"], ["demo"], output=tmp_path)
+    assert outcome.result.model.metadata["dtype"] is None  # no weights

@@ -109,3 +109,25 @@ def register_models(register):
     )
     assert ran.returncode == 1
     assert "'exploding'" in ran.stderr and "weights are corrupt" in ran.stderr and "Traceback" not in ran.stderr
+
+
+def test_model_kind_follows_the_base_class(tmp_path):
+    """A DenseModel that declares kind=reranker used to run as dense and be recorded as a reranker."""
+    import numpy as np
+    import pytest
+
+    import leaderboard
+    from leaderboard import DenseModel, LeaderboardError, ModelKind, ModelMetadata
+
+    class Mislabelled(DenseModel):
+        metadata = ModelMetadata("mislabelled", ModelKind.RERANKER)
+
+        def encode(self, texts, role):
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    with pytest.raises(LeaderboardError, match="a dense model.* metadata.kind says reranker"):
+        leaderboard.evaluate([Mislabelled()], ["demo"], output=tmp_path)
+    assert not list(tmp_path.rglob("*.json"))
+    Mislabelled.metadata = ModelMetadata("labelled", ModelKind.DENSE)
+    (outcome,) = leaderboard.evaluate([Mislabelled()], ["demo"], output=tmp_path, use_cache=False)
+    assert outcome.result.model.kind == ModelKind.DENSE

@@ -178,3 +178,23 @@ def test_a_killed_driver_leaves_no_result_and_the_rerun_resumes(cluster, tmp_pat
     same_results(resumed.result, alone.result)
     # only the unfinished shards (and the queries) were encoded again
     assert resumed.result.counts["texts_encoded"] <= 40 - 4 * finished + len(queries)
+
+
+def test_two_pipelines_under_ray_share_one_first_stage(cluster, tmp_path):
+    """The session owns the Ray run too: the second pipeline gets the first's BM25 run, not a new one."""
+    pytest.importorskip("sentence_transformers")
+    from tiny_models import build_random_cross_encoder
+
+    from leaderboard.engine.api import Session
+    from leaderboard.engine.options import RunOptions
+    from leaderboard.registry import get_registry
+
+    models = [f"bm25 >>5 ce:{build_random_cross_encoder(tmp_path / f'ce{seed}', seed)}" for seed in (0, 1)]
+    session = Session(get_registry(), RunOptions(output=tmp_path / "ray", ray=cluster))
+    spread = session.run_all(models, ["demo"])
+    assert (session.first_stage.computed, session.first_stage.reused) == (1, 1)
+    assert [o.result.counts["first_stage_reused"] for o in spread] == [0, 1]
+    alone = leaderboard.evaluate(models, ["demo"], output=tmp_path / "one")
+    for remote, local in zip(spread, alone):
+        assert remote.status == "written"
+        same_results(remote.result, local.result)

@@ -362,9 +362,9 @@ def build_app(
     return app
 
 
-def _table_html(value: str, **options: Any) -> gr.HTML:
+def _table_html(value: str, **html_kwargs: Any) -> gr.HTML:
     """An HTML block holding a sortable table: the table's own CSS (scoped), not Gradio's prose styles."""
-    return gr.HTML(value, js_on_load=SORT_JS, css_template=TABLE_CSS, apply_default_css=False, **options)
+    return gr.HTML(value, js_on_load=SORT_JS, css_template=TABLE_CSS, apply_default_css=False, **html_kwargs)
 
 
 def _ranking(board: Board, name: str | None) -> Ranking | None:
@@ -429,12 +429,19 @@ def _draw_views(board: Board, request: dict | None) -> None:
         gr.HTML(render.empty("No ranked model yet: pick models above to compare them."), js_on_load=None)
 
 
-def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **options: Any) -> None:
+def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **launch_kwargs: Any) -> None:
     """Serve the app: no share link, the app's CSS, errors shown in the page."""
     # quiet: no "set share=True" hint; serve and the Space print their own line.
-    options.setdefault("prevent_thread_lock", True)
+    launch_kwargs.setdefault("prevent_thread_lock", True)
     app.launch(
-        server_name=host, server_port=port, share=False, show_error=True, quiet=True, css=PAGE_CSS, head=HEAD, **options
+        server_name=host,
+        server_port=port,
+        share=False,
+        show_error=True,
+        quiet=True,
+        css=PAGE_CSS,
+        head=HEAD,
+        **launch_kwargs,
     )
     live = getattr(app, "live_board", None)
     if live is not None:

@@ -35,13 +35,14 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
     Complete results of A and B under --results are used; missing ones are run first (through
     leaderboard.evaluate) and written there. Each task's main score is compared on the same queries.
     """
-    from leaderboard.engine.api import Session, make_options
+    from leaderboard.engine.api import Session
+    from leaderboard.engine.options import RunOptions
     from leaderboard.progress import use_progress
     from leaderboard.records.comparison import compare_task, with_holm
     from leaderboard.registry import get_registry
 
     tasks = tuple(dict.fromkeys(tasks))  # each task once: Holm counts comparisons
-    options = make_options(output=results_dir, data_dirs=data_dirs_option(data_dirs, tasks))
+    options = RunOptions(output=results_dir, data_dirs=data_dirs_option(data_dirs, tasks))
     session = Session(get_registry(), options)
     comparisons = []
     with progress() as bar, use_progress(bar):

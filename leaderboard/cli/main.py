@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import traceback
+import warnings
+from typing import Any
 
 import click
 
@@ -23,7 +26,15 @@ class Group(click.Group):
         from leaderboard.errors import BadInput, LeaderboardError
 
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
+        except ModuleNotFoundError as exc:  # a command whose extra is not installed (serve without gradio, ...)
+            install = extra_for(exc.name or "")
+            if install is None:
+                _fail(ctx, f"[bold red]Internal error:[/] {type(exc).__name__}: {escape(exc)} {DEBUG_HINT}", 1)
+            hint = f"{ctx.invoked_subcommand or 'this command'} needs {exc.name}, which is not installed"
+            _fail(ctx, f"[bold red]Error:[/] {escape(hint)}. Enable it with: {escape(install)}", BadInput.exit_code)
         except LeaderboardError as exc:
             label = getattr(exc, "label", None) or ("Error" if isinstance(exc, BadInput) else "Internal error")
             _fail(ctx, f"[bold red]{escape(label)}:[/] {escape(exc)}", exc.exit_code)
@@ -40,7 +51,50 @@ class Group(click.Group):
             _fail(ctx, f"[bold red]Internal error:[/] {type(exc).__name__}: {escape(exc)} {DEBUG_HINT}", 1)
 
 
+LONG_WORD = re.compile(r"\S{201,}")
+
+
+def _cut_long_words(message: str) -> str:
+    """A message echoing a 100 kB value or a 300-character name shows its first 200 characters."""
+    from leaderboard.errors import shorten
+
+    return LONG_WORD.sub(lambda m: shorten(m.group(), 200), message)
+
+
+_SHOW_WARNING = warnings.showwarning
+
+
+def _show_warning(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    """Our notes (``leaderboard.errors.Note``) as one ``note:`` line; other warnings as Python shows them."""
+    from leaderboard.errors import Note
+
+    if not issubclass(category, Note):
+        return _SHOW_WARNING(message, category, *args, **kwargs)
+    err().print(f"[yellow]note:[/] {escape(_cut_long_words(str(message)))}", highlight=False, soft_wrap=True)
+
+
+def extra_for(module: str) -> str | None:
+    """The ``pip install`` that provides a missing module, read from the package's own extras (None: not ours)."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    top = module.partition(".")[0]
+    try:
+        requirements = requires("retrieval-leaderboard") or []
+    except PackageNotFoundError:
+        return None
+    for requirement in requirements:  # e.g. 'gradio<7,>=6.31; extra == "app"', in pyproject order
+        name, _, marker = requirement.partition(";")
+        extra = re.search(r"extra\s*==\s*['\"]([\w-]+)['\"]", marker)
+        distribution = re.match(r"[A-Za-z0-9._-]+", name.strip())
+        if not extra or not distribution or extra.group(1) in ("all", "test"):
+            continue
+        if re.sub(r"[-.]", "_", distribution.group().lower()) == top.lower():
+            return f"pip install 'retrieval-leaderboard[{extra.group(1)}]'"
+    return None
+
+
 def _fail(ctx: click.Context, message: str, code: int) -> None:
+    message = _cut_long_words(message)
     err().print(message, highlight=False, soft_wrap=True)
     if os.environ.get("LEADERBOARD_DEBUG"):
         traceback.print_exc()
@@ -54,9 +108,9 @@ def cli() -> None:
 
 
 def _register_commands() -> None:
-    from leaderboard.cli import catalog, compare, records, run, scaffold, serve, verify
+    from leaderboard.cli import catalog, cite, compare, records, run, scaffold, serve, space, verify
 
-    for module in (run, catalog, records, serve, verify, compare, scaffold):
+    for module in (run, catalog, records, serve, verify, compare, cite, scaffold, space):
         for command in module.COMMANDS:
             cli.add_command(command)
 

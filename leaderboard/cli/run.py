@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli.console import escape, out, progress
+from leaderboard.contract.model import DEFAULT_BATCH_SIZE, DTYPES
 
 EXAMPLES = """Examples:
   leaderboard run --model bm25 --task demo
@@ -26,7 +27,7 @@ EXAMPLES = """Examples:
     show_default=True,
     help="Results folder.",
 )
-@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=DEFAULT_BATCH_SIZE, show_default=True)
 @click.option("--device", default=None, help="torch device, e.g. cpu or cuda:0 (default: the model's choice).")
 @click.option(
     "--max-length", type=click.IntRange(min=1), default=None, help="Truncate model inputs to this many tokens."
@@ -61,7 +62,7 @@ EXAMPLES = """Examples:
 )
 @click.option(
     "--dtype",
-    type=click.Choice(["float32", "float16", "bfloat16"]),
+    type=click.Choice(DTYPES),
     default=None,
     help="Weights dtype (default: the model's own); float16 also stores corpus embedding shards in float16.",
 )
@@ -105,11 +106,12 @@ def run(
     if not models or not tasks:
         missing = " and ".join(o for o, given in (("--model", models), ("--task", tasks)) if not given)
         raise click.UsageError(f"Missing {missing}.\n\n{EXAMPLES}")
-    from leaderboard.engine.api import Session, make_options
+    from leaderboard.engine.api import Session
+    from leaderboard.engine.options import RunOptions
     from leaderboard.progress import use_progress
     from leaderboard.registry import get_registry
 
-    options = make_options(
+    options = RunOptions(
         output=output,
         batch_size=batch_size,
         device=device,
@@ -163,13 +165,13 @@ def _report(outcomes, session) -> None:
 
 
 def key_values(values: tuple[str, ...], option: str) -> dict[str, str]:
-    from leaderboard.errors import BadInput
+    from leaderboard.errors import BadInput, shorten
 
     pairs = {}
     for value in values:
         key, sep, setting = value.partition("=")
         if not sep or not key.strip():
-            raise BadInput(f"{option} {value!r}: expected KEY=VALUE.")
+            raise BadInput(f"{option} {shorten(value, 60)!r}: expected KEY=VALUE.")
         pairs[key.strip()] = setting.strip()
     return pairs
 

@@ -19,6 +19,7 @@ from leaderboard.cli.console import escape, out
 
 KINDS = ("dense", "sparse", "reranker", "task")
 NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+MAX_NAME = 64  # it names a folder, a distribution and a module; file systems stop at 255 bytes
 
 SUBMIT = """## Submit
 
@@ -54,12 +55,12 @@ def _harness_version() -> str:
 
 def plan(name: str, kind: str) -> dict[str, str]:
     """Relative path -> file text for a new plugin package (nothing is written)."""
-    from leaderboard.errors import BadInput
+    from leaderboard.errors import BadInput, shorten
 
-    if not NAME.match(name):
+    if len(name) > MAX_NAME or not NAME.match(name):
         raise BadInput(
-            f"new-plugin {name!r}: expected a lowercase name of letters, digits and single hyphens, "
-            "starting with a letter (e.g. my-model); it becomes the plugin's and the model's name."
+            f"new-plugin {shorten(name, 60)!r}: expected a lowercase name of at most {MAX_NAME} letters, digits "
+            "and single hyphens, starting with a letter (e.g. my-model); it becomes the plugin's and the model's name."
         )
     distribution = name if name.startswith("leaderboard-") else f"leaderboard-{name}"
     module = distribution.replace("-", "_")

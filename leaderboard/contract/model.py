@@ -15,13 +15,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 if TYPE_CHECKING:  # numpy is only named in annotations: importing the contract stays cheap
     import numpy as np
 
 Run = dict[str, dict[str, float]]  # query id -> document id -> score (higher is better)
 Role = Literal["query", "document"]
+
+# The run's defaults, declared here once: the runner's options, the CLI and ModelRequest all read them.
+DEFAULT_BATCH_SIZE = 32
+DTYPES = ("float32", "float16", "bfloat16")  # what --dtype accepts for the weights
 
 
 class ModelKind(str, Enum):
@@ -37,10 +41,10 @@ class ModelRequest:
 
     name: str  # the full name the user typed
     argument: str | None = None  # the part after a registered prefix ("st:<argument>")
-    batch_size: int = 32
+    batch_size: int = DEFAULT_BATCH_SIZE
     device: str | None = None
     max_length: int | None = None
-    dtype: str | None = None  # "float32", "float16" or "bfloat16" for the weights; None keeps the model's own
+    dtype: str | None = None  # one of DTYPES for the weights; None keeps the model's own; apply it in load()
 
 
 @dataclass
@@ -58,6 +62,9 @@ class ModelMetadata:
     document_prompt: str = ""  # prepended to every document, e.g. "passage: "
     license: str | None = None
     reference: str | None = None
+    # The dtype the weights actually run in ("float32", "float16", ...), set by load(): recorded in results,
+    # next to the dtype the run asked for. None for models without weights (BM25).
+    dtype: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -69,10 +76,16 @@ class Model(ABC):
     """Factories build models cheaply; weights load in ``load()``, which the runner calls just before
     first use, so a run whose results already exist loads nothing. ``metadata.name``,
     ``metadata.revision`` and ``settings()`` must be known before ``load()``; other metadata
-    (parameter count, dtype) may be filled in by it.
+    (parameter count, ``dtype``) may be filled in by it. ``metadata.kind`` must match the base
+    class (``DenseModel``: dense, ``SparseModel``: sparse, ``Reranker``: reranker); the runner
+    refuses a model that says otherwise, since the base class decides how it is evaluated.
     """
 
     metadata: ModelMetadata
+    # Which of the run's model options (ModelRequest's batch_size, device, dtype, max_length) this model
+    # applies. A model that declares them gets a one-line note for an option it ignores (--device for
+    # BM25) and a checked --device; None (the default) declares nothing.
+    uses_options: ClassVar[frozenset[str] | None] = None
 
     def load(self) -> None:
         """Load weights (idempotent). The default does nothing: for models with nothing to load."""
@@ -108,3 +121,11 @@ class Reranker(Model):
     @abstractmethod
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """One score per pair, higher is more relevant."""
+
+
+def kind_of(model: Model) -> ModelKind | None:
+    """The kind the base class makes a model (None for a ``Model`` that is none of the three)."""
+    for base, kind in ((DenseModel, ModelKind.DENSE), (SparseModel, ModelKind.SPARSE), (Reranker, ModelKind.RERANKER)):
+        if isinstance(model, base):
+            return kind
+    return None

@@ -1,7 +1,9 @@
 """``leaderboard.evaluate``: the Python API, and the one owner of a run.
 
 It owns the model x task loop, models shared between pipelines, first-stage reuse, the embedding
-cache policy and timings. The CLI's ``run`` is a thin layer over it::
+memo and cache policy, and timings, in this process or on a Ray cluster (``ray=``): the loop, the
+skip check and the writing stay here either way; Ray only computes. The CLI's ``run`` is a thin
+layer over it::
 
     import leaderboard
     outcomes = leaderboard.evaluate(["bm25"], ["demo"], output="results")
@@ -12,19 +14,31 @@ A model may also be given as an object (any ``leaderboard.Model``), e.g. one und
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from leaderboard.contract.model import DenseModel, Model
+from leaderboard.contract.model import Model
 from leaderboard.engine.dense import EmbeddingMemo
+from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns
-from leaderboard.engine.runner import LoadedModel, RunOptions, RunOutcome, build_model, run_one
+from leaderboard.engine.runner import (
+    LoadedModel,
+    Prepared,
+    RunOutcome,
+    build_model,
+    compute,
+    embedding_memo,
+    finish,
+    object_model,
+    prepare,
+)
 from leaderboard.errors import BadInput
 from leaderboard.registry import Registry, get_registry
 
-DTYPES = ("float32", "float16", "bfloat16")
+if TYPE_CHECKING:
+    from leaderboard.engine.distributed import RayBackend
 
 __all__ = ["RunOptions", "RunOutcome", "Session", "evaluate"]
 
@@ -43,68 +57,99 @@ class Session:
         if isinstance(spec, Model):
             key = f"<object {id(spec)}>"
             if key not in self.built:
-                module = type(spec).__module__.split(".")[0]
-                self.built[key] = LoadedModel(spec, spec.metadata.name, f"python:{module}", None)
+                self.built[key] = object_model(spec)
             return self.built[key]
         return build_model(self.registry, spec, self.options, self.built)
 
     def memo(self, handle: LoadedModel) -> EmbeddingMemo:
         if id(handle) not in self.memos:
-            self.memos[id(handle)] = _memo_for(handle.model, self.options)
+            self.memos[id(handle)] = embedding_memo(handle.model, self.options)
         return self.memos[id(handle)]
 
     def run(self, model: str | Model, task: str) -> RunOutcome:
         handle = self.model(model)
-        return run_one(self.registry, handle, task, self.options, self.memo(handle), self.first_stage)
+        prepared = prepare(self.registry, handle, task, self.options)
+        if isinstance(prepared, RunOutcome):
+            return prepared
+        record = compute(prepared, handle, self.options, self.memo(handle), self.first_stage)
+        return finish(prepared, record, handle.model, self.options)
 
     def run_all(self, models: Sequence[str | Model], tasks: Sequence[str]) -> list[RunOutcome]:
-        """Every (model, task) pair, in order: here, or as Ray jobs with ``options.ray``."""
+        """Every (model, task) pair, in order: here, or with ``options.ray`` as jobs on a Ray cluster."""
         if self.options.ray is None:
             return [self.run(model, task) for model in models for task in tasks]
-        from leaderboard.engine.distributed import run_all
+        from leaderboard.engine.distributed import RayBackend
         from leaderboard.progress import current
 
-        handles = [(model, self.model(model)) for model in models]
-        return run_all(handles, list(tasks), self.registry, self.options, current())
+        outcomes: list[RunOutcome] = []
+        with RayBackend(self.options, current()) as backend:
+            # Models one after the other (one encoder pool at a time), a model's tasks as concurrent jobs;
+            # a later pipeline receives the first-stage runs computed so far.
+            for model in models:
+                outcomes += self._run_on(backend, model, tasks)
+        return outcomes
 
+    def _run_on(self, backend: RayBackend, model: str | Model, tasks: Sequence[str]) -> list[RunOutcome]:
+        handle = self.model(model)
+        steps = [prepare(self.registry, handle, task, self.options) for task in tasks]  # the skip check is here
+        todo = [step for step in steps if isinstance(step, Prepared)]
+        written: dict[int, RunOutcome] = {}
 
-def _memo_for(model: Model, options: RunOptions) -> EmbeddingMemo:
-    """An in-run memo, backed by the on-disk cache for dense models (and a pipeline's dense stage)."""
-    target = getattr(model, "first", model)
-    if not options.use_cache or not isinstance(target, DenseModel):
-        return EmbeddingMemo()
-    from leaderboard.engine.cache import EmbeddingCache
+        def write(i: int, record: dict[str, Any]) -> None:  # only the driver writes, as each job finishes
+            written[i] = finish(todo[i], record, handle.model, self.options)
 
-    settings = target.settings() | {
-        "query_prompt": target.metadata.query_prompt,
-        "document_prompt": target.metadata.document_prompt,
-    }
-    if options.dtype is not None:  # other weights, other vectors (absent for the default: old caches stay valid)
-        settings["dtype"] = options.dtype
-    return EmbeddingMemo(EmbeddingCache(target.metadata.name, target.metadata.revision, settings))
-
-
-def make_options(**options: Any) -> RunOptions:
-    known = {f.name for f in fields(RunOptions)}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise BadInput(f"unknown option(s) {', '.join(unknown)}; expected some of {', '.join(sorted(known))}")
-    if "output" in options:
-        options["output"] = Path(options["output"])
-    if options.get("dtype") not in (None, *DTYPES):
-        raise BadInput(f"dtype {options['dtype']!r}: expected one of {', '.join(DTYPES)}.")
-    return RunOptions(**options)
+        backend.compute(model, handle, todo, self.first_stage, write)
+        pending = iter(range(len(todo)))
+        return [step if isinstance(step, RunOutcome) else written[next(pending)] for step in steps]
 
 
 def evaluate(
-    models: Sequence[str | Model], tasks: Sequence[str], *, registry: Registry | None = None, **options: Any
+    models: Sequence[str | Model],
+    tasks: Sequence[str],
+    *,
+    registry: Registry | None = None,
+    output: str | Path = RunOptions.output,
+    batch_size: int = RunOptions.batch_size,
+    device: str | None = RunOptions.device,
+    max_length: int | None = RunOptions.max_length,
+    limit: int | None = RunOptions.limit,
+    overwrite: bool = RunOptions.overwrite,
+    seed: int = RunOptions.seed,
+    use_cache: bool = RunOptions.use_cache,
+    data_dirs: Mapping[str, str] | None = None,
+    dtype: str | None = RunOptions.dtype,
+    task_options: Mapping[str, str] | None = None,
+    shard_dir: str | None = RunOptions.shard_dir,
+    keep_shards: bool = RunOptions.keep_shards,
+    shard_rows: int = RunOptions.shard_rows,
+    corpus_sample: int | None = RunOptions.corpus_sample,
+    ray: str | None = RunOptions.ray,
+    ray_encoders: int | None = RunOptions.ray_encoders,
 ) -> list[RunOutcome]:
     """Evaluate each model on each task; one ``RunOutcome`` (written or skipped) per pair, in order.
 
-    ``options`` are the fields of ``RunOptions`` (output, batch_size, device, max_length, limit,
-    overwrite, seed, use_cache, data_dirs). Raises ``BadInput`` for a user's mistake.
+    The keywords are ``RunOptions``' fields, with its defaults (``data_dirs`` and ``task_options``:
+    none). Raises ``BadInput`` for a user's mistake.
     """
     if isinstance(models, (str, Model)) or isinstance(tasks, str):
         raise BadInput("evaluate(models, tasks): pass lists, e.g. evaluate(['bm25'], ['demo'])")
-    session = Session(registry or get_registry(), make_options(**options))
-    return session.run_all(models, tasks)
+    options = RunOptions(
+        output=Path(output),
+        batch_size=batch_size,
+        device=device,
+        max_length=max_length,
+        limit=limit,
+        overwrite=overwrite,
+        seed=seed,
+        use_cache=use_cache,
+        data_dirs=dict(data_dirs or {}),
+        dtype=dtype,
+        task_options=dict(task_options or {}),
+        shard_dir=shard_dir,
+        keep_shards=keep_shards,
+        shard_rows=shard_rows,
+        corpus_sample=corpus_sample,
+        ray=ray,
+        ray_encoders=ray_encoders,
+    )
+    return Session(registry or get_registry(), options).run_all(models, tasks)

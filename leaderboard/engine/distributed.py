@@ -1,8 +1,12 @@
 """``--ray [ADDRESS]``: the same evaluation on a Ray cluster (extra ``ray``).
 
+The run's owner stays ``engine.api.Session``: it loops over models and tasks, skips finished
+pairs, shares models and first stages, and writes results; ``RayBackend`` only computes.
+
 * Each (model, task) pair is a Ray task with a resource request (one CPU, or one GPU when the
   device is CUDA). The driver loads the task's data first (for the skip check and the data hash)
-  and ships it with the task.
+  and ships it with the task, with the first-stage runs the session has so far; the job sends back
+  the first-stage runs it computed, so a later pipeline with the same first stage reuses them.
 * A corpus with more than one shard is encoded by a pool of encoder actors (each loads the model
   once), one shard per call; shards go to ``--shard-dir``, which every node must see (a shared
   filesystem on a real cluster). The job's process then searches the shards with a running top-k.
@@ -25,15 +29,15 @@ import numpy as np
 
 from leaderboard.contract.model import DenseModel, Model, Role
 from leaderboard.engine.dense import ShardJob, encode_shard
+from leaderboard.engine.options import RunOptions
+from leaderboard.engine.pipeline import FirstStageRuns
 from leaderboard.engine.runner import (
     LoadedModel,
     Prepared,
-    RunOptions,
-    RunOutcome,
     build_model,
     compute,
-    finish,
-    prepare,
+    embedding_memo,
+    object_model,
     search_options,
 )
 from leaderboard.engine.shards import ShardStore
@@ -72,7 +76,7 @@ def _resources(options: RunOptions) -> dict[str, float]:
 
 def _make_model(ref: ModelRef, options: RunOptions) -> LoadedModel:
     if isinstance(ref, Model):
-        return LoadedModel(ref, ref.metadata.name, f"python:{type(ref).__module__.split('.')[0]}", None)
+        return object_model(ref)
     from leaderboard.registry import get_registry
 
     return build_model(get_registry(), ref, options, {})
@@ -153,7 +157,7 @@ class Encoder:
     def describe(self) -> dict[str, Any]:
         """What a result records of the model, known once the weights are loaded."""
         model = self.model
-        return {"metadata": model.metadata, "settings": model.settings(), "dtype": getattr(model, "dtype", None)}
+        return {"metadata": model.metadata, "settings": model.settings()}
 
     def encode(self, store: ShardStore, job: ShardJob) -> int:
         return encode_shard(self.model, job, store, "document", self.batch_size)
@@ -186,12 +190,7 @@ class RemoteDense(DenseModel):
     """The job's view of a pooled model: metadata and settings from an actor, ``encode`` on the actors."""
 
     def __init__(self, actors: list[Any], info: dict[str, Any]):
-        self.actors, self.metadata, self._settings, self.dtype = (
-            actors,
-            info["metadata"],
-            info["settings"],
-            info["dtype"],
-        )
+        self.actors, self.metadata, self._settings = actors, info["metadata"], info["settings"]
         self._turn = 0
 
     def settings(self) -> dict[str, Any]:
@@ -242,13 +241,20 @@ def _pool_size(options: RunOptions) -> int:
 # -- jobs ------------------------------------------------------------------------------------------
 
 
-def _job(ref: ModelRef, prepared: Prepared, options: RunOptions, board: Any, label: str, pool: Any) -> dict[str, Any]:
-    """One (model, task) pair in a Ray worker: the completed record (the driver validates and writes).
+def _job(
+    ref: ModelRef,
+    prepared: Prepared,
+    options: RunOptions,
+    board: Any,
+    label: str,
+    pool: Any,
+    first_stage: FirstStageRuns,
+) -> tuple[dict[str, Any], FirstStageRuns]:
+    """One (model, task) pair in a Ray worker: the completed record (the driver validates and writes),
+    and the first-stage runs as they are after it (with what it computed).
 
     With an encoder pool the job holds no weights: it encodes through the actors and searches here.
     """
-    from leaderboard.engine.api import _memo_for
-
     search = search_options(options)
     if pool is not None:
         actors, info = pool
@@ -257,59 +263,73 @@ def _job(ref: ModelRef, prepared: Prepared, options: RunOptions, board: Any, lab
     else:
         handle = _make_model(ref, options)
     with use_progress(RemoteProgress(board, label)):  # type: ignore[arg-type]
-        return compute(prepared, handle, options, _memo_for(handle.model, options), search=search)
+        record = compute(prepared, handle, options, embedding_memo(handle.model, options), first_stage, search)
+    return record, first_stage
 
 
-def run_all(
-    handles: list[tuple[ModelRef, LoadedModel]],
-    task_specs: list[str],
-    registry: Any,
-    options: RunOptions,
-    local_progress: Any = None,
-) -> list[RunOutcome]:
-    """Every (model, task) pair on the cluster; outcomes in the order of the pairs.
+class RayBackend:
+    """Computes a model's prepared pairs as concurrent Ray jobs, for the session that owns the run."""
 
-    Models go one after the other (one encoder pool at a time: pools never starve each other's
-    jobs of resources); a model's tasks run as concurrent jobs.
-    """
-    ray = _ray()
-    connect(options.ray or "auto")
-    board = ray.remote(ProgressBoard).options(num_cpus=0).remote()
-    job = ray.remote(_job)
-    outcomes: list[RunOutcome] = []
-    shown: dict[str, Any] = {}
-    try:
-        for ref, handle in handles:
-            prepared_all = [prepare(registry, handle, spec, options) for spec in task_specs]  # skip check, data hash
-            todo = [(i, p) for i, p in enumerate(prepared_all) if isinstance(p, Prepared)]
-            pool = None
-            if todo and isinstance(handle.model, DenseModel) and options.ray_encoders != 0:
-                pool = EncoderPool(ref, options, _pool_size(options))
-            # A pooled job needs a CPU for search; an unpooled one its model's device.
-            needs = {"num_cpus": 1} if pool is not None else _resources(options)
-            shared = (pool.actors, pool.info) if pool is not None else None
-            waiting = {
-                job.options(max_retries=RETRIES, **needs).remote(
-                    ref, p, options, board, f"{handle.spec} / {p.task.metadata.name}", shared
-                ): (i, p)
-                for i, p in todo
-            }
-            try:
-                while waiting:
-                    ready, _ = ray.wait(list(waiting), num_returns=1, timeout=0.5)
-                    _mirror(board, local_progress, shown)
-                    for future in ready:
-                        i, p = waiting.pop(future)
-                        prepared_all[i] = finish(p, ray.get(future), handle.model, options)  # only the driver writes
-            finally:
-                if pool is not None:
-                    pool.close()
-            outcomes.extend(o for o in prepared_all if isinstance(o, RunOutcome))
-    except ray.exceptions.RayTaskError as exc:
-        cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else None
-        if isinstance(cause, LeaderboardError):
-            raise cause from None
-        raise LeaderboardError(f"a Ray job failed: {exc}") from None
-    finally:
-        ray.kill(board)
-    return outcomes
+    def __init__(self, options: RunOptions, local_progress: Any = None):
+        self.options, self.local_progress = options, local_progress
+        self.board: Any = None
+        self.shown: dict[str, Any] = {}
+
+    def __enter__(self) -> RayBackend:
+        ray = _ray()
+        connect(self.options.ray or "auto")
+        self.board = ray.remote(ProgressBoard).options(num_cpus=0).remote()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.board is not None:
+            _ray().kill(self.board)
+
+    def compute(
+        self,
+        ref: ModelRef,
+        handle: LoadedModel,
+        todo: list[Prepared],
+        first_stage: FirstStageRuns,
+        done: Callable[[int, dict[str, Any]], None],
+    ) -> None:
+        """Compute each of ``todo`` on the cluster; ``done(i, record)`` as each finishes (the caller writes).
+
+        Every job gets a copy of ``first_stage``; the runs they compute are taken back into it.
+        """
+        if not todo:
+            return
+        ray, options = _ray(), self.options
+        pool = None
+        if isinstance(handle.model, DenseModel) and options.ray_encoders != 0:
+            pool = EncoderPool(ref, options, _pool_size(options))
+        # A pooled job needs a CPU for search; an unpooled one its model's device.
+        needs = {"num_cpus": 1} if pool is not None else _resources(options)
+        shared = (pool.actors, pool.info) if pool is not None else None
+        known = set(first_stage.runs)
+        shipped = FirstStageRuns(dict(first_stage.runs))
+        job = ray.remote(_job)
+        waiting = {
+            job.options(max_retries=RETRIES, **needs).remote(
+                ref, p, options, self.board, f"{handle.spec} / {p.task.metadata.name}", shared, shipped
+            ): i
+            for i, p in enumerate(todo)
+        }
+        try:
+            while waiting:
+                ready, _ = ray.wait(list(waiting), num_returns=1, timeout=0.5)
+                _mirror(self.board, self.local_progress, self.shown)
+                for future in ready:
+                    i = waiting.pop(future)
+                    record, runs = ray.get(future)
+                    first_stage.absorb(runs, known)
+                    known |= set(runs.runs)
+                    done(i, record)
+        except ray.exceptions.RayTaskError as exc:
+            cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else None
+            if isinstance(cause, LeaderboardError):
+                raise cause from None
+            raise LeaderboardError(f"a Ray job failed: {exc}") from None
+        finally:
+            if pool is not None:
+                pool.close()

@@ -24,7 +24,7 @@ from leaderboard.progress import step
 class Context:
     """Per-run state the runner hands to every evaluation: batch size, counters, shared memo."""
 
-    batch_size: int = 32
+    batch_size: int  # RunOptions.batch_size: the default is declared there only
     instruction: str | None = None
     stats: EncodeStats = field(default_factory=EncodeStats)
     memo: EmbeddingMemo = field(default_factory=EmbeddingMemo)

@@ -58,6 +58,12 @@ class FirstStageRuns:
         self.runs[key] = compute()
         return self.runs[key], False
 
+    def absorb(self, other: FirstStageRuns, known: set[tuple]) -> None:
+        """Take in what a run elsewhere (a Ray job) did with a copy of these runs (keys ``known`` then)."""
+        self.runs.update({key: run for key, run in other.runs.items() if key not in known})
+        self.computed += other.computed
+        self.reused += other.reused
+
 
 class Pipeline(Model):
     def __init__(self, spec: PipelineSpec, first: Model, reranker: Model):
@@ -85,8 +91,17 @@ class Pipeline(Model):
             query_prompt=r.query_prompt,
             document_prompt=r.document_prompt,
             license=r.license,
+            dtype=r.dtype,
         )
-        self.dtype = getattr(reranker, "dtype", None)
+
+    def load(self) -> None:
+        """Both stages' weights; the pipeline runs in the reranker's dtype (the first stage's is in components)."""
+        self.first.load()
+        self.reranker.load()
+        self.metadata.dtype = self.reranker.metadata.dtype
+        self.metadata.n_parameters = (self.first.metadata.n_parameters or 0) + (
+            self.reranker.metadata.n_parameters or 0
+        ) or None
 
     def settings(self) -> dict:
         return {

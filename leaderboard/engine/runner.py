@@ -6,7 +6,9 @@ result record. The model x task loop, shared models and caches belong to ``engin
 
 from __future__ import annotations
 
+import functools
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard import provenance
-from leaderboard.contract.model import Model, Reranker
+from leaderboard.contract.model import Model, ModelKind, Reranker, kind_of
 from leaderboard.contract.task import (
     CandidateData,
     CandidateTask,
@@ -28,35 +30,14 @@ from leaderboard.contract.task import (
 from leaderboard.engine.dense import EmbeddingMemo, SearchOptions
 from leaderboard.engine.evaluation import Context, retrieve, score_candidates
 from leaderboard.engine.instructions import used_strings
+from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
-from leaderboard.engine.shards import SHARD_ROWS
 from leaderboard.engine.strata import add_complexity_strata, complexity_view
-from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.errors import BadInput, LeaderboardError, Note, shorten
 from leaderboard.progress import step
 from leaderboard.records import files
 from leaderboard.records.result import SCHEMA_VERSION, Result, encode_per_query, now
 from leaderboard.registry import Registry, Resolved
-
-
-@dataclass
-class RunOptions:
-    output: Path = Path("results")
-    batch_size: int = 32
-    device: str | None = None
-    max_length: int | None = None
-    limit: int | None = None  # evaluate only the first N queries (quick checks; recorded, partial)
-    overwrite: bool = False
-    seed: int = 0
-    use_cache: bool = True  # on-disk embedding cache (--no-cache turns it off)
-    data_dirs: dict[str, str] = field(default_factory=dict)  # task spec -> local data folder
-    dtype: str | None = None  # weights and embeddings dtype; None keeps the model's own
-    task_options: dict[str, str] = field(default_factory=dict)  # --task-option KEY=VALUE, for every task
-    shard_dir: str | None = None  # corpus embedding shards (default: the cache folder); Ray workers share it
-    keep_shards: bool = False  # keep shard files after a search (they are work files, removed by default)
-    shard_rows: int = SHARD_ROWS  # distinct texts per shard; a corpus that fits in one stays in memory
-    corpus_sample: int | None = None  # search a seeded sample of N documents (judged ones kept); partial
-    ray: str | None = None  # run on Ray: a cluster address, or "auto" (RAY_ADDRESS, else a local cluster)
-    ray_encoders: int | None = None  # encoder actors per corpus (default: one per node, or per GPU); 0: none
 
 
 @dataclass
@@ -85,10 +66,8 @@ class LoadedModel:
         if self.loaded:
             return 0.0
         start = time.perf_counter()
-        targets = [self.model.first, self.model.reranker] if isinstance(self.model, Pipeline) else [self.model]
         with step(f"loading model {self.spec}"):
-            for target in targets:
-                _plugin_call(target.load, f"model {self.spec!r}: load()")
+            _plugin_call(self.model.load, f"model {self.spec!r}: load()")  # a pipeline loads both stages
         self.loaded = True
         self.load_seconds = time.perf_counter() - start
         return self.load_seconds
@@ -105,6 +84,85 @@ class Timer:
             yield
         finally:
             self.timings[name] = round(self.timings.get(name, 0.0) + time.perf_counter() - start, 6)
+
+
+def object_model(model: Model) -> LoadedModel:
+    """A model given as a Python object (not a registered name): its plugin is the module that defines it."""
+    check_kind(model, f"model object {type(model).__name__}")
+    return LoadedModel(model, model.metadata.name, f"python:{type(model).__module__.split('.')[0]}", None)
+
+
+def check_kind(model: Model, who: str) -> None:
+    """``metadata.kind`` follows the base class, which decides how the model is evaluated and recorded."""
+    expected = ModelKind.PIPELINE if isinstance(model, Pipeline) else kind_of(model)
+    declared = getattr(getattr(model, "metadata", None), "kind", None)
+    if expected is None:
+        raise LeaderboardError(
+            f"{who} is a {type(model).__name__}: subclass DenseModel, SparseModel or Reranker from leaderboard"
+        )
+    if declared != expected:
+        shown = declared.value if isinstance(declared, ModelKind) else repr(declared)[:40]
+        raise LeaderboardError(
+            f"{who} is a {type(model).__name__} (a {expected.value} model) but its metadata.kind says {shown}: "
+            f"declare kind=ModelKind.{expected.name}"
+        )
+
+
+def check_model_options(model: Model, spec: str, options: RunOptions) -> None:
+    """A --device that does not exist is bad input; an option the model does not use gets a one-line note."""
+    uses = type(model).uses_options
+    given = {"device": options.device, "dtype": options.dtype, "max_length": options.max_length}
+    unused = [
+        f"--{name.replace('_', '-')}"
+        for name, value in given.items()
+        if value is not None and uses is not None and name not in uses
+    ]
+    if unused:
+        warnings.warn(f"model {shorten(spec)} does not use {' or '.join(unused)}: ignored.", Note, stacklevel=2)
+    if options.device is not None and (uses is None or "device" in uses):
+        check_device(options.device)
+
+
+@functools.cache
+def check_device(device: str) -> None:
+    """Refuse a torch device this machine does not have, before any weights load (exit 2, not a crash)."""
+    try:
+        import torch
+    except ImportError:  # no torch, no torch models: the model itself says what it needs
+        return
+    shown = shorten(device, 40)
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise BadInput(f"--device {shown!r}: not a torch device; expected e.g. cpu, cuda, cuda:0 or mps.") from None
+    if parsed.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            raise BadInput(f"--device {shown}: this machine has no CUDA GPU that torch can use; use --device cpu.")
+        if parsed.index is not None and parsed.index >= count:
+            raise BadInput(f"--device {shown}: this machine has {count} CUDA GPU(s), numbered from 0.")
+    elif parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise BadInput(f"--device {shown}: Apple's MPS is not available on this machine; use --device cpu.")
+    elif parsed.type not in ("cpu", "cuda", "mps"):
+        raise BadInput(f"--device {shown}: the harness runs models on cpu, cuda or mps.")
+
+
+def embedding_memo(model: Model, options: RunOptions) -> EmbeddingMemo:
+    """An in-run memo, backed by the on-disk cache for dense models (and a pipeline's dense stage)."""
+    from leaderboard.contract.model import DenseModel
+
+    target = model.first if isinstance(model, Pipeline) else model
+    if not options.use_cache or not isinstance(target, DenseModel):
+        return EmbeddingMemo()
+    from leaderboard.engine.cache import EmbeddingCache
+
+    settings = target.settings() | {
+        "query_prompt": target.metadata.query_prompt,
+        "document_prompt": target.metadata.document_prompt,
+    }
+    if options.dtype is not None:  # other weights, other vectors (absent for the default: old caches stay valid)
+        settings["dtype"] = options.dtype
+    return EmbeddingMemo(EmbeddingCache(target.metadata.name, target.metadata.revision, settings))
 
 
 def search_options(options: RunOptions) -> SearchOptions:
@@ -172,6 +230,8 @@ def build_model(registry: Registry, spec: str, options: RunOptions, built: dict[
             f"model plugin {resolved.registration.plugin!r} returned {type(model).__name__} for {spec!r}, "
             "not a leaderboard.Model"
         )
+    check_kind(model, f"model {spec!r} (plugin {resolved.registration.plugin!r})")
+    check_model_options(model, spec, options)
     plugin = resolved.registration.plugin
     built[spec] = LoadedModel(model, spec, plugin, _plugin_version(registry, plugin))
     return built[spec]
@@ -197,7 +257,8 @@ def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task,
     if unknown:
         accepted = ", ".join(f"{k} ({v})" for k, v in task.metadata.options.items()) or "none"
         raise BadInput(
-            f"--task-option {', '.join(unknown)}: not an option of task {task.metadata.name}; it accepts: {accepted}."
+            f"--task-option {', '.join(shorten(k, 60) for k in unknown)}: not an option of task {task.metadata.name};"
+            f" it accepts: {accepted}."
         )
     return task, resolved
 
@@ -229,6 +290,26 @@ def _settings(task: Task, model: Model, options: RunOptions) -> dict[str, Any]:
         "model_settings": model.settings(),
         "task_options": dict(options.task_options),
         "libraries": provenance.library_versions(),
+    }
+
+
+def _query_instruction_settings(model: Model, instructions: dict[str, str]) -> dict[str, Any]:
+    """What a result records when each query brings its own instruction (the texts are in the data)."""
+    import hashlib
+    import json
+
+    applied = model.metadata.takes_instructions
+    distinct = sorted(set(instructions.values()))
+    digest = hashlib.sha256(json.dumps(instructions, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return {
+        "instruction": "per query, from the data" if applied else None,
+        "query_instructions": {
+            "applied": applied,
+            "queries": len(instructions),
+            "distinct": len(distinct),
+            "sha256": digest,
+            "examples": [text[:300] for text in distinct[:3]],
+        },
     }
 
 
@@ -386,6 +467,8 @@ def prepare(registry: Registry, handle: LoadedModel, task_spec: str, options: Ru
     }
     if corpus_total is not None and len(data.corpus) < corpus_total:  # only when it cut: a full run stays one
         record["settings"]["corpus_sample"] = options.corpus_sample
+    if getattr(data, "query_instructions", None):
+        record["settings"].update(_query_instruction_settings(model, data.query_instructions))
     partial = None if record["coverage"]["complete"] else _partial_tag(options)
     # This version's path or an earlier version's; raises when it holds another run (another model's: always).
     path, existing = files.destination(options.output, record, overwrite=options.overwrite, partial=partial)
@@ -406,8 +489,8 @@ def compute(
     model, task, data, record, timer = handle.model, prepared.task, prepared.data, prepared.record, prepared.timer
     meta = task.metadata
     timer.timings["model_load"] = round(handle.ensure_loaded(), 6)
-    # load() may fill in parameter counts and the dtype the weights are in.
-    record["model"]["metadata"] = model.metadata.to_json() | {"dtype": getattr(model, "dtype", None)}
+    # load() may fill in parameter counts and the dtype the weights are in (metadata.dtype).
+    record["model"]["metadata"] = model.metadata.to_json()
     disk = memo.disk if memo is not None else None
     before = (disk.stats.hits, disk.stats.misses, disk.stats.corrupt) if disk else (0, 0, 0)
     ctx = Context(
@@ -417,6 +500,7 @@ def compute(
         first_stage=first_stage if first_stage is not None else FirstStageRuns(),
         task_key=(meta.name, data.source.content_hash),
         search=search or search_options(options),
+        query_instructions=getattr(data, "query_instructions", None) or {},
     )
     with timer.phase("evaluation"):
         report = _evaluate(task, model, data, ctx)
@@ -441,8 +525,9 @@ def compute(
         coverage = record["coverage"]
         coverage["complete"] = False
         coverage["reason"] = "; ".join(filter(None, [coverage["reason"], f"missing from the scores: {missing}"]))
-    if isinstance(task, RetrievalTask) and report.per_query:
-        add_complexity_strata(report, data.queries, meta.main_score, main_split)
+    strata_texts = data.queries if isinstance(task, RetrievalTask) else getattr(data, "query_texts", None)
+    if strata_texts and report.per_query:
+        add_complexity_strata(report, strata_texts, meta.main_score, main_split)
         if "complexity" in report.details:
             record["task"]["views"] = [*record["task"]["views"], complexity_view(report.details["complexity"])]
     if report.per_query:

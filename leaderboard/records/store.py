@@ -64,8 +64,10 @@ def redact(text: object, token: str | None = None) -> str:
 
 
 def git_blob_sha1(data: bytes) -> str:
-    """The id git (and the hub's file listing) gives a regular file's content."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    """The id git (and the hub's file listing) gives a regular file's content: huggingface_hub's own git hash."""
+    from huggingface_hub.utils.sha import git_hash
+
+    return git_hash(data)
 
 
 @dataclass
