@@ -32,3 +32,18 @@ def test_every_register_keyword_is_documented(keyword):
     module_doc = hookspecs.__doc__ or ""
     assert re.search(rf"^``{keyword}``$", module_doc, re.M), f"hookspecs' docstring does not document {keyword!r}"
     assert f"`{keyword}`" in README, f"README does not document register(..., {keyword}=...)"
+
+
+def test_readme_names_the_toolkit_and_the_door():
+    assert "`leaderboard.toolkit`" in README and "tests/test_layers.py" in README
+
+
+@pytest.mark.parametrize("name", __import__("leaderboard.toolkit").toolkit.__all__)
+def test_every_toolkit_name_is_documented(name):
+    """What plugins may import besides the contract is listed in the toolkit's docstring, with a docstring."""
+    import leaderboard.toolkit as toolkit
+
+    assert f"``{name}" in (toolkit.__doc__ or ""), f"leaderboard.toolkit's docstring does not list {name}"
+    value = getattr(toolkit, name)
+    if callable(value):
+        assert len(inspect.getdoc(value) or "") > 15, f"toolkit.{name} has no docstring"

@@ -26,6 +26,7 @@ def corpus_text(record: dict) -> str:
 
 
 def load_beir(root: Path, split: str = "test", source: DataSource | None = None) -> RetrievalData:
+    """A BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) as RetrievalData; BadInput names file and line."""
     root = Path(root)
     if not root.is_dir():
         raise BadInput(

@@ -17,12 +17,14 @@ from leaderboard.metrics.retrieval import trec_order
 
 
 def lsnc(violations: int, k: int) -> float:
+    """LSNC@K of one query with V violating documents in its top K: -log((V+1)/(K+1)) / log(K+1)."""
     if not 0 <= violations <= k:
         raise ValueError(f"V must be between 0 and K={k}, got {violations}")
     return -math.log((violations + 1) / (k + 1)) / math.log(k + 1)
 
 
 def top_k_ids(ranking: dict[str, float], k: int) -> list[str]:
+    """The ids of a ranking's first k documents, in trec_eval's order (score descending, ties by id descending)."""
     return [doc for doc, _ in trec_order(ranking)[:k]]
 
 

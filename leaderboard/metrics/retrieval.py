@@ -32,6 +32,7 @@ _MEASURES = {
 
 
 def metric_names(k_values: Iterable[int] = K_VALUES) -> list[str]:
+    """The names per_query_scores returns: ndcg/map/recall/precision at each k, and mrr_at_10."""
     names = [f"{name}_at_{k}" for name in _MEASURES for k in k_values]
     return names + [f"mrr_at_{MRR_CUTOFF}"]
 
@@ -71,6 +72,7 @@ def trec_order(ranking: dict[str, float]) -> list[tuple[str, float]]:
 
 
 def truncate(run: Run, depth: int) -> Run:
+    """Each query's first ``depth`` documents, in trec_eval's order."""
     return {qid: dict(trec_order(ranking)[:depth]) for qid, ranking in run.items()}
 
 
@@ -104,6 +106,7 @@ def per_query_scores(
 
 
 def mean_scores(per_query: dict[str, dict[str, float]], query_ids: Iterable[str] | None = None) -> dict[str, float]:
+    """Each metric's mean over the queries (all, or those of ``query_ids`` that have values)."""
     ids = list(per_query) if query_ids is None else [q for q in query_ids if q in per_query]
     if not ids:
         return {}
