@@ -218,9 +218,11 @@ def test_comparison_view_numbers_equal_leaderboard_compare(tmp_path):
     import leaderboard
 
     leaderboard.evaluate(["bm25", "bm25-okapi"], ["demo"], output=tmp_path)
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.json")}
     done = run_cli("compare", "bm25", "bm25-okapi", "--task", "demo", "--results", str(tmp_path), "--format", "json")
     assert done.returncode == 0, done.stderr
-    assert done.stderr.count("skipped: ") == 2  # the results in the folder are the ones compared
+    after = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.json")}
+    assert after == before  # the results in the folder are the ones compared (nothing run or rewritten)
     cli = json.loads(done.stdout)["tasks"]
     board = loading.load(tmp_path, public=True, persist=False)  # no benchmarks.json: the task is its own board
     keys = {line.name: line.key for line in board.ranking("demo", all_revisions=True).lines}
@@ -230,3 +232,37 @@ def test_comparison_view_numbers_equal_leaderboard_compare(tmp_path):
     for field in ("task", "metric", "queries", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "p_value"):
         assert ours[field] == pytest.approx(cli[0][field], abs=1e-12), field
     assert ours["p_holm"] == pytest.approx(cli[0]["p_holm"], abs=1e-12)
+    # per subset (the engine's content-word strata name their queries): the app's rows are compare_subsets'
+    from leaderboard.records.comparison import compare_subsets
+    from leaderboard.records.files import read_result
+
+    paths = {line.name: tmp_path / line.paths["demo"] for line in board.ranking("demo", all_revisions=True).lines}
+    a, b = read_result(paths["bm25"]), read_result(paths["bm25-okapi"])
+    direct = compare_subsets("demo", a, b, str(paths["bm25"]), str(paths["bm25-okapi"]))
+    from leaderboard.records.comparison import with_holm
+
+    with_holm(direct)
+    assert direct and [c.subset for c in direct] == [c.subset for c in view.subsets["demo"]]
+    assert all(c.subset.startswith("cw=") for c in direct)
+    for mine, theirs in zip(view.subsets["demo"], direct):
+        assert mine.to_json() == pytest.approx(theirs.to_json())
+
+
+def test_damaged_membership_costs_the_subset_intervals_not_the_board(typed_board, tmp_path):
+    import shutil
+
+    target = tmp_path / "damaged"
+    shutil.copytree(typed_board.root, target)
+    path = target / "alpha" / "r1" / "typed.json"
+    data = json.loads(path.read_text())
+    data["per_query"]["subsets"]["data"] = data["per_query"]["subsets"]["data"][:-8] + "AAAAAAA="
+    path.write_text(json.dumps(data))
+    board = loading.load(target, public=True, persist=False)
+    assert board.skipped == []
+    ranking = board.ranking("Typed")
+    keys = {c.label: c.key for c in ranking.columns}
+    alpha = next(line for line in ranking.lines if line.name == "alpha")
+    assert alpha.intervals[keys["All"]] is not None and alpha.intervals[keys["a"]] is None
+    assert "which queries form type=a" in alpha.interval_notes[keys["a"]]
+    beta = next(line for line in ranking.lines if line.name == "beta")
+    assert beta.intervals[keys["a"]] is not None
