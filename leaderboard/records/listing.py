@@ -13,6 +13,16 @@ from pathlib import Path
 
 BOOKKEEPING = ("model_card.json", "model_meta.json", "spec.json")
 TOP_LEVEL_BOOKKEEPING = ("benchmarks.json",)  # the results dataset's benchmark declarations, beside results/
+REPORTED_FOLDER = "reported"  # scores copied from papers (records/reported.py), beside results/: not results
+
+
+def _holds_reported_scores(folder: Path) -> bool:
+    """<root>/reported with no subfolder: the papers' files (a model's folder holds revision folders)."""
+    try:
+        with os.scandir(folder) as entries:
+            return not any(entry.is_dir(follow_symlinks=False) for entry in entries)
+    except OSError:
+        return False
 
 
 def result_files(root: Path) -> Iterator[Path]:
@@ -21,6 +31,8 @@ def result_files(root: Path) -> Iterator[Path]:
     found = []
     for folder, dirs, names in os.walk(root, onerror=None, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders are never walked
+        if folder == str(root) and REPORTED_FOLDER in dirs and _holds_reported_scores(root / REPORTED_FOLDER):
+            dirs.remove(REPORTED_FOLDER)
         for name in names + dirs:  # a folder named *.json is listed (and refused by the reader) too
             if name.endswith(".json") and not name.startswith(".") and name not in BOOKKEEPING:
                 if folder == str(root) and name in TOP_LEVEL_BOOKKEEPING:

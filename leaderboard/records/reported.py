@@ -250,6 +250,21 @@ def load_reported(root: Path) -> tuple[list[ReportedScore], list[str]]:
     return scores, skipped
 
 
+# `leaderboard show --reported`: the columns of the reported table, each row marked by its source.
+LISTING_COLUMNS = ["source", "model", "benchmark", "task", "subset", "metric", "value", "printed", "row", "column"]
+
+
+def listing_rows(scores: list[ReportedScore]) -> list[dict[str, Any]]:
+    """One row per reported score for `show`, its source first ('reported in ComLQ, Table 3')."""
+    return [{"source": s.source, **s.model_dump()} for s in scores]
+
+
+PAPER_COLUMNS = ["model", "source", "task", "subset", "metric", "value"]  # markdown/LaTeX: text, then the value
+PAPER_NOTE = (
+    "Copied from the papers (the printed number over its scale): claims, not runs of this harness; no interval."
+)
+
+
 def reported_uploads(folder: Path) -> list[tuple[str, bytes]]:
     """(path in the results dataset, bytes) for each reported file in ``folder``; BadInput naming every bad one.
 
