@@ -57,7 +57,7 @@ def stratified_resamples(strata: Sequence[np.ndarray], n_resamples: int = N_RESA
         chunk = max(1, min(n_resamples, _CELLS // n))
         for start in range(0, n_resamples, chunk):
             size = min(chunk, n_resamples - start)
-            counts = draw_counts(n, size, rng)
+            counts = draw_counts(n, size, rng).astype(np.float64)  # a float product runs in BLAS, an int one not
             resampled[:, start : start + size] += values @ counts.T / (n * len(strata))
     return resampled
 
