@@ -14,6 +14,7 @@ from leaderboard_tasks.mair import CITATION as MAIR_CITATION
 from leaderboard_tasks.mair import INF_IR_TASKS
 from leaderboard_tasks.mair import task_name as mair_task_name
 from leaderboard_tasks.mteb_tasks import BRIGHT_DOMAINS
+from leaderboard_tasks.multiconir import BIBTEX as MULTICONIR_BIBTEX
 from leaderboard_tasks.multiconir import CITATION as MULTICONIR_CITATION
 from leaderboard_tasks.negconstraint import VIOLATION_K
 
@@ -41,6 +42,7 @@ def multiconir() -> Benchmark:
         "Task 1's mean win rate; the other tasks are shown beside it, each in its own direction, never averaged.",
         reference="https://arxiv.org/abs/2503.08046",
         citation=MULTICONIR_CITATION,
+        bibtex=MULTICONIR_BIBTEX,
         tasks=(
             BenchmarkTask("multiconir-task1", "mean_win_rate", "higher", "Task 1 mean WR"),
             side("multiconir-task1", "decline", "Task 1 Decline (WR_1 - WR_10) ↓", "lower"),
@@ -63,6 +65,17 @@ def multiconir() -> Benchmark:
     )
 
 
+# Authors and title as the paper prints them (../shared/papers/004_3c5dcdfc67fe6c3c.txt).
+COMLQ_BIBTEX = """@inproceedings{xu2026comlq,
+  title = {ComLQ: Benchmarking Complex Logical Queries in Information Retrieval},
+  author = {Xu, Ganlin and Yin, Zhitao and Zhang, Linghao and Liang, Jiaqing and Lu, Weijia and Zhang, Xiaodong
+            and Yang, Zhifei and Jiang, Sihang and Yang, Deqing},
+  booktitle = {Proceedings of the AAAI Conference on Artificial Intelligence},
+  year = {2026},
+  url = {https://arxiv.org/abs/2511.12004}
+}"""
+
+
 def comlq() -> Benchmark:
     types = tuple(
         side("comlq", "ndcg_at_10", f"{'¬' if t in NEGATION_TYPES else ''}{t} nDCG@10", subset=f"type={t}")
@@ -78,6 +91,7 @@ def comlq() -> Benchmark:
         "nDCG@10 over all 2,909 queries; the 14 per-type scores and LSNC are shown beside it.",
         reference="https://arxiv.org/abs/2511.12004",
         citation=COMLQ_CITATION,
+        bibtex=COMLQ_BIBTEX,
         tasks=(BenchmarkTask("comlq", "ndcg_at_10", "higher", "nDCG@10 (all queries)"), *types, *lsnc),
         aggregate_label="nDCG@10 over all queries",
         formula="score = mean over the 2,909 queries of nDCG@10 (pytrec_eval). LSNC needs violation labels that "

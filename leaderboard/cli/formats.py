@@ -17,6 +17,7 @@ import click
 from leaderboard.cli.console import escape, out
 
 FORMATS = ("table", "json", "csv")
+PAPER_FORMATS = ("markdown", "latex")  # paper-ready tables (``leaderboard.cli.paper_tables``)
 
 
 def format_option(function: Callable) -> Callable:
@@ -27,6 +28,19 @@ def format_option(function: Callable) -> Callable:
         default="table",
         show_default=True,
         help="Output as a table, JSON (a list of objects) or CSV.",
+    )(function)
+
+
+def paper_format_option(function: Callable) -> Callable:
+    """``--format`` with the paper-ready Markdown and LaTeX tables besides the listing formats."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS + PAPER_FORMATS, case_sensitive=False),
+        default="table",
+        show_default=True,
+        help="Output as a table, JSON (a list of objects), CSV, or a paper-ready Markdown or LaTeX table "
+        "(scores with 95% intervals, the best bold, ≈ not significantly different from it).",
     )(function)
 
 

@@ -51,6 +51,9 @@ class Benchmark:
     aggregate_label: str = ""  # e.g. "mean nDCG@10 over 12 domains"
     formula: str = ""  # the aggregate stated as a formula, shown on the board
     citation: str = ""
+    # BibTeX of the benchmark's paper(s), printed by ``leaderboard cite`` (without it, cite builds a @misc
+    # entry from ``citation`` and ``reference`` and says so).
+    bibtex: str = ""
     public: bool = True  # False: never on the public board (demo data, ad-hoc folders)
     also: tuple[SideAggregate, ...] = ()  # other means shown beside the aggregate (FollowIR's mean p-MRR)
     views: tuple[BenchmarkView, ...] = ()  # task views to show with it (MultiConIR's WR_k curve)

@@ -14,12 +14,13 @@ subset), declarations (metrics, views and citation of each task), task (the task
 fixture (the synthetic offline dataset).
 """
 
-from .declarations import CITATION, INSTRUCTION, REFERENCE
+from .declarations import BIBTEX, CITATION, INSTRUCTION, REFERENCE
 from .loading import DOMAINS, ENV_VAR, HUB_REPO, TASK1_COLUMNS, TASK2_COLUMNS, TASK4_COLUMNS, VARIANTS, K
 from .notation import MAPPING, PAIR_LABELS, PAIR_NAMES, PAIRS
 from .task import DemoMultiConIRTask, MultiConIRTask, register_demo_tasks, register_tasks
 
 __all__ = [
+    "BIBTEX",
     "CITATION",
     "DOMAINS",
     "ENV_VAR",

@@ -8,7 +8,16 @@ from .loading import DOMAINS, K
 from .notation import MAPPING, PAIR_LABELS, PAIR_NAMES, PAIRS
 
 REFERENCE = "https://github.com/EIT-NLP/MultiConIR"
-CITATION = "Lu et al. MultiConIR: Towards Multi-Condition Information Retrieval. arXiv:2503.08046 (2025)."
+CITATION = "Lu et al. MultiConIR: Towards Multi-Conditional Information Retrieval. arXiv:2503.08046 (2025)."
+# The title as the paper prints it; the copy we read is the anonymous review version, so only the first
+# author's name (from the arXiv listing the citation above names) is given.
+BIBTEX = """@article{lu2025multiconir,
+  title = {MultiConIR: Towards Multi-Conditional Information Retrieval},
+  author = {Lu and others},
+  journal = {arXiv preprint arXiv:2503.08046},
+  year = {2025},
+  url = {https://arxiv.org/abs/2503.08046}
+}"""
 INSTRUCTION = "Given a domain retrieval query, retrieve documents that meet the specified conditions."
 
 

@@ -1,0 +1,83 @@
+"""``leaderboard cite BENCHMARK...``: the BibTeX of each benchmark's paper(s) and of this harness.
+
+A benchmark declaration carries its BibTeX (``Benchmark.bibtex``); a declaration with only a citation
+line gets a @misc entry built from that line and its reference, marked as built here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from leaderboard.errors import BadInput
+
+HARNESS_KEY = "retrieval_leaderboard"
+
+
+def harness_bibtex() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("retrieval-leaderboard")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        release = "unknown"
+    return (
+        f"@software{{{HARNESS_KEY},\n"
+        "  title = {retrieval-leaderboard: a plugin-based evaluation harness and leaderboard for retrievers and "
+        "rerankers on hard queries},\n"
+        "  author = {{retrieval-leaderboard contributors}},\n"
+        f"  version = {{{release}}},\n"
+        "  note = {Scores with per-query 95\\% bootstrap intervals and paired significance tests}\n"
+        "}"
+    )
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", name.lower()) or "benchmark"
+
+
+def benchmark_bibtex(declaration) -> str:
+    """The declaration's BibTeX; else a @misc entry from its citation line and reference, marked as such."""
+    if declaration.bibtex.strip():
+        return declaration.bibtex.strip()
+    if declaration.citation.strip().startswith("@"):  # a citation given as BibTeX already
+        return declaration.citation.strip()
+    text = declaration.citation.strip() or declaration.description.strip()
+    braced = text.replace("{", "(").replace("}", ")")
+    return (
+        f"% built by leaderboard cite from the {declaration.name} declaration's citation line (no BibTeX declared)\n"
+        f"@misc{{{_key(declaration.name)},\n"
+        f"  title = {{{declaration.name}}},\n"
+        f"  note = {{{braced}}},\n"
+        f"  howpublished = {{\\url{{{declaration.reference}}}}}\n"
+        "}"
+    )
+
+
+@click.command()
+@click.argument("benchmarks", nargs=-1, required=True, metavar="BENCHMARK...")
+def cite(benchmarks: tuple[str, ...]) -> None:
+    """Print the BibTeX of each BENCHMARK's paper(s) (see `leaderboard benchmarks`) and of this harness."""
+    from leaderboard.registry import get_registry
+
+    registry = get_registry()
+    names = {name.lower(): name for name in registry.names("benchmark")}
+    unknown = [b for b in benchmarks if b.lower() not in names]
+    if unknown:
+        raise BadInput(
+            f"unknown benchmark {unknown[0]!r}; expected one of: {', '.join(sorted(names.values()))} "
+            "(see `leaderboard benchmarks`)."
+        )
+    entries = []
+    for name in dict.fromkeys(names[b.lower()] for b in benchmarks):
+        try:
+            declaration = registry.entries["benchmark"][name].factory()
+        except Exception as exc:  # a plugin's bug is named, not a traceback
+            raise BadInput(f"benchmark {name!r}: its declaration failed ({type(exc).__name__}: {exc}).") from None
+        entries.append(benchmark_bibtex(declaration))
+    entries.append(harness_bibtex())
+    click.echo("\n\n".join(entries))
+
+
+COMMANDS = [cite]

@@ -1,0 +1,157 @@
+"""compare from results alone (no data, no task plugin), paper-ready Markdown/LaTeX tables from show and
+compare, and `leaderboard cite`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from conftest import REPO, run_cli
+
+from leaderboard.metrics.bootstrap import stratified_bootstrap
+from leaderboard.records.comparison import per_query_values
+from leaderboard.records.files import read_result
+
+SUBMISSIONS = REPO / "submissions"
+RESULTS = {
+    "bm25": SUBMISSIONS / "bm25" / "results" / "bm25" / "bm25s-0.3.16" / "negconstraint.json",
+    "bm25-okapi": SUBMISSIONS / "bm25-okapi" / "results" / "bm25-okapi" / "okapi-1" / "negconstraint.json",
+}
+
+
+@pytest.fixture
+def results_only(tmp_path):
+    """Two complete NegConstraint results as pulled from a results dataset, and nowhere any NegConstraint data."""
+    folder = tmp_path / "pulled"
+    for model, source in RESULTS.items():
+        target = folder / model / source.parent.name / source.name
+        target.parent.mkdir(parents=True)
+        shutil.copy(source, target)
+    env = {
+        "LEADERBOARD_NEGCONSTRAINT_DIR": str(tmp_path / "no-such-data"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "HF_HUB_OFFLINE": "1",
+    }
+    return folder, env
+
+
+def _bootstrap(values: dict[str, float]) -> tuple[float, float]:
+    low, high = stratified_bootstrap([np.asarray([[values[q] for q in sorted(values)]])])
+    return float(low[0]), float(high[0])
+
+
+def test_compare_from_results_alone_needs_no_data_and_says_reused(results_only):
+    folder, env = results_only
+    ran = run_cli(
+        "compare",
+        "bm25",
+        "bm25-okapi",
+        "--task",
+        "negconstraint",
+        "--results",
+        str(folder),
+        "--format",
+        "json",
+        env=env,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "skipped" not in ran.stdout + ran.stderr
+    reused = [line for line in ran.stderr.splitlines() if line.startswith("reused: ")]
+    assert len(reused) == 2 and all("negconstraint.json" in line for line in reused)
+    (comparison,) = json.loads(ran.stdout)["tasks"]
+    a, b = (read_result(path) for path in RESULTS.values())
+    assert comparison["queries"] == 366
+    assert comparison["mean_a"] == pytest.approx(a.main_score, abs=1e-12)
+    assert comparison["mean_b"] == pytest.approx(b.main_score, abs=1e-12)
+    assert not (folder / "negconstraint").exists() and len(list(folder.rglob("*.json"))) == 2  # nothing run
+
+
+def test_compare_refuses_results_on_different_data(results_only):
+    folder, env = results_only
+    path = next((folder / "bm25-okapi").rglob("negconstraint.json"))
+    data = json.loads(path.read_text())
+    data["task"]["source"]["content_hash"] = "sha256:" + "0" * 64
+    path.write_text(json.dumps(data))
+    ran = run_cli("compare", "bm25", "bm25-okapi", "--task", "negconstraint", "--results", str(folder), env=env)
+    assert ran.returncode == 2 and "different data" in ran.stderr and "Traceback" not in ran.stderr
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_compare_paper_tables(results_only, fmt):
+    folder, env = results_only
+    args = ("compare", "bm25", "bm25-okapi", "--task", "negconstraint", "--results", str(folder))
+    ran = run_cli(*args, "--format", fmt, env=env)
+    assert ran.returncode == 0, ran.stderr
+    numbers = json.loads(run_cli(*args, "--format", "json", env=env).stdout)["tasks"][0]
+    a, b = (read_result(path) for path in RESULTS.values())
+    low_a, high_a = _bootstrap(per_query_values(a, "ndcg_at_10", "a"))  # the board's interval of a cell
+    low_b, high_b = _bootstrap(per_query_values(b, "ndcg_at_10", "b"))
+    cell_a = f"{a.main_score:.4f} [{low_a:.4f}, {high_a:.4f}]"
+    cell_b = f"{b.main_score:.4f} [{low_b:.4f}, {high_b:.4f}]"
+    difference = f"{numbers['difference']:+.4f} [{numbers['ci_low']:+.4f}, {numbers['ci_high']:+.4f}]"
+    assert numbers["p_holm"] >= 0.05  # so B, the worse, is marked as not significantly different
+    out = ran.stdout
+    if fmt == "markdown":
+        assert "| Task | Metric | Queries | A: bm25 | B: bm25-okapi | A − B [95% CI] | p | p (Holm) |" in out
+        row = f"| negconstraint | ndcg_at_10 | 366 | **{cell_a}** | {cell_b} ≈ | {difference} | "
+        assert row in out
+    else:
+        assert r"\begin{tabular}{llrrrrrr}" in out and r"\toprule" in out and r"\end{table}" in out
+        assert r"Task & Metric & Queries & A: bm25 & B: bm25-okapi & A $-$ B [95\% CI] & p & p (Holm) \\" in out
+        assert rf"negconstraint & ndcg\_at\_10 & 366 & \textbf{{{cell_a}}} & {cell_b} $\approx$ & {difference}" in out
+        assert "≈" not in out and "≤" not in out  # everything non-ASCII that LaTeX cannot set is in math mode
+    assert f"{numbers['p_value']:.4f}" in out
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_show_paper_tables(results_only, fmt):
+    folder, env = results_only
+    ran = run_cli("show", str(folder), "--format", fmt, env=env)
+    assert ran.returncode == 0, ran.stderr
+    a, b = (read_result(path) for path in RESULTS.values())
+    low_b, high_b = _bootstrap(per_query_values(b, "ndcg_at_10", "b"))
+    cell_b = f"{b.main_score:.4f} [{low_b:.4f}, {high_b:.4f}]"
+    if fmt == "markdown":
+        assert "| Model | Revision | negconstraint (ndcg_at_10) |" in ran.stdout
+        assert f"| bm25-okapi | okapi-1 | {cell_b} ≈ |" in ran.stdout
+        assert f"| bm25 | bm25s-0.3.16 | **{a.main_score:.4f} [" in ran.stdout
+    else:
+        assert r"Model & Revision & negconstraint (ndcg\_at\_10) \\" in ran.stdout
+        assert rf"bm25-okapi & okapi-1 & {cell_b} $\approx$ \\" in ran.stdout
+        assert rf"bm25 & bm25s-0.3.16 & \textbf{{{a.main_score:.4f} [" in ran.stdout
+
+
+def test_latex_escapes_names():
+    from leaderboard.cli.paper_tables import latex_escape, markdown_escape
+
+    assert latex_escape("a_b & c%d #1 {x} ~ ^ \\") == (
+        r"a\_b \& c\%d \#1 \{x\} \textasciitilde{} \textasciicircum{} \textbackslash{}"
+    )
+    assert markdown_escape("a|b*c") == "a\\|b\\*c"
+
+
+def test_cite_comlq_and_the_harness():
+    ran = run_cli("cite", "ComLQ")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("@inproceedings{xu2026comlq,")
+    assert "title = {ComLQ: Benchmarking Complex Logical Queries in Information Retrieval}" in ran.stdout
+    assert "Xu, Ganlin and Yin, Zhitao" in ran.stdout and "year = {2026}" in ran.stdout
+    from importlib.metadata import version
+
+    assert "@software{retrieval_leaderboard," in ran.stdout
+    assert f"version = {{{version('retrieval-leaderboard')}}}" in ran.stdout
+    assert ran.stdout.count("{") == ran.stdout.count("}")  # balanced braces: a BibTeX parser can read it
+
+
+def test_cite_several_a_built_entry_and_an_unknown_name():
+    ran = run_cli("cite", "multiconir", "NegConstraint")  # names are matched without case
+    assert ran.returncode == 0, ran.stderr
+    assert "@article{lu2025multiconir," in ran.stdout and "arXiv:2503.08046" in ran.stdout
+    # NegConstraint declares a citation line only: the @misc entry says it was built from it
+    assert "% built by leaderboard cite from the NegConstraint declaration's citation line" in ran.stdout
+    assert "@misc{negconstraint," in ran.stdout and r"\url{https://arxiv.org/abs/2505.22299}" in ran.stdout
+    ran = run_cli("cite", "ComLQ", "NoSuchBench")
+    assert ran.returncode == 2 and "unknown benchmark 'NoSuchBench'" in ran.stderr and "ComLQ" in ran.stderr
+    assert ran.stdout == "" and "Traceback" not in ran.stderr
