@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli.console import err, escape, out, progress
-from leaderboard.cli.formats import emit, format_option
+from leaderboard.cli.formats import PAPER_FORMATS, emit, format_option, paper_format_option
 
 
 def _registry():
@@ -18,12 +18,19 @@ def _registry():
 
 @click.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@format_option
+@paper_format_option
 def show(directory: Path, fmt: str) -> None:
     """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
     index = build_index(directory)
+    if fmt.lower() in PAPER_FORMATS:  # complete results as models x tasks, with intervals and significance marks
+        from leaderboard.cli.paper_tables import results_table
+
+        click.echo(results_table(index, fmt.lower(), f"Results in {directory}"), nl=False)
+        for path, reason in index.skipped:
+            err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
+        return
     rows = [
         {
             "model": r["model"]["name"],
