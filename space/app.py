@@ -1,19 +1,27 @@
-"""Hugging Face Space entry point for the public leaderboard.
+"""Hugging Face Space entry point for the public leaderboard (copied into the Space by `leaderboard space build`).
 
-RESULTS_REPO names the results dataset (hf://ORG/NAME, or ORG/NAME; a local folder also works).
-The app pulls it with huggingface_hub, reads it through the result index (each file validated
-once), shows public benchmarks only, and polls the dataset's revision every
-LEADERBOARD_POLL_SECONDS (default 600) to show new commits without a restart.
+RESULTS_REPO names the results dataset (ORG/NAME or hf://ORG/NAME; a local folder also works): the
+Space variable set by `leaderboard space deploy`, else ``results_repo`` in space.json beside this file.
+The app pulls it with huggingface_hub, reads it through the result index (each file validated once),
+shows public benchmarks only, and polls the dataset's revision every LEADERBOARD_POLL_SECONDS
+(default 600) to show new commits without a restart.
 """
 
+import json
 import os
+from pathlib import Path
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported
 
 from leaderboard.app.live import DEFAULT_POLL_SECONDS
 from leaderboard.app.ui import build_app, launch
 
-RESULTS = os.environ.get("RESULTS_REPO", "hf://retrieval-leaderboard/results")
+CONFIG = Path(__file__).with_name("space.json")
+RESULTS = os.environ.get("RESULTS_REPO") or (json.loads(CONFIG.read_text()) if CONFIG.is_file() else {}).get(
+    "results_repo"
+)
+if not RESULTS:
+    raise SystemExit("Set the RESULTS_REPO variable to the results dataset (ORG/NAME) in the Space settings.")
 SOURCE = RESULTS if RESULTS.startswith("hf://") or os.path.isdir(RESULTS) else f"hf://{RESULTS}"
 POLL_SECONDS = float(os.environ.get("LEADERBOARD_POLL_SECONDS", DEFAULT_POLL_SECONDS))
 
