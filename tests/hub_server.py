@@ -198,6 +198,7 @@ class Handler(BaseHTTPRequestHandler):
         added = {
             line["value"]["path"]: base64.b64decode(line["value"]["content"]) for line in lines if line["key"] == "file"
         }
+        deleted = {line["value"]["path"] for line in lines if line["key"] == "deletedFile"}
         create_pr = parse_qs(url.query).get("create_pr", ["0"])[0] in ("1", "true", "True")
         with self.state.lock:
             parent = header.get("parentCommit")
@@ -209,7 +210,7 @@ class Handler(BaseHTTPRequestHandler):
                         f"(parent {parent} is not {repo.head})"
                     },
                 )
-            files = {**repo.files, **added}
+            files = {p: b for p, b in repo.files.items() if p not in deleted} | added
             sha = _sha(files, repo.head)
             if create_pr:
                 repo.prs.append(files)
