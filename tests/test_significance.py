@@ -127,3 +127,28 @@ def test_holm_known_values():
     assert holm({}) == {}
     with pytest.raises(ValueError):
         holm({"bad": 1.5})
+
+
+def test_sign_flip_test_for_many_models_equals_the_pairwise_test():
+    """The board's vectorised test: exact enumeration equals the hand count and scipy's, model by model."""
+    from leaderboard.metrics.significance import sign_flip_test
+
+    others = np.array([B, A, [x + 0.125 for x in B]])  # the last: a constant shift of B
+    p = sign_flip_test([np.array(A)], [others])
+    assert p[0] == pytest.approx(exact_sign_flip_p(A, B)) == pytest.approx(randomization_test(A, B).p_value)
+    assert p[1] == 1.0  # identical to the best
+    shifted = list(others[2])
+    assert p[2] == pytest.approx(exact_sign_flip_p(A, shifted))
+
+
+def test_sign_flip_test_over_two_tasks_weights_each_task_equally():
+    """Two tasks: the statistic is the mean over tasks of each task's mean difference (the aggregate's)."""
+    from leaderboard.metrics.significance import sign_flip_test
+
+    best = [np.array(A[:6]), np.array(A[6:])]
+    other = [np.array([B[:6]]), np.array([B[6:]])]
+    d = np.concatenate([(np.array(A[:6]) - B[:6]) / 6, (np.array(A[6:]) - B[6:]) / 2]) / 2  # task-weighted
+    observed = abs(d.sum())
+    flips = [abs((np.array(s) * d).sum()) for s in itertools.product((1, -1), repeat=d.size)]
+    hand = sum(f >= observed - 1e-12 for f in flips) / len(flips)
+    assert sign_flip_test(best, other)[0] == pytest.approx(hand)
