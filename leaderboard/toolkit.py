@@ -13,6 +13,7 @@ Constraint and negation metrics:
   ``lsnc``, ``lsnc_per_query``, ``top_k_ids``, ``paired_wins``, ``rank_of``, ``violations_per_query``,
   ``violation_in_top_k``, ``violator_relative_rank``, ``subset_means``, ``subset_members``, ``cohen_kappa``
 Instruction-following metrics per unit, as mteb defines them:
+  ``pmrr_per_pair`` (FollowIR p-MRR), ``robustness_per_query`` (InstructIR), ``paired_accuracy_per_pair`` (NevIR)
 The stratified bootstrap:
   ``stratified_bootstrap``, ``macro_mean``, ``N_RESAMPLES``
 Data:
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from leaderboard.metrics.bounds import bounds  # noqa: F401
     from leaderboard.metrics.breakdown import subset_means, subset_members  # noqa: F401
     from leaderboard.metrics.negation import lsnc, lsnc_per_query, paired_wins, rank_of, top_k_ids  # noqa: F401
+    from leaderboard.metrics.pmrr import pmrr_per_pair  # noqa: F401
     from leaderboard.metrics.retrieval import (  # noqa: F401
         HEADLINE,
         K_VALUES,
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
         trec_order,
         truncate,
     )
+    from leaderboard.metrics.variants import paired_accuracy_per_pair, robustness_per_query  # noqa: F401
     from leaderboard.metrics.violations import (  # noqa: F401
         violation_in_top_k,
         violations_per_query,
@@ -83,6 +86,8 @@ _MODULES = {
         "truncate",
     ),
     "leaderboard.metrics.bounds": ("bounds",),
+    "leaderboard.metrics.pmrr": ("pmrr_per_pair",),
+    "leaderboard.metrics.variants": ("paired_accuracy_per_pair", "robustness_per_query"),
     "leaderboard.metrics.negation": ("lsnc", "lsnc_per_query", "paired_wins", "rank_of", "top_k_ids"),
     "leaderboard.metrics.violations": ("violation_in_top_k", "violations_per_query", "violator_relative_rank"),
     "leaderboard.metrics.breakdown": ("subset_means", "subset_members"),

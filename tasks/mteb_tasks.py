@@ -14,10 +14,13 @@ is recognised too. Without local data, mteb downloads from the Hugging Face hub.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -186,6 +189,7 @@ class MtebTask(ExternalTask):
         self.mteb_name = mteb_name
         meta = self.mteb_task.metadata
         self.folder = folder or local_folder(name or mteb_name, data_dir)
+        self._cache: tempfile.TemporaryDirectory[str] | None = None  # see datasets_cache()
         self.metadata = TaskMetadata(
             name=name or mteb_name,
             family=FAMILY.get(mteb_name, "mteb"),
@@ -199,6 +203,29 @@ class MtebTask(ExternalTask):
             supports_limit=False,  # mteb evaluates the whole task
         )
         self.metadata.views = views(self.metadata)
+
+    @contextlib.contextmanager
+    def datasets_cache(self) -> Iterator[None]:
+        """For a local folder, a cache of ``datasets`` of its own, made fresh for each task object.
+
+        ``datasets`` caches a local folder's files under a key that does not follow their content: a
+        folder rewritten in place was read back from the old cache, under the new content hash. mteb
+        calls ``load_dataset`` itself (and again for FollowIR's qrel_diff while scoring), so the cache
+        root is swapped around those calls; hub data keeps the shared cache.
+        """
+        if self.folder is None:
+            yield
+            return
+        import datasets.config
+
+        if self._cache is None:
+            self._cache = tempfile.TemporaryDirectory(prefix="leaderboard-mteb-datasets-")
+        previous = datasets.config.HF_DATASETS_CACHE
+        datasets.config.HF_DATASETS_CACHE = Path(self._cache.name)
+        try:
+            yield
+        finally:
+            datasets.config.HF_DATASETS_CACHE = previous
 
     def load(self) -> ExternalData:
         task = self.mteb_task
@@ -215,7 +242,8 @@ class MtebTask(ExternalTask):
 
         disable_progress_bar()  # the runner draws its own progress
         try:
-            task.load_data()
+            with self.datasets_cache():
+                task.load_data()
         except Exception as exc:
             raise BadInput(
                 f"mteb task {self.metadata.name}: could not load its data from {source.uri} "
@@ -232,26 +260,34 @@ class MtebTask(ExternalTask):
         import mteb
         from leaderboard_plugins.mteb_bridge import mteb_adapter
 
-        try:
-            outcome = mteb.evaluate(
-                mteb_adapter(model, batch_size),
-                data.handle,
-                cache=None,
-                overwrite_strategy="always",
-                show_progress_bar=False,
-                encode_kwargs={"batch_size": batch_size},
-            )
-            result = outcome.task_results[0]
-        except BadInput:
-            raise
-        except Exception as exc:
-            raise BadInput(
-                f"mteb task {self.metadata.name} failed with model {model.metadata.name}: {type(exc).__name__}: {exc}"
-            ) from None
+        from .mteb_per_query import read_predictions
+
+        with tempfile.TemporaryDirectory(prefix="leaderboard-mteb-") as predictions_dir, self.datasets_cache():
+            try:
+                outcome = mteb.evaluate(
+                    mteb_adapter(model, batch_size),
+                    data.handle,
+                    cache=None,
+                    overwrite_strategy="always",
+                    show_progress_bar=False,
+                    encode_kwargs={"batch_size": batch_size},
+                    prediction_folder=predictions_dir,  # keeps each query's ranking: per-query values below
+                )
+                result = outcome.task_results[0]
+                predictions = read_predictions(Path(predictions_dir), data.handle)
+            except BadInput:
+                raise
+            except Exception as exc:
+                raise BadInput(
+                    f"mteb task {self.metadata.name} failed with model {model.metadata.name}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from None
         scores: dict[str, dict[str, dict[str, float]]] = {}
         dropped: list[str] = []
+        mteb_subsets: dict[str, list[str]] = {}  # split -> the subsets mteb itself scored
         for split, entries in result.scores.items():
             subsets = {str(e.get("hf_subset", "default")): _finite_flat(dict(e), dropped) for e in entries}
+            mteb_subsets[split] = list(subsets)
             if "default" not in subsets:  # mteb's aggregate over subsets is their mean
                 shared = set.intersection(*(set(v) for v in subsets.values()))
                 subsets["default"] = {n: sum(v[n] for v in subsets.values()) / len(subsets) for n in sorted(shared)}
@@ -273,7 +309,68 @@ class MtebTask(ExternalTask):
         }
         if dropped:
             details["non_finite_metrics_dropped"] = sorted(set(dropped))
-        return ScoreReport(scores, details=details)
+        report = ScoreReport(scores, details=details)
+        self.add_per_query(report, data, predictions, mteb_subsets.get(self.metadata.splits[0], []))
+        return report
+
+    def add_per_query(
+        self, report: ScoreReport, data: ExternalData, predictions: dict[str, Any], subsets: list[str]
+    ) -> None:
+        """Per-query values of the main score on the main split, each subset's mean checked against mteb's.
+
+        The stored score becomes the mean of the stored values (readers check that to 1e-9); mteb's own
+        value, which differs by at most the checked tolerance, is kept in task_details["mteb_reported"].
+        """
+        from .mteb_per_query import PerQueryMismatch, check_mean, subset_values, supported, unit_of
+
+        main, split = self.metadata.main_score, self.metadata.splits[0]
+        details = report.details
+        if not supported(main):
+            details["per_query"] = f"not computed: {main} has no per-query definition in this harness"
+            return
+        many = len(subsets) > 1
+        per_unit: dict[str, dict[str, float]] = {}
+        members: dict[str, list[str]] = {}
+        texts: dict[str, str] = {}
+        reported: dict[str, float] = {}
+        for subset in subsets:
+            try:
+                found = subset_values(data.handle, main, subset, split, predictions[subset][split])
+            except PerQueryMismatch as exc:
+                raise BadInput(str(exc)) from None
+            except Exception as exc:  # missing predictions, a qrel_diff that does not load, ...
+                raise BadInput(
+                    f"mteb task {self.metadata.name}, subset {subset}: could not recompute per-query {main} "
+                    f"from mteb's saved rankings ({type(exc).__name__}: {exc}); no result was written"
+                ) from None
+            entry = report.scores[split][subset]
+            reported[subset] = entry[main]
+            try:
+                entry[main] = check_mean(self.metadata.name, subset, main, found.values, entry[main])
+            except PerQueryMismatch as exc:
+                raise BadInput(str(exc)) from None
+            key = (lambda unit, subset=subset: f"{subset}/{unit}") if many else (lambda unit: unit)
+            per_unit.update({key(u): {main: v} for u, v in found.values.items()})
+            texts.update({key(u): t for u, t in found.texts.items()})
+            if subset != "default":
+                members[subset] = [key(u) for u in found.values]
+        details["mteb_reported"] = {split: {s: {main: v} for s, v in reported.items()}}
+        if many:
+            sizes = {len(m) for m in members.values()}
+            if len(sizes) > 1:  # mteb's score is the mean over subsets; a mean over queries would not equal it
+                details["per_query"] = (
+                    f"not stored: the {main} of 'default' is mteb's mean over the subsets {subsets}, which have "
+                    f"{sorted(len(m) for m in members.values())} units, so no mean over units equals it"
+                )
+                return
+            # equal sizes: the mean over subsets equals the mean over all units (stored as such, to 1e-9)
+            report.scores[split]["default"][main] = sum(v[main] for v in per_unit.values()) / len(per_unit)
+        elif subsets and subsets[0] != "default":  # one named subset: "default" is the same queries
+            report.scores[split]["default"][main] = report.scores[split][subsets[0]][main]
+        report.per_query = per_unit
+        report.subset_queries = members
+        details["per_query_unit"] = unit_of(main)
+        data.query_texts = texts
 
 
 def from_argument(request: TaskRequest) -> MtebTask:

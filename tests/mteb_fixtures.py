@@ -111,3 +111,81 @@ def instructir_folder(root: Path) -> Path:
             ],
         },
     )
+
+
+# A FollowIR-style folder on which BM25 (which reads each query's text with its instruction appended, as mteb
+# gives it) moves the changed-away documents both down and up. Every document holds "energy", the query text,
+# and has four tokens, so every document is in every run and BM25's ranks follow from the instruction words
+# alone (idf: a word in one document outweighs a word in two; equal scores rank by document id, descending).
+MOVING_DOCS = {
+    "d1": "energy from solar panels",
+    "d2": "energy from wind turbines",
+    "d3": "energy from solar wind",
+    "d4": "energy from hydro dams",
+}
+MOVING_INSTRUCTIONS = {
+    "q1-og": "solar panels",  # d1 (solar, panels) 1, d3 (solar) 2, then d4, d2 (tied on energy)
+    "q1-changed": "wind turbines",  # d2 1, d3 (wind) 2, then d4, d1 (tied)
+    "q2-og": "hydro dams",  # d4 1, then d3, d2, d1 (tied)
+    "q2-changed": "hydro dams not solar panels",  # d4 1, d1 (solar, panels) 2, d3 (solar) 3, d2 4
+}
+MOVING_CHANGED = {"q1": ["d1", "d3"], "q2": ["d1", "d3"]}  # made non-relevant by the changed instruction
+
+
+def followir_moving_folder(root: Path) -> Path:
+    """FollowIR-style: the changed instruction moves documents down (q1: d1) and up (q2: d1) under BM25."""
+    qrels = {
+        "q1-og": {"d1": 1, "d3": 1},
+        "q1-changed": {"d2": 1, "d1": 0, "d3": 0},
+        "q2-og": {"d4": 1, "d1": 1, "d3": 1},
+        "q2-changed": {"d4": 1, "d1": 0, "d3": 0},
+    }
+    return write_mteb_folder(
+        root,
+        {
+            "corpus": [{"_id": d, "title": "", "text": t} for d, t in MOVING_DOCS.items()],
+            "queries": [{"_id": q, "text": "energy"} for q in MOVING_INSTRUCTIONS],
+            "instruction": [{"query-id": q, "instruction": i} for q, i in MOVING_INSTRUCTIONS.items()],
+            "default": [
+                {"query-id": q, "corpus-id": d, "score": g} for q, docs in qrels.items() for d, g in docs.items()
+            ],
+            "top_ranked": [{"query-id": q, "corpus-ids": list(MOVING_DOCS)} for q in MOVING_INSTRUCTIONS],
+            "qrel_diff": [{"query-id": q, "corpus-ids": docs} for q, docs in MOVING_CHANGED.items()],
+        },
+    )
+
+
+def ifir_folder(root: Path) -> Path:
+    """IFIR-style (retrieval with instructions at three levels v1-v3; scored by an IFIR task, nDCG@20).
+
+    Query texts differ in length so that the complexity strata have more than one bucket, and BM25
+    misses on two of them, so that the per-query values vary.
+    """
+    docs = {
+        "a1": "A contract is void when signed under duress.",
+        "a2": "The tenant must pay rent on the first day of the month.",
+        "a3": "Patents protect inventions for twenty years.",
+        "a4": "A will must be signed before two witnesses.",
+        "a5": "Copyright protects original works of authorship.",
+        "a6": "Employers must pay overtime for extra hours.",
+    }
+    queries = {
+        "c_v1": ("contract duress", "Find rules on contracts.", "a1"),
+        "c_v2": ("contract signed under duress void", "Only rules on void contracts.", "a1"),
+        "c_v3": ("is a contract signed under duress void or voidable", "Only statutes, no commentary.", "a1"),
+        "r_v1": ("overtime pay", "Find lease rules.", "a2"),  # the words of a6
+        "r_v2": ("when must the tenant pay rent", "Only rules on payment dates.", "a2"),
+        "r_v3": ("tenant rent payment first day month", "Only residential tenancies.", "a2"),
+        "w_v1": ("witness", "Find succession rules.", "a4"),  # only a stemmer matches "witnesses."
+        "w_v2": ("how many witnesses must sign a will", "Only formal requirements.", "a4"),
+        "w_v3": ("protect original inventions", "Only labour statutes.", "a6"),  # the words of a3 and a5
+    }
+    return write_mteb_folder(
+        root,
+        {
+            "corpus": [{"_id": d, "title": "", "text": t} for d, t in docs.items()],
+            "queries": [{"_id": q, "text": text} for q, (text, _, _) in queries.items()],
+            "instruction": [{"query-id": q, "instruction": instr} for q, (_, instr, _) in queries.items()],
+            "default": [{"query-id": q, "corpus-id": doc, "score": 1} for q, (_, _, doc) in queries.items()],
+        },
+    )

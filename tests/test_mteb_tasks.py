@@ -91,6 +91,15 @@ def test_instructir_style_folder(tmp_path):
     assert ran.returncode == 0, ran.stderr
     result = json.loads(next((tmp_path / "out").rglob("*.json")).read_text())
     assert result["task"]["main_score"] == "robustness_at_10"
+    from leaderboard.records.result import Result, decode_per_query
+
+    values = decode_per_query(Result.model_validate(result).per_query)  # per base query: b, c
+    assert set(values) == {"b", "c"} and result["task_details"]["per_query_unit"].startswith("base query")
+    mean = sum(v["robustness_at_10"] for v in values.values()) / 2
+    assert result["main_score"] == pytest.approx(mean, abs=1e-9)
+    assert result["task_details"]["mteb_reported"]["test"]["default"]["robustness_at_10"] == pytest.approx(
+        mean, abs=1e-6
+    )
     assert (
         0
         <= result["scores"]["test"]["default"]["robustness_at_10"]

@@ -212,6 +212,9 @@ class ExternalData:
     source: DataSource
     handle: Any  # the framework's own task object
     extra: dict[str, Any] = field(default_factory=dict)
+    # The raw text (no instruction) behind each key of ScoreReport.per_query, set by evaluate_model where a
+    # unit has one query text: the engine stratifies external tasks by query complexity from it.
+    query_texts: dict[str, str] = field(default_factory=dict)
 
 
 class ExternalTask(Task):
