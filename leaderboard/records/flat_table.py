@@ -64,7 +64,7 @@ def rows_of(result: Result, result_path: str) -> list[dict[str, Any]]:
                     {
                         "model": result.model.name,
                         "revision": result.model.revision,
-                        "kind": str(result.model.kind),
+                        "kind": str(getattr(result.model.kind, "value", result.model.kind)),  # "sparse", not the enum
                         "task": result.task.name,
                         "split": split,
                         "subset": subset,
