@@ -189,3 +189,34 @@ def ifir_folder(root: Path) -> Path:
             "default": [{"query-id": q, "corpus-id": doc, "score": 1} for q, (_, _, doc) in queries.items()],
         },
     )
+
+
+def nevir_folder(root: Path) -> Path:
+    """NevIR-style: pairs of contrasting questions (<key>_q1, <key>_q2) over the same two passages, reranked.
+
+    Pair p1's questions share their words with their own passage, pair p2's q2 shares its words with
+    q1's passage, so BM25 gets p1 right and p2 wrong: paired accuracy 1/2.
+    """
+    docs = {
+        "p1_a": "The bridge was opened in spring.",
+        "p1_b": "The tunnel was closed in winter.",
+        "p2_a": "The cat sleeps on the warm sofa.",
+        "p2_b": "The dog never sleeps indoors.",
+    }
+    queries = {
+        "p1_q1": ("when was the bridge opened", "p1_a"),
+        "p1_q2": ("when was the tunnel closed", "p1_b"),
+        "p2_q1": ("where does the cat sleep on a warm sofa", "p2_a"),
+        "p2_q2": ("which animal does not sleep on the warm sofa", "p2_b"),  # worded like p2_a
+    }
+    return write_mteb_folder(
+        root,
+        {
+            "corpus": [{"_id": d, "title": "", "text": t} for d, t in docs.items()],
+            "queries": [{"_id": q, "text": text} for q, (text, _) in queries.items()],
+            "default": [{"query-id": q, "corpus-id": doc, "score": 1} for q, (_, doc) in queries.items()],
+            "top_ranked": [
+                {"query-id": q, "corpus-ids": [d for d in docs if d.split("_")[0] == q.split("_")[0]]} for q in queries
+            ],
+        },
+    )

@@ -185,3 +185,19 @@ def test_ifir_folder_per_query_compare_and_strata(tmp_path):
         assert len(strata) > 1 and "complexity" in result.task_details  # the engine's query-complexity strata
     okapi = per_query(read(next((results / "bm25-okapi").rglob("IFIRAila.json"))), "ndcg_at_20")
     assert okapi["w_v1"] < 1.0  # "witness" meets "witnesses." only through bm25's stemmer
+
+
+def test_nevir_folder_paired_accuracy_per_pair(tmp_path):
+    from mteb_fixtures import nevir_folder
+
+    folder = nevir_folder(tmp_path / "nevir")
+    ran = run_cli(
+        "run", "-m", "bm25", "-t", "NevIR", "--output", str(tmp_path / "out"),
+        env={"LEADERBOARD_MTEB_DATA_NEVIR": str(folder)},
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    result = read(next((tmp_path / "out").rglob("NevIR.json")))
+    values = assert_mean_is_mteb_score(result)
+    assert values == {"p1": 1.0, "p2": 0.0} and result.main_score == 0.5  # p2's q2 picks q1's passage
+    assert result.task_details["per_query_unit"].startswith("q1/q2 query pair")
+    assert not [s for s in result.scores["test"] if s.startswith("cw=")]  # a pair has no one query text
