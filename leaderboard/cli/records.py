@@ -19,7 +19,14 @@ def _registry():
 @click.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @paper_format_option
-def show(directory: Path, fmt: str) -> None:
+@click.option(
+    "--reported",
+    "with_reported",
+    is_flag=True,
+    help="Also list the scores papers report (DIRECTORY/reported/<paper>.json), each marked 'reported in <paper>, "
+    "Table N': numbers copied from a paper, never runs of this harness (a table of their own).",
+)
+def show(directory: Path, fmt: str, with_reported: bool) -> None:
     """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
@@ -30,6 +37,8 @@ def show(directory: Path, fmt: str) -> None:
         click.echo(results_table(index, fmt.lower(), f"Results in {directory}"), nl=False)
         for path, reason in index.skipped:
             err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
+        if with_reported:
+            click.echo("\n" + _reported_paper_table(directory, fmt.lower()), nl=False)
         return
     rows = [
         {
@@ -47,11 +56,38 @@ def show(directory: Path, fmt: str) -> None:
         for path, r in index.rows
     ]
     columns = ["model", "revision", "task", "main_score", "value", "queries", "coverage", "created"]
-    emit(rows, fmt, f"Results in {directory}", columns + (["file"] if fmt == "csv" else []))
+    columns += ["file"] if fmt == "csv" else []
+    if with_reported:
+        from leaderboard.records.reported import LISTING_COLUMNS, listing_rows, load_reported
+
+        scores, reported_skipped = load_reported(directory)
+        for reason in reported_skipped:
+            err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
+    if with_reported and fmt.lower() in ("json", "csv"):  # one document: every row names where its number is from
+        rows = [{"source": "reproduced", **row} for row in rows] + listing_rows(scores)
+        columns = ["source", *columns, *(c for c in LISTING_COLUMNS if c not in columns and c != "source")]
+        emit(rows, fmt, f"Results in {directory}", columns)
+    else:
+        emit(rows, fmt, f"Results in {directory}", columns)
+        if with_reported:
+            title = f"Reported in papers ({directory / 'reported'}): copied from the papers, not runs of this harness"
+            emit(listing_rows(scores), fmt, title, LISTING_COLUMNS)
     for path, reason in index.skipped:
         err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
     if not index.rows and not index.skipped:
         err().print(f"No result files under {escape(directory)}.")
+
+
+def _reported_paper_table(directory: Path, fmt: str) -> str:
+    """`show --reported --format markdown|latex`: the papers' scores in a table of their own."""
+    from leaderboard.cli.paper_tables import render
+    from leaderboard.records.reported import PAPER_COLUMNS, PAPER_NOTE, load_reported
+
+    scores, skipped = load_reported(directory)
+    for reason in skipped:
+        err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
+    rows = [[(str(getattr(s, c)), False) for c in PAPER_COLUMNS[:-1]] + [(f"{s.value:.4f}", False)] for s in scores]
+    return render(PAPER_COLUMNS, rows, fmt, "Reported in papers", [PAPER_NOTE], text_columns=len(PAPER_COLUMNS) - 1)
 
 
 def _plural(count: int, noun: str) -> str:
@@ -83,8 +119,22 @@ def _benchmark_declarations() -> list[dict]:
 )
 @click.option("--dry-run", is_flag=True, help="Validate and print the exact operations; send nothing.")
 @click.option("--message", default=None, help="Commit message.")
+@click.option(
+    "--reported",
+    "reported_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="A folder of scores reported in papers (<paper>.json, e.g. submissions/reported): validated and "
+    "published as reported/ beside results/.",
+)
 def push(
-    results_dir: Path, repo: str, endpoint: str | None, create_pr: bool, dry_run: bool, message: str | None
+    results_dir: Path,
+    repo: str,
+    endpoint: str | None,
+    create_pr: bool,
+    dry_run: bool,
+    message: str | None,
+    reported_dir: Path | None,
 ) -> None:
     """Validate every result under RESULTS_DIR and push the changed ones to a Hugging Face dataset in one commit.
 
@@ -95,6 +145,11 @@ def push(
     from leaderboard.records.store import PREFIX, HubStore, collect
 
     uploads = collect(results_dir, _benchmark_declarations())
+    if reported_dir is not None:  # all or none, like results: a file the board would skip stops the push
+        from leaderboard.records.reported import reported_uploads
+        from leaderboard.records.store import Upload
+
+        uploads += [Upload(path, data) for path, data in reported_uploads(reported_dir)]
     count = sum(1 for u in uploads if u.path_in_repo.startswith(PREFIX) and not u.path_in_repo.endswith("card.json"))
     message = message or f"Add {_plural(count, 'result')} with retrieval-leaderboard"
     if dry_run:

@@ -30,6 +30,7 @@ from leaderboard.records.listing import result_files
 
 PREFIX = "results"
 BENCHMARKS_FILE = "benchmarks.json"
+REPORTED_PREFIX = "reported"  # reported/<paper>.json: scores copied from papers (records/reported.py)
 
 
 class PushConflict(LeaderboardError):
@@ -211,8 +212,8 @@ def _json_list(data: bytes) -> list[Any]:
 
 
 def _is_pulled(path_in_repo: str) -> bool:
-    """What pull brings back: the results and the benchmark declarations, nothing else."""
-    return path_in_repo.startswith(f"{PREFIX}/") or path_in_repo == BENCHMARKS_FILE
+    """What pull brings back: the results, the benchmark declarations and the scores reported in papers."""
+    return path_in_repo.startswith((f"{PREFIX}/", f"{REPORTED_PREFIX}/")) or path_in_repo == BENCHMARKS_FILE
 
 
 class LocalStore:
@@ -238,6 +239,8 @@ class LocalStore:
         shutil.copytree(source, Path(dest) / PREFIX, dirs_exist_ok=True)
         if (self.root / BENCHMARKS_FILE).is_file():
             shutil.copyfile(self.root / BENCHMARKS_FILE, Path(dest) / BENCHMARKS_FILE)
+        if (self.root / REPORTED_PREFIX).is_dir():
+            shutil.copytree(self.root / REPORTED_PREFIX, Path(dest) / REPORTED_PREFIX, dirs_exist_ok=True)
         return Path(dest)
 
 

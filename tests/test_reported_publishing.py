@@ -1,0 +1,102 @@
+"""Reported scores travel with the results dataset: push --reported uploads them (all or none), pull brings
+them back, `show --reported` lists them in a table of their own, and `show` never takes them for results."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+from conftest import REPO, run_cli
+from hub_server import HubServer
+
+from leaderboard.cli import cli
+from leaderboard.records.reported import load_reported, reported_uploads
+from leaderboard.records.store import LocalStore, Upload, collect
+
+SEED = REPO / "submissions" / "reported"
+ONLINE = {"HF_HUB_OFFLINE": "0", "HF_TOKEN": "hf_TestTokenThatMustNeverBePrinted123"}
+
+
+@pytest.fixture(autouse=True)
+def _online(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("results")
+    ran = CliRunner().invoke(cli, ["run", "-m", "bm25", "-t", "demo", "--output", str(out)])
+    assert ran.exit_code == 0, ran.output
+    return out
+
+
+def test_push_uploads_the_papers_and_pull_brings_them_back(results_dir, tmp_path):
+    with HubServer() as hub:
+        ends = ("--repo", "lb/results", "--endpoint", hub.endpoint)
+        pushed = run_cli("push", str(results_dir), *ends, "--reported", str(SEED), env=ONLINE)
+        assert pushed.returncode == 0, pushed.stderr
+        remote = hub.state.repos["lb/results"].files
+        for path in SEED.glob("*.json"):
+            assert remote[f"reported/{path.name}"] == path.read_bytes()
+        pulled = run_cli("pull", str(tmp_path / "dest"), *ends, env=ONLINE)
+        assert pulled.returncode == 0, pulled.stderr
+    dest = tmp_path / "dest"
+    assert sorted(p.name for p in (dest / "reported").iterdir()) == sorted(p.name for p in SEED.glob("*.json"))
+    assert load_reported(dest) == load_reported(SEED.parent)
+    shown = run_cli("show", str(dest))
+    assert shown.returncode == 0 and "skipped" not in shown.stderr, shown.stderr  # never read as results
+    assert "bm25" in shown.stdout and "reported in" not in shown.stdout
+
+
+def test_a_bad_reported_file_stops_the_push_naming_it(results_dir, tmp_path):
+    folder = tmp_path / "reported"
+    shutil.copytree(SEED, folder)
+    data = json.loads((folder / "comlq.json").read_text("utf-8"))
+    data["tables"][0]["rows"][0]["values"].pop()
+    (folder / "comlq.json").write_text(json.dumps(data), "utf-8")
+    with HubServer() as hub:
+        pushed = run_cli(
+            "push", str(results_dir), "--repo", "lb/results", "--endpoint", hub.endpoint, "--reported", str(folder)
+        )
+        assert pushed.returncode == 2
+        assert "comlq.json" in pushed.stderr and "14 values for 15 columns" in pushed.stderr
+        assert "Traceback" not in pushed.stderr
+        assert "lb/results" not in hub.state.repos or not hub.state.repos["lb/results"].files
+
+
+def test_local_store_round_trip_keeps_the_reported_folder(results_dir, tmp_path):
+    store = LocalStore(tmp_path / "store")
+    store.push(collect(results_dir) + [Upload(p, d) for p, d in reported_uploads(SEED)])
+    dest = store.pull(tmp_path / "dest")
+    assert load_reported(dest)[0] == load_reported(SEED.parent)[0]
+
+
+def test_show_reported_lists_them_apart_and_marked(results_dir, tmp_path):
+    root = tmp_path / "board"
+    shutil.copytree(results_dir, root)
+    shutil.copytree(SEED, root / "reported")
+    table = run_cli("show", str(root), "--reported")
+    assert table.returncode == 0, table.stderr
+    results_part, _, reported_part = table.stdout.partition("Reported in papers")
+    assert "bm25" in results_part and "reported in" not in results_part
+    assert "reported in ComLQ, Table 3" in reported_part and "50.5" in reported_part
+    listed = run_cli("show", str(root), "--reported", "--format", "json")
+    rows = json.loads(listed.stdout)
+    reproduced = [r for r in rows if r["source"] == "reproduced"]
+    assert [r["task"] for r in reproduced] == ["demo"]
+    (bm25,) = [
+        r for r in rows if r["source"] == "reported in ComLQ, Table 3" and r["row"] == "BM25" and r["column"] == "total"
+    ]
+    assert (bm25["model"], bm25["value"], bm25["printed"]) == ("bm25", 0.505, "50.5")
+    assert len(rows) == 1 + len(load_reported(root)[0])
+    plain = run_cli("show", str(root), "--format", "json")
+    assert [r["task"] for r in json.loads(plain.stdout)] == ["demo"]  # without the flag: results only
+    markdown = run_cli("show", str(root), "--reported", "--format", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    _, _, reported_md = markdown.stdout.partition("**Reported in papers**")
+    assert "| bm25 | reported in ComLQ, Table 3 | comlq | default | ndcg_at_10 | 0.5050 |" in reported_md
