@@ -12,13 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from leaderboard.app.ranking import Line
+from leaderboard.app.ranking import Line, Ranking
 from leaderboard.app.values import ModelKey
+from leaderboard.contract.benchmark import Benchmark
 
-if TYPE_CHECKING:
-    from leaderboard.app.board import Board
+
+class Rankings(Protocol):
+    """What Overall reads of a board (``board.Board`` is one): its benchmarks and their rankings."""
+
+    benchmarks: list[Benchmark]
+
+    @property
+    def overall_benchmarks(self) -> list[str]: ...
+
+    def ranking(self, name: str, with_stats: bool = True, all_revisions: bool = False) -> Ranking | None: ...
 
 
 @dataclass
@@ -59,7 +68,7 @@ class Overall:
         )
 
 
-def default_set(board: Board, all_revisions: bool = False) -> list[str]:
+def default_set(board: Rankings, all_revisions: bool = False) -> list[str]:
     """The public benchmarks that rank at least one model, in the board's order."""
     names = []
     for name in board.overall_benchmarks:
@@ -69,7 +78,7 @@ def default_set(board: Board, all_revisions: bool = False) -> list[str]:
     return names
 
 
-def overall_ranking(board: Board, chosen: Iterable[str] | None = None, all_revisions: bool = False) -> Overall:
+def overall_ranking(board: Rankings, chosen: Iterable[str] | None = None, all_revisions: bool = False) -> Overall:
     """Mean rank over ``chosen`` benchmarks (None: ``default_set``); unknown names are reported, not used.
 
     Call as ``overall_ranking(board, ["BRIGHT", "ComLQ"])``; ``all_revisions`` ranks each revision of

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from leaderboard.app.values import ModelKey, finite, interval, model_key
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 
-if TYPE_CHECKING:
-    from leaderboard.app.board import Board
-
 SIGNIFICANCE_LEVEL = 0.05
+
+
+class RankingSource(Protocol):
+    """What a ranking reads of a board (``board.Board`` is one): declarations, results by task, details."""
+
+    @property
+    def tasks(self) -> dict[str, dict[str, Any]]: ...
+
+    @property
+    def by_task(self) -> dict[str, list[dict[str, Any]]]: ...
+
+    def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -106,12 +116,12 @@ class Ranking:
         return (aggregated or self.columns)[0].metric_label if self.columns else "score"
 
 
-def _metric_info(board: Board, task: str, metric: str) -> dict[str, Any]:
+def _metric_info(board: RankingSource, task: str, metric: str) -> dict[str, Any]:
     declared = board.tasks.get(task, {})
     return next((m for m in declared.get("metrics", []) if isinstance(m, dict) and m.get("name") == metric), {})
 
 
-def _metric_label(board: Board, spec: BenchmarkTask) -> str:
+def _metric_label(board: RankingSource, spec: BenchmarkTask) -> str:
     """A metric's display name: from a view's labels when the task declares one, else its name."""
     for view in board.tasks.get(spec.task, {}).get("views", []):
         label = (view.get("labels") or {}).get(spec.metric) if isinstance(view, dict) else None
@@ -120,7 +130,7 @@ def _metric_label(board: Board, spec: BenchmarkTask) -> str:
     return spec.metric
 
 
-def columns_of(board: Board, benchmark: Benchmark) -> list[Column]:
+def columns_of(board: RankingSource, benchmark: Benchmark) -> list[Column]:
     return [
         Column(
             key=f"c{i}",
@@ -175,7 +185,7 @@ def newest_revisions(newest: dict[ModelKey, dict[str, Any]]) -> dict[str, ModelK
     return chosen
 
 
-def rank(board: Board, benchmark: Benchmark, all_revisions: bool = False) -> Ranking:
+def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False) -> Ranking:
     """Complete-coverage models ranked by the declared aggregate; the others listed, unranked, with what is missing.
 
     One row per model: by default its newest revision here (``newest_revisions``: the revision whose

@@ -10,9 +10,13 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from leaderboard.errors import BadInput
 from leaderboard.fileio import cache_home
+
+if TYPE_CHECKING:
+    from leaderboard.records.store import HubStore
 
 
 @dataclass
@@ -28,7 +32,7 @@ class Source:
             return None
         return self.spec.removeprefix("hf://").removeprefix("datasets/")
 
-    def _store(self):
+    def _store(self) -> HubStore:
         from leaderboard.records.store import HubStore
 
         return HubStore(self.repo or "", self.endpoint)

@@ -12,7 +12,8 @@ All resampling is ``leaderboard.metrics.bootstrap.stratified_bootstrap``, the ha
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -21,14 +22,21 @@ from leaderboard.app.values import ModelKey
 from leaderboard.metrics.bootstrap import N_RESAMPLES, stratified_bootstrap
 from leaderboard.metrics.significance import sign_flip_test
 
-if TYPE_CHECKING:
-    from leaderboard.app.board import Board
+
+class QuerySource(Protocol):
+    """What the statistics read of a board (``board.Board`` is one): declarations and per-query values."""
+
+    @property
+    def tasks(self) -> dict[str, dict[str, Any]]: ...
+
+    def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any] | None]: ...
+
 
 # How far the mean of a cell's per-query values may be from the cell's score (summation order only).
 MEAN_TOLERANCE = 1e-9
 
 
-def add_statistics(board: Board, ranking: Ranking) -> None:
+def add_statistics(board: QuerySource, ranking: Ranking) -> None:
     """Bootstrap intervals from per-query scores, and the paired test of each ranked model against #1."""
     aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
     paths = [line.paths[c.spec.task] for line in ranking.lines for c in ranking.columns if c.spec.task in line.paths]
@@ -59,13 +67,13 @@ def cell_queries(stored: dict[str, Any] | None, metric: str, subset: str) -> tup
     return tuple(ids[p] for p in positions), [values[p] for p in positions]
 
 
-def _main_split(board: Board, task: str) -> str | None:
+def _main_split(board: QuerySource, task: str) -> str | None:
     splits = board.tasks.get(task, {}).get("splits")
     return str(splits[0]) if isinstance(splits, list) and splits else None
 
 
 def column_vectors(
-    board: Board, ranking: Ranking, column: Column, decoded: dict[str, dict[str, Any] | None]
+    board: QuerySource, ranking: Ranking, column: Column, decoded: dict[str, dict[str, Any] | None]
 ) -> dict[ModelKey, np.ndarray]:
     """Each line's per-query values behind its cell in ``column``, on the query ids most results share.
 

@@ -30,7 +30,7 @@ _CELLS = 4_000_000  # draw counts held at once (chunk x items): bounds memory to
 
 def macro_mean(groups: Sequence[np.ndarray]) -> np.ndarray:
     """Mean over groups of each group's mean over its rows (axis 0): (records x metrics) arrays -> per metric."""
-    return np.mean([g.mean(axis=0) for g in groups], axis=0)
+    return np.asarray(np.mean([g.mean(axis=0) for g in groups], axis=0))
 
 
 def draw_counts(n: int, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -105,7 +105,7 @@ def paired_bootstrap(
 
 
 def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(x - y, axis=axis)
+    return np.asarray(np.mean(x - y, axis=axis))
 
 
 def randomization_test(a: Scores, b: Scores, n_resamples: int = N_RESAMPLES, seed: int = 0) -> RandomizationTest:

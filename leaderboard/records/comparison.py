@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from leaderboard.errors import BadInput
-from leaderboard.metrics.significance import N_RESAMPLES, holm, paired_arrays, paired_bootstrap, randomization_test
+from leaderboard.metrics.bootstrap import N_RESAMPLES
+from leaderboard.metrics.significance import holm, paired_arrays, paired_bootstrap, randomization_test
 from leaderboard.records.result import Result, decode_per_query, decode_subset_queries
 
 
