@@ -139,7 +139,11 @@ class Board:
             self.overall_ranking()
 
     def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any] | None]:
-        """Per-query values by result path, {"ids": [...], "values": {metric: [...]}}; None when absent or damaged."""
+        """Per-query values by result path; None when absent or damaged.
+
+        Each is the index's record: {"ids": [sorted query ids], "values": {metric: [one per id]},
+        "subsets": {subset: [positions in ids]}} ("subsets" only where the result names its subsets' queries).
+        """
         paths = list(dict.fromkeys(paths))
         todo = [p for p in paths if p not in self._per_query]
         stored = self.index.per_query(todo) if todo else {}
