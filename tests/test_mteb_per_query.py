@@ -92,6 +92,10 @@ def test_bm25_pmrr_on_the_moving_fixture_and_compare(tmp_path):
     okapi = per_query(read(next((results / "bm25-okapi").rglob("*.json"))), "p-MRR")
     assert row["difference"] == pytest.approx(float(PMRR_BY_HAND) - sum(okapi.values()) / 2, abs=1e-12)
     assert row["ci_low"] <= row["difference"] <= row["ci_high"] and 0 < row["p_value"] <= 1
+    shown = run_cli("show", str(results), "--format", "markdown")  # the board's cells: an interval, ≈ or bold
+    assert shown.returncode == 0, shown.stderr
+    cell = next(line for line in shown.stdout.splitlines() if line.startswith("| bm25 |"))
+    assert "0.1458 [" in cell and ("≈" in cell or "**" in cell)
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
@@ -201,3 +205,67 @@ def test_nevir_folder_paired_accuracy_per_pair(tmp_path):
     assert values == {"p1": 1.0, "p2": 0.0} and result.main_score == 0.5  # p2's q2 picks q1's passage
     assert result.task_details["per_query_unit"].startswith("q1/q2 query pair")
     assert not [s for s in result.scores["test"] if s.startswith("cw=")]  # a pair has no one query text
+
+
+# -- several mteb subsets (mFollowIR's languages): units keyed by subset, membership per subset --------------------
+
+
+class StubHandle:
+    """What add_per_query reads of an evaluated mteb task: its loaded dataset (queries, judged documents)."""
+
+    def __init__(self, subsets):
+        self.dataset = {
+            subset: {
+                "test": {
+                    "queries": {
+                        "id": [q + s for q in pairs for s in ("-og", "-changed")],
+                        "text": ["w"] * 2 * len(pairs),
+                    },
+                    "relevant_docs": {q + s: {"d1": 1} for q in pairs for s in ("-og", "-changed")},
+                }
+            }
+            for subset, pairs in subsets.items()
+        }
+
+
+def pmrr_report(task, subsets, monkeypatch):
+    """add_per_query on runs where each pair's changed-away d1 drops from rank 1 to 2: p-MRR 1/2 per pair."""
+    import leaderboard_tasks.mteb_per_query as per_query_module
+
+    from leaderboard.contract.task import DataSource, ExternalData, ScoreReport
+
+    monkeypatch.setattr(
+        per_query_module, "changed_documents", lambda handle, subset: {q: ["d1"] for q in subsets[subset]}
+    )
+    runs = {
+        subset: {
+            "test": {
+                q + s: ({"d1": 2.0, "d2": 1.0} if s == "-og" else {"d1": 1.0, "d2": 2.0})
+                for q in pairs
+                for s in ("-og", "-changed")
+            }
+        }
+        for subset, pairs in subsets.items()
+    }
+    scores = {"test": {s: {"p-MRR": 0.5} for s in subsets} | {"default": {"p-MRR": 0.5}}}
+    report = ScoreReport(scores, details={})
+    data = ExternalData(DataSource("local", "stub"), StubHandle(subsets))
+    task.add_per_query(report, data, runs, list(subsets))
+    return report, data
+
+
+def test_subsets_of_equal_size_store_units_per_subset(monkeypatch):
+    from leaderboard_tasks.mteb_tasks import MtebTask
+
+    report, data = pmrr_report(MtebTask("mFollowIR"), {"fas": ["1", "2"], "rus": ["1", "3"]}, monkeypatch)
+    assert report.per_query == {k: {"p-MRR": 0.5} for k in ("fas/1", "fas/2", "rus/1", "rus/3")}
+    assert report.subset_queries == {"fas": ["fas/1", "fas/2"], "rus": ["rus/1", "rus/3"]}
+    assert report.scores["test"]["default"]["p-MRR"] == 0.5 and data.query_texts["rus/3"] == "w"
+    assert report.details["mteb_reported"]["test"] == {"fas": {"p-MRR": 0.5}, "rus": {"p-MRR": 0.5}}
+
+
+def test_subsets_of_unequal_size_store_no_units(monkeypatch):
+    from leaderboard_tasks.mteb_tasks import MtebTask
+
+    report, _ = pmrr_report(MtebTask("mFollowIR"), {"fas": ["1", "2"], "rus": ["1"]}, monkeypatch)
+    assert report.per_query == {} and "mean over the subsets" in report.details["per_query"]  # said, not hidden
