@@ -91,3 +91,25 @@ def test_a_declared_subset_missing_from_the_scores_makes_the_result_partial(tmp_
     assert not outcome.result.coverage.complete
     assert "test/x" in outcome.result.coverage.reason
     assert ".partial-" in outcome.path.name and outcome.path.exists()
+
+
+def test_benchmarks_lists_the_mean_cw_each_task_result_records(tmp_path):
+    """`leaderboard benchmarks --results DIR` shows a task's mean CW (the paper's level) from its result alone."""
+    import json
+
+    from conftest import run_cli
+    from leaderboard_tasks.demo_data import QRELS
+    from leaderboard_tasks.demo_data import QUERIES as DEMO_QUERIES
+
+    from leaderboard.metrics.complexity import content_words
+
+    (outcome,) = leaderboard.evaluate(["bm25"], ["demo"], output=tmp_path / "out", use_cache=False)
+    expected = np.mean([content_words(text) for qid, text in DEMO_QUERIES.items() if qid in QRELS])
+    assert outcome.result.task_details["complexity"]["mean_cw"] == pytest.approx(expected, abs=1e-12)
+    ran = run_cli("benchmarks", "--results", str(tmp_path / "out"), "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    rows = {row["name"]: row for row in json.loads(ran.stdout)}
+    assert rows["demo"]["mean_cw"] == {"demo": pytest.approx(expected, abs=1e-12)}
+    assert rows["ComLQ"]["mean_cw"] is None  # no ComLQ result there: nothing is made up
+    ran = run_cli("benchmarks", "--results", str(tmp_path / "none"), "--format", "csv")
+    assert ran.returncode == 0 and ran.stdout.splitlines()[0].split(",")[5] == "mean_cw"

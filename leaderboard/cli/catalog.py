@@ -1,10 +1,14 @@
 """``leaderboard tasks`` / ``models`` / ``benchmarks`` / ``judges`` / ``plugins``: what the installed plugins provide.
 
 Each takes ``--format table|json|csv`` (``plugins --json`` is kept as a shorthand for ``--format json``).
+``benchmarks`` also shows each task's mean query complexity (CW, eq. 1 of Complexity-Aware Training),
+read from results on disk (``--results``): a result records it for the queries it evaluated, so the
+listing needs neither the tasks' data nor a run. A task without a complete result there shows none.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -12,7 +16,7 @@ import click
 from leaderboard.cli.formats import emit, format_option
 
 
-def _registrations(kind: str) -> list[dict[str, Any]]:
+def _registrations(kind: str, mean_cw: dict[str, float] | None = None) -> list[dict[str, Any]]:
     from leaderboard.registry import get_registry
 
     registry = get_registry()
@@ -20,7 +24,7 @@ def _registrations(kind: str) -> list[dict[str, Any]]:
     for name in registry.names(kind):
         reg = registry.entries[kind][name]
         missing = reg.missing
-        row = {
+        row: dict[str, Any] = {
             "name": name + ("<argument>" if reg.is_prefix else ""),
             "plugin": reg.plugin,
             "description": reg.description,
@@ -28,8 +32,39 @@ def _registrations(kind: str) -> list[dict[str, Any]]:
         }
         if kind == "benchmark":
             row.update(_benchmark_columns(reg))
+            tasks = dict.fromkeys(row["tasks"] or ())
+            row["mean_cw"] = {t: mean_cw[t] for t in tasks if mean_cw and t in mean_cw} or None
         rows.append(row)
     return rows
+
+
+def mean_cw_from_results(root: Path) -> dict[str, float]:
+    """Task -> the mean CW its newest complete result under ``root`` records (``task_details.complexity``)."""
+    from leaderboard.errors import BadInput
+    from leaderboard.records.files import read_result
+    from leaderboard.records.index import build_index
+
+    if not root.is_dir():
+        return {}
+    newest: dict[str, tuple[str, Path]] = {}
+    for path, summary in build_index(root).rows:
+        task = summary["task"]["name"]
+        if (
+            summary["complete"]
+            and not summary["task_options"]
+            and (task not in newest or summary["created_at"] > newest[task][0])
+        ):
+            newest[task] = (summary["created_at"], path)
+    found = {}
+    for task, (_, path) in newest.items():
+        try:
+            complexity = read_result(path).task_details.get("complexity")
+        except BadInput:  # changed since it was indexed: no number rather than a wrong one
+            continue
+        value = complexity.get("mean_cw") if isinstance(complexity, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            found[task] = float(value)
+    return found
 
 
 def _benchmark_columns(registration: Any) -> dict[str, Any]:
@@ -49,7 +84,7 @@ def _benchmark_columns(registration: Any) -> dict[str, Any]:
 COLUMNS = {
     "task": ("name", "plugin", "description", "disabled"),
     "model": ("name", "plugin", "description", "disabled"),
-    "benchmark": ("name", "plugin", "tasks", "aggregate", "public", "description"),
+    "benchmark": ("name", "plugin", "tasks", "aggregate", "public", "mean_cw", "description"),
     "judge": ("name", "plugin", "description", "disabled"),
 }
 
@@ -63,6 +98,26 @@ def _listing(kind: str) -> click.Command:
         emit(_registrations(kind), fmt, f"{kind.capitalize()}s", COLUMNS[kind], {"disabled": "yellow"})
 
     return command
+
+
+@click.command()
+@format_option
+@click.option(
+    "--results",
+    "results_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Results folder the mean CW of each task is read from.",
+)
+def benchmarks(fmt: str, results_dir: Path) -> None:
+    """List the registered benchmarks: tasks, aggregate, and each task's mean query complexity.
+
+    mean CW: the mean over a task's queries of CW (unique non-stopword tokens longer than one character,
+    eq. 1 of Complexity-Aware Training), as its newest complete result under --results records it.
+    """
+    rows = _registrations("benchmark", mean_cw_from_results(results_dir))
+    emit(rows, fmt, "Benchmarks (mean CW: eq. 1 of Complexity-Aware Training, from --results)", COLUMNS["benchmark"])
 
 
 @click.command()
@@ -89,4 +144,4 @@ def plugins(fmt: str, as_json: bool) -> None:
     emit(rows, fmt, "Plugins", columns, {"disabled": "yellow", "errors": "red"})
 
 
-COMMANDS = [_listing("task"), _listing("model"), _listing("benchmark"), _listing("judge"), plugins]
+COMMANDS = [_listing("task"), _listing("model"), benchmarks, _listing("judge"), plugins]

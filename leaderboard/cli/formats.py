@@ -20,7 +20,7 @@ FORMATS = ("table", "json", "csv")
 PAPER_FORMATS = ("markdown", "latex")  # paper-ready tables (``leaderboard.cli.paper_tables``)
 
 
-def format_option(function: Callable) -> Callable:
+def format_option(function: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--format",
         "fmt",
@@ -31,7 +31,7 @@ def format_option(function: Callable) -> Callable:
     )(function)
 
 
-def paper_format_option(function: Callable) -> Callable:
+def paper_format_option(function: Callable[..., Any]) -> Callable[..., Any]:
     """``--format`` with the paper-ready Markdown and LaTeX tables besides the listing formats."""
     return click.option(
         "--format",
@@ -49,6 +49,8 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, (list, tuple)):
         return "; ".join(_cell(v) for v in value)
+    if isinstance(value, dict):  # e.g. task -> mean CW
+        return "; ".join(f"{k}: {_cell(v)}" for k, v in value.items())
     if isinstance(value, float):
         return f"{value:.2e}" if 0 < abs(value) < 1e-3 else f"{value:.4f}"
     if isinstance(value, bool):
