@@ -11,6 +11,12 @@ is what can be checked against the paper line by line; ``load_reported`` expands
 Values a paper prints x100 (nDCG 50.5) are stored on the harness's 0-1 scale (0.505) with the
 printed text kept beside them; a column whose metric the harness stores on another scale (or
 that the harness does not have) keeps scale 1 and says so in its notes.
+
+Names: task, subset and metric are the harness's where it has them (so a reported cell meets the
+reproduced one: ComLQ's BM25 total is ("comlq", "default", "ndcg_at_10")); otherwise the paper's
+label, said in the notes. A benchmark aggregate the paper prints (FollowIR's score, BRIGHT's mean)
+is marked ``aggregate``: its task is the benchmark's name and its metric the benchmark's
+``aggregate_label`` (or a side aggregate's label, "mean p-MRR").
 """
 
 from __future__ import annotations
