@@ -156,6 +156,9 @@ class RetrievalData:
     qrels: dict[str, dict[str, int]]
     source: DataSource
     extra: dict[str, Any] = field(default_factory=dict)  # task-specific fields (query types, ...)
+    # Per-query instructions (query id -> instruction), for data that gives each query its own (MAIR):
+    # an instruction-taking model gets a query's own instead of TaskMetadata.instruction.
+    query_instructions: dict[str, str] = field(default_factory=dict)
 
 
 class Task(ABC):

@@ -33,6 +33,11 @@ class Context:
     task_key: tuple = ()  # (task name, data hash): identifies first-stage runs that can be shared
     first_stage_reused: bool | None = None
     search: SearchOptions = field(default_factory=SearchOptions)  # corpus embeddings: shards, dtype, pool
+    # Per-query instructions from the data (RetrievalData.query_instructions); a query's own wins.
+    query_instructions: Mapping[str, str] = field(default_factory=dict)
+
+    def instruction_for(self, qid: str) -> str | None:
+        return self.query_instructions.get(qid, self.instruction)
 
 
 class PromptedCorpus(Mapping[str, str]):
@@ -64,7 +69,7 @@ def retrieve(model: Model, corpus: Mapping[str, str], queries: Mapping[str, str]
     """Top-k retrieval from a corpus (EvaluationKind.RETRIEVAL)."""
     if isinstance(model, Pipeline):
         return pipeline_retrieve(model, corpus, queries, ctx)
-    queries = {qid: format_query(model, text, ctx.instruction) for qid, text in queries.items()}
+    queries = {qid: format_query(model, text, ctx.instruction_for(qid)) for qid, text in queries.items()}
     if isinstance(model, DenseModel):
         return dense_search(
             model,
@@ -136,11 +141,18 @@ def pipeline_retrieve(model: Pipeline, corpus: Mapping[str, str], queries: Mappi
     """First stage (shared across pipelines within the run), then the reranker on its top-k."""
     depth = model.spec.depth
     key = (model.first.metadata.name, model.first.metadata.revision, *ctx.task_key, depth, ctx.instruction)
-    first_ctx = Context(ctx.batch_size, ctx.instruction, ctx.stats, ctx.memo, search=ctx.search)
+    first_ctx = Context(
+        ctx.batch_size,
+        ctx.instruction,
+        ctx.stats,
+        ctx.memo,
+        search=ctx.search,
+        query_instructions=ctx.query_instructions,
+    )
     first_run, ctx.first_stage_reused = ctx.first_stage.get(
         key, lambda: retrieve(model.first, corpus, queries, depth, first_ctx)
     )
-    formatted_q = {qid: format_query(model.reranker, text, ctx.instruction) for qid, text in queries.items()}
+    formatted_q = {qid: format_query(model.reranker, text, ctx.instruction_for(qid)) for qid, text in queries.items()}
     pairs, owners = [], []
     for qid, ranking in first_run.items():
         for doc_id, _ in trec_order(ranking)[:depth]:
