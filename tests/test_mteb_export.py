@@ -82,3 +82,17 @@ def test_a_result_we_ran_must_carry_its_data_hash(our_results):
     data = json.loads(next(our_results.rglob("demo.json")).read_text())
     data["task"]["source"]["content_hash"] = None
     assert any("content_hash" in e for e in results.validation_errors(data))
+
+
+def test_export_carries_mtebs_own_main_score():
+    """The stored main score is the per-query mean; the exported file has the value mteb itself reported."""
+    from leaderboard.records.mteb_results import to_task_result
+
+    result = {
+        "task": {"name": "IFIRAila", "main_score": "ndcg_at_20", "subsets": ["default"], "source": {"revision": "r"}},
+        "scores": {"test": {"default": {"ndcg_at_20": 0.8479012, "ndcg_at_10": 0.5}}},
+        "task_details": {"framework": "mteb", "mteb_reported": {"test": {"default": {"ndcg_at_20": 0.8479}}}},
+        "timings": {"total": 1.0},
+    }
+    (entry,) = to_task_result(result).scores["test"]
+    assert entry["main_score"] == entry["ndcg_at_20"] == 0.8479 and entry["ndcg_at_10"] == 0.5

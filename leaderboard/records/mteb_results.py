@@ -57,13 +57,18 @@ def to_task_result(result: dict) -> Any:
     # breakdowns (query types, categories, complexity strata) are not, so only "default" goes out
     # unless mteb itself produced the subsets.
     exported = set(result["task"]["subsets"]) if details.get("framework") == "mteb" else {"default"}
+    # An mteb task's stored main score is the mean of its per-query values, which may differ from the
+    # (rounded) value mteb reported by at most the tolerance checked when it ran; the file mteb would
+    # have written carries mteb's own value, kept in task_details["mteb_reported"].
+    reported = details.get("mteb_reported", {})
     scores: dict[str, list[Mapping[str, Any]]] = {}
     for split, subsets in result["scores"].items():
-        entries: list[Mapping[str, Any]] = [
-            {"hf_subset": subset, "languages": ["eng-Latn"], "main_score": values[main], **values}
-            for subset, values in subsets.items()
-            if main in values and subset in exported
-        ]
+        entries: list[Mapping[str, Any]] = []
+        for subset, values in subsets.items():
+            if main not in values or subset not in exported:
+                continue
+            values = values | reported.get(split, {}).get(subset, {})
+            entries.append({"hf_subset": subset, "languages": ["eng-Latn"], "main_score": values[main], **values})
         if entries:
             scores[split] = entries
     return TaskResult(
