@@ -83,8 +83,11 @@ def test_compare_matches_scipy_and_a_hand_holm(results):
         assert row["queries"] == len(a) and row["metric"] == "ndcg_at_10"
         assert row["difference"] == pytest.approx(np.mean(np.subtract(a, b)))
         assert row["mean_a"] == pytest.approx(np.mean(a)) and row["mean_b"] == pytest.approx(np.mean(b))
-        assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
-        assert row["p_value"] == pytest.approx(p)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))  # the very resamples scipy draws
+        if row["exact"]:  # every sign flip enumerated: the same p as scipy's
+            assert row["p_value"] == pytest.approx(p)
+        else:  # sampled flips (other draws than scipy's): equal within Monte-Carlo error
+            assert row["p_value"] == pytest.approx(p, abs=4 * np.sqrt(p * (1 - p) / 2000) + 2 / 2001)
     # Exact by hand for the 5-query task: d = (.5, 0, -.5, .1, 0); all 2^5 = 32 sign flips, counted directly.
     d = np.subtract(TINY_A, TINY_B)
     flips = np.array(np.meshgrid(*[[1, -1]] * 5)).T.reshape(-1, 5)

@@ -10,9 +10,9 @@ difference) is a percentile bootstrap of a mean over queries, with ``N_RESAMPLES
   of the values with the draw counts: a board of hundreds of models costs one product per column.
   This is written out because ``scipy.stats.bootstrap`` resamples one statistic at a time and has no
   strata; with one stratum and one row it is the same percentile bootstrap, and
-  ``tests/test_bootstrap.py`` checks it equals scipy's within Monte-Carlo error.
-* ``mean_interval``: one vector's mean, through ``scipy.stats.bootstrap`` itself (where one
-  statistic at a time is all that is needed: ``compare``'s paired difference).
+  ``tests/test_bootstrap.py`` checks it equals scipy's within Monte-Carlo error (and it draws the
+  very resamples scipy draws for the same seed, so one row's interval equals scipy's to rounding:
+  ``compare``'s paired interval, ``tests/test_significance.py``).
 
 Everything is deterministic given ``seed``.
 """
@@ -73,22 +73,3 @@ def stratified_bootstrap(
     alpha = (1 - confidence) / 2
     low, high = np.quantile(resampled, [alpha, 1 - alpha], axis=1)
     return low, high
-
-
-def mean_interval(
-    values: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = 0, confidence: float = CONFIDENCE
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of one vector's mean (``scipy.stats.bootstrap``)."""
-    from scipy import stats
-
-    if np.ptp(values) == 0:  # every resample has the same mean (scipy warns and may return nan)
-        return float(values[0]), float(values[0])
-    result = stats.bootstrap(
-        (values,),
-        np.mean,
-        n_resamples=n_resamples,
-        confidence_level=confidence,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)

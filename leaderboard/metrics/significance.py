@@ -5,15 +5,19 @@ query order, or mappings query id -> score over the same query ids (aligned by i
 
 * ``bootstrap_ci``     one system's mean with a percentile bootstrap interval.
 * ``paired_bootstrap`` the mean difference mean(a - b) with a percentile bootstrap interval. The
-  queries are resampled as pairs; we bootstrap the per-query differences d = a - b, which is the
-  same resampling as ``scipy.stats.bootstrap((a, b), paired=True)`` (equal to the last bit for the
-  same seed; the tests check it) with less bookkeeping.
+  queries are resampled as pairs; we bootstrap the per-query differences d = a - b with the
+  harness's one bootstrap (``bootstrap.stratified_bootstrap``, one stratum). It draws the same
+  resamples as ``scipy.stats.bootstrap((a, b), paired=True)`` for the same seed, so the interval
+  equals scipy's (the tests check it), about 6x faster on 2,909 queries here.
 * ``randomization_test`` two-sided p-value of the mean difference under the paired null (each
-  query's two scores are exchangeable), i.e. random sign flips of d, through
-  ``scipy.stats.permutation_test(permutation_type="samples")``. With 2^n <= n_resamples scipy
-  enumerates every flip (an exact p-value); otherwise it samples flips and counts the observed one
-  too: p = (hits + 1) / (n_resamples + 1). scipy's two-sided p is 2 * the smaller one-sided p,
-  capped at 1; the sign-flip null is symmetric, so this equals P(|mean| >= |observed mean|).
+  query's two scores are exchangeable), i.e. sign flips of d: ``sign_flip_test`` for one pair,
+  the test of ``scipy.stats.permutation_test(permutation_type="samples")``. With 2^n <= n_resamples
+  every flip is enumerated (an exact p-value, equal to scipy's); otherwise flips are sampled and the
+  observed one counted too: p = (hits + 1) / (n_resamples + 1), two-sided as 2 * the smaller
+  one-sided p, capped at 1, as scipy (equal to scipy's within Monte-Carlo error). Written out
+  because scipy's took 28.9 s where this takes 1.2 s (2,909 queries, 10,000 resamples, this
+  loaded 2-core machine), and ``leaderboard compare`` and the app's comparison view run it per task
+  and per subset.
 * ``holm`` Holm-Bonferroni adjusted p-values for a family of comparisons.
 * ``sign_flip_test`` the same randomization test for many models against one at once (the board's
   ≈ marker), over one or several tasks (strata); see its docstring.
@@ -32,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.metrics.bootstrap import CONFIDENCE, N_RESAMPLES, mean_interval
+from leaderboard.metrics.bootstrap import CONFIDENCE, N_RESAMPLES, stratified_bootstrap
 
 SCREEN = 1e-4  # Hoeffding bound below which a difference is significant without resampling
 _CHUNK = 512  # sign patterns per matrix product (bounds memory: chunk x queries floats)
@@ -84,12 +88,19 @@ def paired_arrays(a: Scores, b: Scores) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
+def _interval(values: np.ndarray, n_resamples: int, seed: int, confidence: float) -> tuple[float, float]:
+    if np.ptp(values) == 0:  # every resample has the same mean
+        return float(values[0]), float(values[0])
+    low, high = stratified_bootstrap([values[None, :]], n_resamples, seed, confidence)
+    return float(low[0]), float(high[0])
+
+
 def bootstrap_ci(
     values: Sequence[float] | np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = 0, confidence: float = CONFIDENCE
 ) -> Interval:
     """One system's mean score with a percentile bootstrap interval over queries."""
     x = _vector(values)
-    low, high = mean_interval(x, n_resamples, seed, confidence)
+    low, high = _interval(x, n_resamples, seed, confidence)
     return Interval(float(x.mean()), low, high, confidence, x.size, n_resamples, "percentile bootstrap of the mean")
 
 
@@ -99,13 +110,9 @@ def paired_bootstrap(
     """mean(a - b) with a percentile bootstrap interval over queries resampled as pairs."""
     x, y = paired_arrays(a, b)
     d = x - y
-    low, high = mean_interval(d, n_resamples, seed, confidence)
+    low, high = _interval(d, n_resamples, seed, confidence)
     method = "percentile bootstrap of the per-query differences a - b (paired resampling)"
     return Interval(float(d.mean()), low, high, confidence, d.size, n_resamples, method)
-
-
-def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.asarray(np.mean(x - y, axis=axis))
 
 
 def randomization_test(a: Scores, b: Scores, n_resamples: int = N_RESAMPLES, seed: int = 0) -> RandomizationTest:
@@ -116,18 +123,8 @@ def randomization_test(a: Scores, b: Scores, n_resamples: int = N_RESAMPLES, see
     drawn = 2**x.size if exact else n_resamples
     if np.all(x == y):  # every flip gives 0, so p = 1 exactly; no need to enumerate
         return RandomizationTest(observed, 1.0, x.size, drawn, exact)
-    from scipy import stats
-
-    result = stats.permutation_test(
-        (x, y),
-        _mean_difference,
-        permutation_type="samples",
-        vectorized=True,
-        n_resamples=n_resamples,
-        alternative="two-sided",
-        rng=np.random.default_rng(seed),
-    )
-    return RandomizationTest(observed, float(result.pvalue), x.size, drawn, exact)
+    p = sign_flip_test([x], [y[None, :]], n_resamples=n_resamples, seed=seed, screen=0.0)[0]
+    return RandomizationTest(observed, float(p), x.size, drawn, exact)
 
 
 def holm(p_values: Mapping[str, float]) -> dict[str, float]:
@@ -159,6 +156,7 @@ def sign_flip_test(
     others: Sequence[np.ndarray],
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
+    screen: float = SCREEN,
 ) -> np.ndarray:
     """Two-sided p-values of "mean aggregate difference = 0" between ``best`` and each of ``others``.
 
@@ -174,7 +172,8 @@ def sign_flip_test(
     patterns, p = (hits + 1) / (n_resamples + 1), two-sided as 2 * min(one-sided), capped at 1, as
     scipy. Models whose difference is far outside the null are settled by Hoeffding's bound for
     Rademacher sums, P(|sum e_q a_q| >= t) <= 2 exp(-t^2 / (2 sum a_q^2)),
-    without resampling: when the bound is below ``SCREEN`` the exact p-value is too.
+    without resampling: when the bound is below ``screen`` the exact p-value is too (the board's ≈
+    needs only that; ``randomization_test`` passes ``screen=0`` to report the resampled p itself).
     """
     sizes = [len(b) for b in best]
     weights = _weights(sizes)
@@ -185,7 +184,7 @@ def sign_flip_test(
     squares = (diffs**2).sum(axis=1)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         bound = np.where(squares > 0, 2 * np.exp(-((n * observed) ** 2) / (2 * squares)), 1.0)
-    settled = bound < SCREEN
+    settled = bound < screen
     p[settled] = bound[settled]
     todo = np.flatnonzero(~settled & (squares > 0))  # squares == 0: identical scores, p = 1
     if todo.size == 0:

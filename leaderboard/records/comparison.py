@@ -3,9 +3,10 @@
 For each task the two results' per-query values of the task's main score (stored in the result's
 ``per_query`` field) are paired by query id. The difference is mean(A - B) with a 95% percentile
 bootstrap interval over queries resampled as pairs (``significance.paired_bootstrap``), and its
-two-sided p-value is a paired randomization (sign-flip) test (``significance.randomization_test``);
-both are scipy's (``stats.bootstrap`` / ``stats.permutation_test``). The p-values of all tasks are
-then Holm-adjusted (family-wise error over the tasks compared).
+two-sided p-value is a paired randomization (sign-flip) test (``significance.randomization_test``):
+the statistics of scipy's ``stats.bootstrap`` (the same resamples) and ``stats.permutation_test``
+(the same test), vectorised (see ``leaderboard.metrics.significance``). The p-values of all tasks
+are then Holm-adjusted (family-wise error over the tasks compared).
 
 One implementation for every caller: ``leaderboard compare`` calls ``compare_task`` per task and
 ``with_holm`` on the list; the app's comparison view calls ``compare_values`` (the same statistics
