@@ -198,3 +198,91 @@ def test_two_pipelines_under_ray_share_one_first_stage(cluster, tmp_path):
     for remote, local in zip(spread, alone):
         assert remote.status == "written"
         same_results(remote.result, local.result)
+
+
+KILL_PLUGIN = """
+from leaderboard import hookimpl
+from scale_fixtures import HashEncoder, PerQueryBeirTask
+
+ROOT = {root!r}
+
+
+@hookimpl
+def register_models(register):
+    register("slow-hash", lambda request: HashEncoder(name="slow-hash", delay=0.5), description="slow test encoder")
+
+
+@hookimpl
+def register_tasks(register):
+    register("tiny-kill", lambda request: PerQueryBeirTask(ROOT, name="tiny-kill"), description="test fixture")
+"""
+
+
+@pytest.mark.slow
+def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, monkeypatch):
+    """Through the CLI: the whole Ray cluster dies while shards are being encoded. The run ends with a clear
+    error and no result, not even a partial one; a re-run on a new cluster reuses the finished shards."""
+    import subprocess
+    import sys
+
+    import ray._private.ray_constants as ray_constants
+    from conftest import make_plugin_dist
+    from ray.cluster_utils import Cluster
+
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only, as in the cluster fixture
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+
+    corpus = {f"d{i}": f"text number {i} " + "fig " * (i % 4) for i in range(40)}
+    queries = {"q0": "fig", "q1": "text number 7"}
+    root = write_beir(tmp_path / "data", corpus, queries, {"q0": {"d3": 1}, "q1": {"d7": 1}})
+    site = make_plugin_dist(tmp_path / "site", "kill-plugin", "kill_plugin", KILL_PLUGIN.format(root=str(root)),
+                            {"kill-plugin": "kill_plugin"})  # fmt: skip
+    python_path = os.pathsep.join(filter(None, [str(site), str(TESTS), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", python_path)  # the cluster's processes inherit it
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LEADERBOARD_SHARD_ROWS": "4", "COLUMNS": "250",
+           "LEADERBOARD_RAY_LOST_S": "5", "PYTHONFAULTHANDLER": "1"}  # fmt: skip
+    out, shards = tmp_path / "out", tmp_path / "shards"
+    command = [sys.executable, "-m", "leaderboard", "run", "-m", "slow-hash", "-t", "tiny-kill", "-o", str(out),
+               "--shard-dir", str(shards), "--no-cache", "--batch-size", "1"]  # fmt: skip
+
+    def new_cluster():
+        node = {"object_store_memory": 80 * 2**20, "node_ip_address": "127.0.0.1", "include_dashboard": False}
+        made = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, **node})
+        made.add_node(num_cpus=2, **{k: v for k, v in node.items() if k != "include_dashboard"})
+        made.wait_for_nodes()
+        return made
+
+    doomed = new_cluster()
+    address = doomed.address
+    run = subprocess.Popen([*command, "--ray", address], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 180
+    while len(list(shards.rglob("shard-*.json"))) < 2 and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.05)
+    assert run.poll() is None, run.communicate()
+    doomed.shutdown()  # every process of the cluster: head, GCS, raylets, workers, actors
+    try:
+        stdout, stderr = run.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        run.send_signal(signal.SIGABRT)  # faulthandler prints where it waits
+        stdout, stderr = run.communicate()
+        pytest.fail(f"the run did not end after its cluster died:\n{stderr[-3000:]}")
+    finished = len(list(shards.rglob("shard-*.json")))
+    assert run.returncode == 2, (run.returncode, stderr[-3000:])
+    assert "Ray cluster lost" in stderr and address in stderr and "re-run" in stderr, stderr[-3000:]
+    assert "Traceback" not in stderr and "Internal error" not in stderr
+    assert not list(out.rglob("*.json")), "no result, not even a partial one"
+    assert 2 <= finished < 10
+
+    fresh = new_cluster()
+    try:
+        again = subprocess.run([*command, "--ray", fresh.address], env=env, capture_output=True, text=True,
+                               timeout=300)  # fmt: skip
+    finally:
+        fresh.shutdown()
+    assert again.returncode == 0, again.stderr[-3000:]
+    (path,) = out.rglob("tiny-kill.json")
+    from leaderboard.records.files import read_result
+
+    result = read_result(path)
+    assert result.counts["texts_encoded"] <= 40 - 4 * finished + len(queries)  # the finished shards were reused

@@ -45,7 +45,18 @@ import numpy as np
 from leaderboard.errors import BadInput
 from leaderboard.fileio import cache_home
 
-SHARD_ROWS = 16384  # 16384 x 1024 dims x 4 bytes = 64 MiB per float32 shard
+SHARD_ROWS_ENV = "LEADERBOARD_SHARD_ROWS"
+# 16384 x 1024 dims x 4 bytes = 64 MiB per float32 shard; the variable sets another default (tests, small disks).
+
+
+def _default_rows() -> int:
+    raw = os.environ.get(SHARD_ROWS_ENV) or "16384"
+    if not raw.isdigit() or int(raw) < 1:
+        raise BadInput(f"{SHARD_ROWS_ENV}={raw[:40]!r}: expected a positive number of rows per shard.")
+    return int(raw)
+
+
+SHARD_ROWS = _default_rows()
 SHARD_DIR_ENV = "LEADERBOARD_SHARD_DIR"
 LOCK_TIMEOUT_ENV = "LEADERBOARD_SHARD_LOCK_TIMEOUT"
 STORE_FORMAT = "leaderboard-shards/2"

@@ -278,11 +278,14 @@ class RayBackend:
     def __enter__(self) -> RayBackend:
         ray = _ray()
         connect(self.options.ray or "auto")
+        from leaderboard.engine.cluster_watch import ClusterWatch
+
+        self.watch = ClusterWatch(ray, self.options.ray or "auto")  # a cluster that dies ends the run clearly
         self.board = ray.remote(ProgressBoard).options(num_cpus=0).remote()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self.board is not None:
+        if self.board is not None and not self.watch.lost:  # a lost cluster cannot be asked anything
             _ray().kill(self.board)
 
     def compute(
@@ -318,6 +321,7 @@ class RayBackend:
         try:
             while waiting:
                 ready, _ = ray.wait(list(waiting), num_returns=1, timeout=0.5)
+                self.watch.check()
                 _mirror(self.board, self.local_progress, self.shown)
                 for future in ready:
                     i = waiting.pop(future)
@@ -330,6 +334,8 @@ class RayBackend:
             if isinstance(cause, LeaderboardError):
                 raise cause from None
             raise LeaderboardError(f"a Ray job failed: {exc}") from None
+        except ray.exceptions.RayError as exc:  # a node, actor or worker died beyond its retries
+            raise self.watch.lost_error(exc) from None
         finally:
-            if pool is not None:
+            if pool is not None and not self.watch.lost:
                 pool.close()
