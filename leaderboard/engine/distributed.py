@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from leaderboard.contract.model import DenseModel, Model, Role
-from leaderboard.engine.dense import ShardJob, encode_shard
+from leaderboard.engine.corpus_store import ShardStore
+from leaderboard.engine.encoding import ShardJob, encode_shard
 from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns
 from leaderboard.engine.runner import (
@@ -40,7 +41,6 @@ from leaderboard.engine.runner import (
     object_model,
     search_options,
 )
-from leaderboard.engine.shards import ShardStore
 from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.progress import use_progress
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from leaderboard.contract.model import DEFAULT_BATCH_SIZE, DTYPES
-from leaderboard.engine.shards import SHARD_ROWS
+from leaderboard.engine.corpus_store import SHARD_ROWS
 from leaderboard.errors import BadInput
 
 
