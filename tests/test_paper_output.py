@@ -155,3 +155,16 @@ def test_cite_several_a_built_entry_and_an_unknown_name():
     ran = run_cli("cite", "ComLQ", "NoSuchBench")
     assert ran.returncode == 2 and "unknown benchmark 'NoSuchBench'" in ran.stderr and "ComLQ" in ran.stderr
     assert ran.stdout == "" and "Traceback" not in ran.stderr
+
+
+def test_compare_runs_only_what_is_missing(tmp_path):
+    import leaderboard
+
+    out = tmp_path / "results"
+    (first,) = leaderboard.evaluate(["bm25"], ["demo"], output=out, use_cache=False)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    ran = run_cli("compare", "bm25", "bm25-okapi", "--task", "demo", "--results", str(out), env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert f"reused: {first.path}" in ran.stderr
+    written = [line for line in ran.stderr.splitlines() if line.startswith("written: ")]
+    assert len(written) == 1 and "bm25-okapi" in written[0] and "skipped" not in ran.stderr
