@@ -231,3 +231,164 @@ def install_example_plugin(site: Path) -> Path:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: leaderboard-example-task\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[leaderboard]\nexample-topics = leaderboard_example_task.plugin\n")
     return site
+
+
+# -- a folder of ComLQ and NegConstraint results (real runs on small data in each task's own format) ------------
+
+WORDS = [
+    "saturn",
+    "rings",
+    "ice",
+    "planet",
+    "jupiter",
+    "gas",
+    "giant",
+    "ethanol",
+    "alcohol",
+    "beer",
+    "king",
+    "israel",
+    "dynasty",
+    "founder",
+    "river",
+    "mountain",
+    "desert",
+    "ocean",
+    "island",
+    "forest",
+    "city",
+    "bridge",
+    "castle",
+    "painter",
+    "novel",
+    "poem",
+    "opera",
+    "violin",
+    "bishop",
+    "temple",
+    "harbor",
+    "glacier",
+    "volcano",
+    "comet",
+    "orbit",
+    "crater",
+    "canyon",
+    "meadow",
+    "falcon",
+    "salmon",
+    "copper",
+    "marble",
+]
+
+
+def _comlq_query_types() -> list[tuple[str, int]]:
+    """(query type as released, number of qrels): every type and evidence level the task declares."""
+    from leaderboard_tasks.comlq import EVIDENCE_LEVELS
+
+    found = [("1p", 1)]
+    for base, levels in EVIDENCE_LEVELS.items():
+        found += [(f"{base}_{n}", n) for n in levels]
+    return found
+
+
+def write_comlq(root: Path, per_type: int = 3, seed: int = 7) -> dict[str, str]:
+    """A ComLQ folder (corpus, queries with their type, qrels) covering every declared subset; query id -> type."""
+    rng = np.random.default_rng(seed)
+    corpus: dict[str, str] = {}
+    queries, qrels, types = [], ["query-id\tcorpus-id\tscore"], {}
+    for t, evidence in _comlq_query_types():
+        for i in range(per_type):
+            qid = f"q-{t}-{i}"
+            words = list(rng.choice(WORDS, size=4, replace=False))
+            queries.append({"_id": qid, "text": "which " + " and ".join(words), "answer": words[0], "type": t})
+            types[qid] = t.split("_")[0]
+            for _ in range(evidence):
+                pid = f"p{len(corpus)}"
+                own = list(rng.choice(words, size=int(rng.integers(1, 4)), replace=False))
+                corpus[pid] = " ".join(own + list(rng.choice(WORDS, size=5)))
+                qrels.append(f"{qid}\t{pid}\t1")
+    for _ in range(60):  # distractors
+        corpus[f"p{len(corpus)}"] = " ".join(rng.choice(WORDS, size=6))
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in corpus.items()))
+    (root / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    (root / "qrels").mkdir(exist_ok=True)
+    (root / "qrels" / "test.tsv").write_text("\n".join(qrels) + "\n")
+    return types
+
+
+def write_negconstraint(root: Path, per_category: int = 8, seed: int = 11) -> None:
+    """A NegConstraint folder: each query with a satisfying and a violating passage, in every category."""
+    from leaderboard_tasks.negconstraint import CATEGORIES
+
+    rng = np.random.default_rng(seed)
+    corpus, queries = [], []
+    for c, category in enumerate(CATEGORIES):
+        for i in range(per_category):
+            words = list(rng.choice(WORDS, size=3, replace=False))
+            good, bad = f"n{c}-{i}-s", f"n{c}-{i}-v"
+            corpus.append(
+                {"doc_id": good, "text": " ".join(words[: int(rng.integers(1, 3))] + list(rng.choice(WORDS, 4)))}
+            )
+            corpus.append({"doc_id": bad, "text": " ".join(words + list(rng.choice(WORDS, 2)))})
+            queries.append(
+                {
+                    "query_id": f"nq{c}-{i}",
+                    "query": f"{' '.join(words)} but not {words[-1]}",
+                    "category": category,
+                    "constraint_satisfying_doc_ids": [good],
+                    "constraint_violating_doc_ids": [bad],
+                    "graded_relevance": {good: 2, bad: 0},
+                }
+            )
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
+    (root / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in queries))
+
+
+REPORTED_COMLQ = {
+    "schema_version": "1",
+    "kind": "reported",
+    "paper": "ComLQ",
+    "title": "Benchmarking Complex Logical Queries in Information Retrieval",
+    "paper_file": "004_test_fixture",
+    "url": "https://arxiv.org/abs/2511.12004",
+    "bibtex": "@inproceedings{comlq, title={Benchmarking Complex Logical Queries in Information Retrieval}}",
+    "tables": [
+        {
+            "table": "Table 3",
+            "caption": "nDCG@10 (x100) of sparse and dense retrievers (a test copy of two cells)",
+            "benchmark": "ComLQ",
+            "scale": 100,
+            "columns": [{"label": "nDCG@10", "task": "comlq", "metric": "ndcg_at_10"}],
+            "rows": [
+                {"label": "BM25", "model": "BM25", "values": ["50.5"]},
+                {"label": "Contriever", "model": "facebook/contriever", "values": ["41.2"]},
+            ],
+        }
+    ],
+}
+
+
+def build_comlq_negconstraint(root: Path, data: Path) -> Path:
+    """Results of bm25 and bm25-okapi on small ComLQ and NegConstraint folders, no benchmarks.json.
+
+    Plus an older revision of bm25's ComLQ result (one row by default) and ``reported/comlq.json``
+    (the paper's BM25 50.5 beside the reproduced run). Returns ``root``; the query types are in
+    ``root.parent / "comlq-types.json"``.
+    """
+    import leaderboard
+
+    types = write_comlq(data / "comlq")
+    write_negconstraint(data / "negconstraint")
+    dirs = {"comlq": str(data / "comlq"), "negconstraint": str(data / "negconstraint")}
+    leaderboard.evaluate(["bm25", "bm25-okapi"], ["comlq", "negconstraint"], output=root, data_dirs=dirs)
+    (root.parent / "comlq-types.json").write_text(json.dumps(types))
+    bm25 = next(p for p in root.rglob("comlq.json") if json.loads(p.read_text())["model"]["name"] == "bm25")
+    old = json.loads(bm25.read_text())
+    old["model"]["revision"] = "older-revision"
+    old["created_at"] = "2025-01-01T00:00:00+00:00"
+    _write(root / "older", old)
+    (root / "reported").mkdir(exist_ok=True)
+    (root / "reported" / "comlq.json").write_text(json.dumps(REPORTED_COMLQ))
+    return root

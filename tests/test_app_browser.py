@@ -1,12 +1,17 @@
 """The leaderboard app in a real browser (Debian's Chromium driven by Playwright), at 1440x900 and 390x844.
 
-`leaderboard serve --public` runs over the app fixtures plus a result of the example task plugin
-(plugins/leaderboard-example-task, put on PYTHONPATH with a dist-info, as an install leaves it);
-the plugin's benchmark comes from the registry through `serve`, its views from its result alone.
-Screenshots of every tab at both sizes go to a temporary folder, and to docs/screenshots/ only with
-LEADERBOARD_UPDATE_SCREENSHOTS=1.
+Two servers (one per module fixture): `leaderboard serve --public` over the app fixtures plus a result
+of the example task plugin (plugins/leaderboard-example-task, put on PYTHONPATH with a dist-info, as an
+install leaves it; the plugin's benchmark comes from the registry through `serve`, its views from its
+result alone); and `serve --public` over real bm25 / bm25-okapi runs on small ComLQ and NegConstraint
+folders with no benchmarks.json (the built-in declarations come from the installed plugins), an
+older revision of one model and a paper's reported score. A third serves that folder with no
+benchmark plugin at all (each task its own board). Screenshots go to a temporary folder, and to
+docs/screenshots/ only with LEADERBOARD_UPDATE_SCREENSHOTS=1.
 """
 
+import contextlib
+import json
 import os
 import re
 import shutil
@@ -18,7 +23,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from app_fixtures import BENCHMARKS, HOSTILE, build_results, install_example_plugin
+from app_fixtures import BENCHMARKS, HOSTILE, build_comlq_negconstraint, build_results, install_example_plugin
 from conftest import REPO
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -57,6 +62,12 @@ def server(tmp_path_factory):
     )
     assert ran.returncode == 0, ran.stderr
     root = build_results(work / "results", example_result=next((work / "ex").rglob("example-topics.json")))
+    with serving(root, env) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(root, env):
     port = free_port()
     command = [sys.executable, "-m", "leaderboard", "serve", "--results", str(root), "--port", str(port), "--public"]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
@@ -73,9 +84,34 @@ def server(tmp_path_factory):
     else:
         proc.kill()
         raise RuntimeError("the app did not start within 120 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def comlq_results(tmp_path_factory):
+    work = tmp_path_factory.mktemp("comlq")
+    root = build_comlq_negconstraint(work / "results", work / "data")
+    assert not (root / "benchmarks.json").exists()
+    return root
+
+
+def plain_env(work, plugins=None):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "XDG_CACHE_HOME": str(work / "cache")}
+    env.pop("LEADERBOARD_PLUGINS", None)
+    if plugins is not None:
+        env["LEADERBOARD_PLUGINS"] = plugins
+    return env
+
+
+@pytest.fixture(scope="module")
+def comlq_server(comlq_results, tmp_path_factory):
+    """The installed plugins' declarations (ComLQ, NegConstraint, BRIGHT, ...): only two have results."""
+    with serving(comlq_results, plain_env(tmp_path_factory.mktemp("comlq-serve"))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -104,12 +140,15 @@ def shots(tmp_path_factory):
             shutil.copy(shot, target / shot.name)
 
 
+DEMO = "?benchmark=" + urllib.parse.quote("Demo retrieval")
+
+
 def open_page(browser, server, size=DESKTOP, query=""):
     page = browser.new_page(viewport=size, accept_downloads=True)
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     page.goto(server + query)
-    page.wait_for_selector("#board-table, #board-empty", state="attached", timeout=30000)
+    page.wait_for_selector("#board-table, #board-empty, #home", state="attached", timeout=30000)
     return page
 
 
@@ -131,41 +170,86 @@ def header_index(page, text):
     return next(i for i, h in enumerate(headers) if h.startswith(text))
 
 
+def in_viewport(locator, viewport):
+    box = locator.bounding_box()
+    return (
+        bool(box)
+        and box["x"] >= 0
+        and box["x"] + box["width"] <= viewport["width"]
+        and (box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"])
+    )
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_first_ranked_score_is_on_the_first_screen(browser, server, size):
-    page = open_page(browser, server, SIZES[size])
+    page = open_page(browser, server, SIZES[size], DEMO)
     first = page.locator("#board-table tbody.ranked tr").first
     score = first.locator("td.c-agg .v")
     value = float(score.inner_text())  # a number, not a string with decorations
     assert value == pytest.approx(0.828, abs=1e-3)
-    viewport = SIZES[size]
     for cell in (first.locator("td.c-rank"), first.locator("td.c-model"), score):
-        box = cell.bounding_box()
-        assert box and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], (size, box)
-        assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], (size, box)
+        assert in_viewport(cell, SIZES[size]), (size, cell.bounding_box())
     assert first.locator("td.c-model").inner_text() == "bm25"
     page.close()
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_header_click_sorts_numerically_negative_values_included(browser, server, size):
-    page = open_page(browser, server, SIZES[size], "?benchmark=Followish")
-    index = header_index(page, "Followish")
-    assert column(page, index) == [0.31, 0.05, -0.12, -0.45]  # by rank
-    page.locator("#board-table thead th").nth(index).click()
-    assert column(page, index) == [0.31, 0.05, -0.12, -0.45]  # descending
-    page.locator("#board-table thead th").nth(index).click()
-    assert column(page, index) == [-0.45, -0.12, 0.05, 0.31]  # ascending: numeric, not "-0.12" < "-0.45"
-    texts = page.locator(f"#board-table tbody.ranked td:nth-child({index + 1}) .v").all_inner_texts()
-    assert texts == ["-0.4500", "-0.1200", "0.0500", "0.3100"]
+def test_bare_url_of_comlq_and_negconstraint_results_shows_a_ranked_score_above_the_fold(
+    browser, comlq_server, shots, size
+):
+    """No BRIGHT results: the landing page shows both benchmarks' top models first, BRIGHT after them."""
+    page = open_page(browser, comlq_server, SIZES[size])
+    page.wait_for_selector("#home .home-card", timeout=30000)
+    cards = page.locator("#home .home-card")
+    assert sorted(cards.evaluate_all("cs => cs.map(c => c.dataset.benchmark)")) == ["ComLQ", "NegConstraint"]
+    first = cards.first.locator("tr").first
+    score = first.locator("td.c-agg .v")
+    assert 0 < float(score.inner_text()) <= 1
+    assert re.fullmatch(r"0\.\d{3}–[01]\.\d{3}", first.locator("td.c-agg .ci").inner_text())  # with its interval
+    assert in_viewport(score, SIZES[size]) and in_viewport(first.locator("td.c-model"), SIZES[size])
+    without = page.locator("#home-without").inner_text()
+    assert "BRIGHT" in without and "No ranked results yet" in without
+    assert "1 models" not in page.inner_text("body")
+    page.screenshot(path=str(shots / f"{size}-landing.png"))
+    # each card links to its board
+    cards.filter(has_text="NegConstraint").locator("h3 a").click()
+    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    assert page.locator("#benchmark-select input").input_value() == "NegConstraint"
     page.close()
 
 
+def test_header_click_sorts_on_the_server_negative_values_included(browser, server):
+    """Followish has one task: its column is the Score (not repeated), sorted by a click on the server."""
+    page = open_page(browser, server, DESKTOP, "?benchmark=Followish")
+    index = header_index(page, "Score")
+    assert "p-MRR" in page.locator("#board-table thead th").nth(index).inner_text()  # the metric, named once
+    assert column(page, index) == [0.31, 0.05, -0.12, -0.45]  # by rank
+    page.locator("#board-table thead th").nth(index).click()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('sort') === 'agg.desc'")
+    page.wait_for_selector("#board-table th[aria-sort=descending]", timeout=15000)
+    assert column(page, index) == [0.31, 0.05, -0.12, -0.45]  # descending
+    page.locator("#board-table thead th").nth(index).click()
+    page.wait_for_selector("#board-table th[aria-sort=ascending]", timeout=15000)
+    assert column(page, index) == [-0.45, -0.12, 0.05, 0.31]  # ascending: numeric, not "-0.12" < "-0.45"
+    texts = page.locator(f"#board-table tbody.ranked td:nth-child({index + 1}) .v").all_inner_texts()
+    assert texts == ["-0.4500", "-0.1200", "0.0500", "0.3100"]
+    link = page.url
+    assert "sort=agg.asc" in link
+    page.close()
+    again = open_page(browser, server, DESKTOP, link[len(server) :])  # the sort is restored from the link
+    again.wait_for_selector("#board-table th[aria-sort=ascending]", timeout=15000)
+    assert column(again, index) == [-0.45, -0.12, 0.05, 0.31]
+    again.close()
+
+
 def test_selector_changes_table_and_url_and_the_url_restores_it(browser, server):
-    page = open_page(browser, server)
-    assert "Followish" not in page.locator("#board-table thead").inner_text()
+    page = open_page(browser, server, query=DEMO)
+    assert "p-MRR" not in page.locator("#board-table thead").inner_text()
     select_benchmark(page, "Followish")
-    page.wait_for_function("() => document.querySelector('#board-table thead').innerText.includes('Followish')")
+    page.wait_for_function("() => document.querySelector('#board-table thead')?.innerText.includes('p-MRR')")
+    page.locator("#filters").get_by_text("Filters and columns").click()
+    page.locator("#filter-search input, #filter-search textarea").first.fill("tiny")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('q') === 'tiny'")
     page.get_by_role("tab", name="About").click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('tab') === 'about'")
     link = page.url
@@ -177,7 +261,8 @@ def test_selector_changes_table_and_url_and_the_url_restores_it(browser, server)
     shared.wait_for_selector("#about", timeout=30000)  # the About tab, restored
     assert shared.locator("#benchmark-select input").input_value() == "Followish"
     shared.get_by_role("tab", name="Leaderboard").click()
-    shared.wait_for_function("() => document.querySelector('#board-table thead').innerText.includes('Followish')")
+    shared.wait_for_function("() => document.querySelector('#board-table thead')?.innerText.includes('p-MRR')")
+    assert shared.locator("#board-table tbody.ranked td.c-model").all_inner_texts() == ["tiny-dense-model"]
     shared.close()
 
 
@@ -198,7 +283,7 @@ def test_about_names_every_benchmark_paper(browser, server):
 
 
 def test_limit_result_is_listed_but_never_ranked(browser, server):
-    page = open_page(browser, server)
+    page = open_page(browser, server, query=DEMO)
     ranked = page.locator("#board-table tbody.ranked").inner_text()
     unranked = page.locator("#board-table tbody.unranked").inner_text()
     assert "limited-model" not in ranked and "limited-model" in unranked
@@ -207,23 +292,26 @@ def test_limit_result_is_listed_but_never_ranked(browser, server):
 
 
 def test_intervals_and_significance_marks_are_shown_and_explained(browser, server):
-    page = open_page(browser, server)
+    page = open_page(browser, server, query=DEMO)
     second = page.locator("#board-table tbody.ranked tr").nth(1)
     assert second.locator("td.c-rank").inner_text().strip() == "2 ≈"
     assert re.fullmatch(r"0\.\d{3}–0\.\d{3}", second.locator("td.c-agg .ci").inner_text())
+    assert second.locator("td.c-agg").get_attribute("style").startswith("--heat")  # the colour scale
     notes = page.locator("#board-notes").inner_text()
-    assert "≈ not significantly different from #1" in notes and "randomization" in notes
+    assert "not significantly different from #1" in notes and "randomization" in notes
+    assert "Score = score" not in notes
     page.close()
 
 
 def test_hostile_model_name_is_text_and_filters_and_csv_work(browser, server, tmp_path):
-    page = open_page(browser, server)
+    page = open_page(browser, server, query=DEMO)
     assert HOSTILE in page.locator("#board-table").inner_text()
     assert page.locator('img[src="x"]').count() == 0 and page.dialogs == []
     page.locator("#filters").get_by_text("Filters and columns").click()
     page.locator("#filter-kind").get_by_label("dense").uncheck()
-    page.wait_for_function("() => !document.querySelector('#board-table').innerText.includes('tiny-dense-model')")
+    page.wait_for_function("() => !document.querySelector('#board-table')?.innerText.includes('tiny-dense-model')")
     assert "bm25" in page.locator("#board-table").inner_text()
+    assert new_url_has(page, "kind", "sparse")
     with page.expect_download() as download:
         page.locator("#download-csv").click()
     target = tmp_path / "view.csv"
@@ -235,10 +323,17 @@ def test_hostile_model_name_is_text_and_filters_and_csv_work(browser, server, tm
     page.close()
 
 
+def new_url_has(page, parameter, value):
+    page.wait_for_function(
+        "([p, v]) => (new URL(location.href).searchParams.get(p) || '').split('|').includes(v)", arg=[parameter, value]
+    )
+    return True
+
+
 def test_the_example_plugin_task_gets_its_own_declared_view(browser, server):
     """No app code names the example task: its view comes from the `views` its results declare."""
     page = open_page(browser, server, query="?benchmark=Example+topics")
-    assert "Example topics" in page.locator("#board-table thead").inner_text()
+    assert "Example topics" in page.locator("#benchmark-summary").inner_text()
     assert page.locator("#board-table tbody.ranked td.c-model").all_inner_texts() == ["bm25"]
     page.get_by_role("tab", name="Task views").click()
     page.wait_for_selector("text=example-topics: Reciprocal rank per topic", timeout=30000)
@@ -251,11 +346,11 @@ def test_the_example_plugin_task_gets_its_own_declared_view(browser, server):
 
 @pytest.mark.parametrize("size", SIZES)
 def test_every_tab_is_reachable_and_photographed(browser, server, shots, size):
-    page = open_page(browser, server, SIZES[size], "?benchmark=" + urllib.parse.quote("Demo retrieval"))
+    page = open_page(browser, server, SIZES[size], DEMO)
     page.wait_for_timeout(500)
     page.screenshot(path=str(shots / f"{size}-board-intervals-and-significance.png"))
     select_benchmark(page, "Conditions")
-    page.wait_for_function("() => document.querySelector('#board-table thead').innerText.includes('Task 1')")
+    page.wait_for_function("() => document.querySelector('#board-table thead')?.innerText.includes('Task 1')")
     for tab, label in TABS.items():
         tab_button = page.get_by_role("tab", name=label)
         assert tab_button.is_visible()  # no tab hides behind a "…" menu
@@ -268,3 +363,164 @@ def test_every_tab_is_reachable_and_photographed(browser, server, shots, size):
         page.wait_for_timeout(1200)  # charts finish drawing
         page.screenshot(path=str(shots / f"{size}-{tab}.png"), full_page=tab != "board")
     page.close()
+
+
+# -- ComLQ and NegConstraint results ------------------------------------------------------------------
+
+
+def bm25_comlq(root):
+    """bm25's newest ComLQ result (not the older revision, not the reported scores)."""
+    found = [p for p in root.rglob("comlq.json") if not {"older", "reported"} & set(p.relative_to(root).parts)]
+    return next(p for p in found if json.loads(p.read_text())["model"]["name"] == "bm25")
+
+
+def per_query_of(path, metric="ndcg_at_10"):
+    from leaderboard.records.result import PerQuery, decode_per_query
+
+    data = json.loads(path.read_text())
+    stored = decode_per_query(PerQuery.model_validate(data["per_query"]))
+    return {q: v[metric] for q, v in stored.items()}
+
+
+def test_per_type_intervals_come_from_that_types_queries_and_the_csv_agrees(
+    browser, comlq_server, comlq_results, shots, tmp_path
+):
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    types = json.loads((comlq_results.parent / "comlq-types.json").read_text())
+    bm25 = bm25_comlq(comlq_results)
+    values = per_query_of(bm25)
+    page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ&q=bm25")
+    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    row = page.locator("#board-table tbody.ranked tr").filter(has_text="bm25").first
+    assert row.locator("td.c-model").inner_text().startswith("bm25")
+    main = row.locator("td.c-agg .ci").inner_text()
+    seen = set()
+    for query_type in ("1p", "3p", "2in"):
+        index = header_index(page, f"{'¬' if query_type == '2in' else ''}{query_type} nDCG@10")
+        cell = row.locator(f"td:nth-child({index + 1})")
+        low, high = (float(x) for x in cell.locator(".ci").inner_text().split("–"))
+        own = np.array([v for q, v in values.items() if types[q] == query_type])
+        assert float(cell.locator(".v").inner_text()) == pytest.approx(own.mean(), abs=1e-4)
+        if own.std() == 0:
+            assert low == high == pytest.approx(own.mean(), abs=1e-3)
+            continue
+        reference = stats.bootstrap((own,), np.mean, n_resamples=10_000, method="percentile", random_state=1)
+        assert low == pytest.approx(reference.confidence_interval.low, abs=0.015), query_type
+        assert high == pytest.approx(reference.confidence_interval.high, abs=0.015), query_type
+        seen.add((low, high))
+    assert f"{min(seen)[0]:.3f}–{min(seen)[1]:.3f}" != main  # not the whole benchmark's interval
+    with page.expect_download() as download:
+        page.locator("#download-csv").click()
+    target = tmp_path / "comlq.csv"
+    download.value.save_as(target)
+    frame = pd.read_csv(target).set_index("model")
+    index = header_index(page, "3p nDCG@10")
+    cell = row.locator(f"td:nth-child({index + 1}) .ci").inner_text()
+    low, high = (float(x) for x in cell.split("–"))
+    assert frame.loc["bm25", "comlq:ndcg_at_10:type=3p:ci_low"] == pytest.approx(low, abs=6e-4)
+    assert frame.loc["bm25", "comlq:ndcg_at_10:type=3p:ci_high"] == pytest.approx(high, abs=6e-4)
+    page.close()
+
+
+def test_two_revisions_of_a_model_are_one_row_unless_asked(browser, comlq_server, shots):
+    page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ")
+    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    models = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
+    assert [m for m in models if m.startswith("bm25") and "okapi" not in m] == ["bm25"]
+    page.screenshot(path=str(shots / "desktop-board.png"))
+    page.locator("#filters").get_by_text("Filters and columns").click()
+    page.locator("#filter-revisions input").check()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('revisions') === '1'")
+    page.wait_for_function("() => document.querySelectorAll('#board-table td.c-model .rev').length >= 2")
+    labels = page.locator("#board-table td.c-model .rev").all_inner_texts()
+    assert "revision older-revision" in labels and any("bm25s" in label for label in labels)
+    page.close()
+
+
+def test_reported_and_reproduced_bm25_on_comlq_with_their_difference(browser, comlq_server, comlq_results, shots):
+    reproduced = json.loads(bm25_comlq(comlq_results).read_text())["main_score"]
+    for size in SIZES:
+        page = open_page(browser, comlq_server, SIZES[size], "?benchmark=ComLQ")
+        tier = page.locator("#board-table tbody.reported")
+        tier.wait_for(timeout=30000)
+        row = tier.locator("tr").filter(has_text="BM25").first
+        assert "reported in ComLQ, Table 3" in row.inner_text()
+        score = row.locator("td.c-agg")
+        assert score.locator(".v").inner_text() == "0.5050"
+        assert score.locator(".ci").count() == 0  # no interval
+        assert score.locator(".delta").inner_text() == f"reproduced {reproduced:.4f} · Δ {reproduced - 0.505:+.4f}"
+        assert row.locator("td.c-rank").inner_text().strip() == "rep."  # never ranked
+        assert "BM25" not in page.locator("#board-table tbody.ranked").inner_text()
+        other = tier.locator("tr").filter(has_text="facebook/contriever").first
+        assert other.locator(".delta").count() == 0  # no reproduced run: no difference
+        tier.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(shots / f"{size}-reported-tier.png"))
+        page.close()
+
+
+def test_overall_ranks_over_the_chosen_set_which_is_in_the_url(browser, comlq_server, shots):
+    query = "?benchmark=" + urllib.parse.quote("Overall (mean rank)") + "&overall=ComLQ|NegConstraint"
+    for size in SIZES:
+        page = open_page(browser, comlq_server, SIZES[size], query)
+        page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+        summary = page.locator("#benchmark-summary").inner_text()
+        assert "mean rank over 2 benchmarks" in summary and "ComLQ, NegConstraint" in summary
+        checked = page.locator("#overall-set input:checked").evaluate_all("xs => xs.map(x => x.value || x.name)")
+        assert len(checked) == 2
+        ranked = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
+        assert sorted(ranked) == ["bm25", "bm25-okapi"]
+        page.screenshot(path=str(shots / f"{size}-overall.png"))
+        if size == "desktop":
+            page.locator("#overall-set").get_by_label("NegConstraint").uncheck()
+            page.wait_for_function("() => new URL(location.href).searchParams.get('overall') === 'ComLQ'")
+            page.wait_for_function(
+                "() => document.querySelector('#benchmark-summary').innerText.includes('over 1 benchmark')"
+            )
+        page.close()
+
+
+def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, comlq_results, shots):
+    from leaderboard.app import loading
+    from leaderboard.app.comparison import compare_models
+    from leaderboard.cli.serve import registered_benchmarks
+
+    board = loading.load(comlq_results, registered_benchmarks(), persist=False)
+    okapi = next(key for key in (line.key for line in board.ranking("ComLQ").lines) if key[0] == "bm25-okapi")
+    bm25 = next(key for key in (line.key for line in board.ranking("ComLQ").ranked) if key[0] == "bm25")
+    expected = compare_models(board, "ComLQ", bm25, okapi)
+    for size in SIZES:
+        query = "?benchmark=ComLQ&tab=compare&a=" + urllib.parse.quote("\x1f".join(bm25))
+        query += "&b=" + urllib.parse.quote("\x1f".join(okapi))
+        page = open_page(browser, comlq_server, SIZES[size], query)
+        page.wait_for_selector("#compare-table tbody tr", timeout=30000)
+        rows = page.locator("#compare-table tbody tr")
+        first = rows.first.locator("td").all_inner_texts()
+        task = expected.tasks[0]
+        assert first[0] == "comlq" and first[1] == "all queries"
+        assert first[6] == f"{task.difference:+.4f}"
+        assert first[7] == f"{task.ci_low:+.4f} to {task.ci_high:+.4f}"
+        subsets = expected.subsets.get("comlq", [])
+        assert rows.count() == sum(1 + len(expected.subsets.get(t.task, [])) for t in expected.tasks)
+        if subsets:
+            second = rows.nth(1).locator("td").all_inner_texts()
+            assert second[1] == subsets[0].subset and second[6] == f"{subsets[0].difference:+.4f}"
+        page.screenshot(path=str(shots / f"{size}-compare.png"), full_page=False)
+        page.close()
+
+
+def test_a_folder_without_declarations_shows_each_task_as_a_ranked_board(browser, comlq_results, tmp_path_factory):
+    """No benchmarks.json and no benchmark plugin: each task with results is its own board."""
+    env = plain_env(tmp_path_factory.mktemp("plain"), plugins="bm25")
+    with serving(comlq_results, env) as url:
+        page = open_page(browser, url)
+        page.wait_for_selector("#home .home-card", timeout=30000)
+        first = page.locator("#home .home-card").first
+        assert 0 < float(first.locator("td.c-agg .v").first.inner_text()) <= 1
+        first.locator("h3 a").click()
+        page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+        assert page.locator("#board-table tbody.ranked td.c-agg .v").count() >= 2
+        page.close()

@@ -1,19 +1,52 @@
-"""The app's CSS and the few lines of browser JavaScript (sorting, the URL state).
+"""The app's CSS and the few lines of browser JavaScript (sorting, paging, the URL state).
 
-Gradio's Dataframe sorts display strings and hides sorting in a menu, so the board is an HTML table
-and a header click sorts it here: by each cell's ``data-v`` number (text where there is no number),
-missing values last in both directions, each table body on its own (ranked models never mix with
-unranked ones). The benchmark and the tab live in the URL query (``?benchmark=...&tab=...``), so a
-link restores the view.
+Gradio's Dataframe sorts display strings and hides sorting in a menu, so tables are HTML. The
+benchmark board is sorted and paged on the server, over ALL its rows: a header click or a page
+button writes the request into small state boxes (Gradio textboxes hidden by CSS) and clicks a
+hidden button, whose event re-renders the table; the other tables (views, provenance, comparison) are small and sort in
+the page, by each cell's ``data-v`` number (text where there is no number), missing values last.
+The full view state (benchmark, tab, filters, search, sort, page, picked models, the Overall set,
+the compared models) lives in the URL query, so a link restores the view.
 """
 
 SORT_JS = """
+const toBox = (id, value) => {
+  const box = document.querySelector('#' + id + ' textarea, #' + id + ' input');
+  if (!box) return;
+  box.value = value;
+  box.dispatchEvent(new Event('input', { bubbles: true }));
+};
+// The boxes hold the request; a click on the (hidden) button sends it (a script's input event does not).
+const send = () => setTimeout(() => { const go = document.querySelector('#board-go'); if (go) go.click(); }, 0);
+const toUrl = (entries) => {
+  const url = new URL(window.location.href);
+  for (const [k, v] of entries) {
+    if (v === '' || v === null) url.searchParams.delete(k); else url.searchParams.set(k, v);
+  }
+  window.history.replaceState(null, '', url);
+};
 element.addEventListener('click', (event) => {
+  const pageButton = event.target.closest('button[data-page]');
+  if (pageButton && element.contains(pageButton)) {
+    const page = pageButton.dataset.page;
+    toUrl([['page', page === '1' ? '' : page]]);
+    toBox('page-state', page);
+    send();
+    return;
+  }
   const th = event.target.closest('th[data-col]');
   if (!th || !element.contains(th)) return;
   const table = th.closest('table');
-  const col = Number(th.dataset.col);
   const dir = th.getAttribute('aria-sort') === 'descending' ? 'ascending' : 'descending';
+  if (table.dataset.serverSort !== undefined && th.dataset.key) {
+    const value = th.dataset.key + '.' + (dir === 'ascending' ? 'asc' : 'desc');
+    toUrl([['sort', value], ['page', '']]);
+    toBox('sort-state', value);
+    toBox('page-state', '1');
+    send();
+    return;
+  }
+  const col = Number(th.dataset.col);
   table.querySelectorAll('th[data-col]').forEach((h) => h.removeAttribute('aria-sort'));
   th.setAttribute('aria-sort', dir);
   const key = (row) => {
@@ -46,12 +79,36 @@ def url_js(parameter: str, value: str | None = None) -> str:
     )
 
 
+def url_state_js(parameters: dict[int, str], defaults: dict[str, object] | None = None, reset: tuple = ()) -> str:
+    """JS run before an event: write the inputs at the given positions into the URL (lists joined by ``|``).
+
+    A value equal to its default, or empty, is removed from the URL (a shared link stays short);
+    ``reset`` names parameters the event clears (a new filter starts again at page 1).
+    """
+    import json
+
+    mapping = json.dumps({str(k): v for k, v in parameters.items()})
+    fallback = json.dumps(defaults or {})
+    cleared = json.dumps(list(reset))
+    return (
+        "(...args) => { const url = new URL(window.location.href); "
+        f"const names = {mapping}; const defaults = {fallback}; "
+        "for (const [i, name] of Object.entries(names)) { let v = args[Number(i)]; "
+        "const same = JSON.stringify(v) === JSON.stringify(defaults[name]); "
+        "if (Array.isArray(v)) v = v.join('|'); "
+        "if (v === null || v === undefined || v === '' || v === false || same) url.searchParams.delete(name); "
+        "else url.searchParams.set(name, v === true ? '1' : String(v)); } "
+        f"for (const name of {cleared}) url.searchParams.delete(name); "
+        "window.history.replaceState(null, '', url); return args.length === 1 ? args[0] : args; }"
+    )
+
+
 # The query the page was opened with, kept before any event can rewrite the URL (a tab's select event
-# fires when the page mounts): the page load restores the benchmark and the tab from it.
+# fires when the page mounts): the page load restores the whole view from it (``url_state.parse``).
 HEAD = "<script>window.leaderboardQuery = window.location.search;</script>"
 RESTORE_JS = (
-    "(...args) => { const q = new URLSearchParams(window.leaderboardQuery ?? window.location.search); "
-    "args[0] = q.get('benchmark') || ''; args[1] = q.get('tab') || ''; args[2] = window.innerWidth; return args; }"
+    "(...args) => { args[0] = window.leaderboardQuery ?? window.location.search; args[1] = window.innerWidth; "
+    "return args; }"
 )
 
 TABLE_CSS = """
@@ -90,6 +147,34 @@ table.lb a { color: inherit; text-decoration: underline dotted; }
 .empty { padding: 2em 1em; text-align: center; font-size: 16px; color: var(--body-text-color-subdued); }
 .note, .notes { font-size: 12px; color: var(--body-text-color-subdued); }
 .notes ul { margin: 0; padding-left: 1.2em; }
+table.lb td.heat { background-image: linear-gradient(rgba(46, 125, 219, var(--heat)),
+  rgba(46, 125, 219, var(--heat))); }
+table.lb .rev { font-size: 11px; color: var(--body-text-color-subdued); }
+table.lb .c-model .rev { display: block; overflow: hidden; text-overflow: ellipsis; }
+table.lb tbody.reported td { font-style: italic; }
+table.lb tbody.reported .src { display: block; font-size: 11px; font-style: normal;
+  color: var(--body-text-color-subdued); overflow: hidden; text-overflow: ellipsis; }
+table.lb .delta { display: block; font-size: 11px; font-style: normal; white-space: nowrap;
+  color: var(--body-text-color-subdued); }
+table.lb td.a-better { background: rgba(46, 160, 67, 0.18); }
+table.lb td.b-better { background: rgba(218, 54, 51, 0.16); }
+table.lb caption { caption-side: top; text-align: left; font-size: 12px; padding: 4px 8px;
+  color: var(--body-text-color-subdued); }
+.pager { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; font-size: 13px; margin: 6px 0; }
+.pager button { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 2px 10px;
+  background: var(--background-fill-secondary); cursor: pointer; }
+.pager button[disabled] { opacity: 0.4; cursor: default; }
+#home .home-cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr)); gap: 10px; }
+#home .home-card { border: 1px solid var(--border-color-primary); border-radius: 6px; padding: 6px 8px; }
+#home .home-card h3 { margin: 0; font-size: 16px; }
+#home .home-card table.lb { width: 100%; min-width: 0; }
+#home .home-card table.lb td { position: static; border-bottom: none; padding: 2px 4px; }
+#home .home-card table.lb .c-model { width: auto; max-width: 14em; min-width: 0; border-right: none; }
+#home .home-card table.lb .c-rank { width: 2.4em; min-width: 2.4em; }
+#home .more { margin: 2px 0 0 0; font-size: 12px; }
+#home .home-intro { margin: 0 0 6px 0; }
+#home .home-empty { margin-top: 10px; font-size: 13px; }
+#home .home-empty ul { display: flex; flex-wrap: wrap; gap: 4px 16px; list-style: none; padding: 0; margin: 4px 0; }
 @media (max-width: 640px) {
   table.lb { font-size: 13px; }
   table.lb th, table.lb td { padding: 3px 5px; }
@@ -97,6 +182,7 @@ table.lb a { color: inherit; text-decoration: underline dotted; }
   table.lb .c-model { left: 3.4em; width: 8.2em; min-width: 8.2em; max-width: 8.2em; }
   table.lb .c-name { max-width: 9em; }
   table.lb th { min-width: 4.6em; }
+  #home .home-cards { grid-template-columns: 1fr; }
 }
 """
 
@@ -112,9 +198,12 @@ PAGE_CSS = """
 .about table.plain td, .about table.plain th { padding: 2px 8px; text-align: left; }
 .about table.plain { display: block; overflow-x: auto; max-width: 100%; }
 .view-title { margin: 12px 0 2px 0; font-size: 16px; }
+.state-box { display: none !important; }
+#overall-set { margin-bottom: 4px; }
 @media (max-width: 640px) {
   .gradio-container, .gradio-container .main, .gradio-container .wrap { padding-left: 4px !important;
     padding-right: 4px !important; }
   #title h1 { font-size: 18px; }
+  .summary .desc { display: none; }  /* the first ranked score above the fold; About has the text */
 }
 """

@@ -78,7 +78,15 @@ class LiveBoard:
 
 
 def _warm(board: Board) -> None:
+    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then Overall.
+
+    Statistics of other rows are computed when a reader pages to them (``page_statistics``): at
+    thousands of models, all of them at once would cost seconds and hundreds of megabytes.
+    """
+    from leaderboard.app.page_statistics import first_pages
+
     try:
-        board.warm()
+        first_pages(board, [b.name for b in board.benchmarks])
+        board.overall_ranking()
     except Exception as exc:  # a ranking that fails here fails again, visibly, when it is asked for
         print(f"leaderboard: could not precompute the rankings: {exc}", file=sys.stderr)

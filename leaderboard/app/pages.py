@@ -10,8 +10,8 @@ import pandas as pd
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Ranking
-from leaderboard.app.values import MISSING, finite, model_key
 from leaderboard.app.render import ARROW, Cell, aggregate_title, esc, model_cell, safe_url, score, span, table
+from leaderboard.app.values import MISSING, finite, model_key
 from leaderboard.app.views import direction_of
 from leaderboard.contract.task import View
 
@@ -29,6 +29,11 @@ reads (it refreshes without a restart).</li>
 """
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 model', '2 models' (the status line said "1 models")."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def link(url: Any, text: str) -> str:
     safe = safe_url(url)
     return f'<a href="{esc(safe)}" target="_blank" rel="noopener noreferrer">{esc(text)}</a>' if safe else esc(text)
@@ -43,40 +48,58 @@ def status_line(board: Board) -> str:
         revision,
         f"shown since {shown}",
         f"newest result {esc(newest[:10])}" if newest else "no results yet",
-        f"{counts['models']} models, {counts['results']} results",
+        f"{plural(counts['models'], 'model')}, {plural(counts['results'], 'result')}",
     ]
     return f'<div class="status" id="status">{" · ".join(parts)}</div>'
 
 
+def home_summary(board: Board) -> str:
+    counts = board.counts()
+    return (
+        '<div class="summary"><b>Every benchmark</b>: its top models by its own score, with 95% intervals; '
+        f"pick one above (or click its name) for the full board. {plural(len(board.benchmarks), 'benchmark')}, "
+        f"{plural(counts['models'], 'model')}.</div>"
+    )
+
+
+def overall_summary(found: Any) -> str:
+    """Overall: the method and the chosen set, stated on the page (the set is also in the URL)."""
+    unknown = getattr(found, "unknown", [])
+    extra = f" Not on this board (ignored): {esc(', '.join(unknown))}." if unknown else ""
+    return f'<div class="summary" id="overall-summary"><b>Overall</b>: {esc(found.note)}{extra}</div>'
+
+
 def benchmark_summary(board: Board, name: str, ranking: Ranking | None) -> str:
     if name == OVERALL:
-        names = ", ".join(board.overall_benchmarks)
-        return (
-            '<div class="summary"><b>Overall</b>: each model\'s mean rank over the benchmarks '
-            f"{esc(names)}, only for models ranked in every one of them (ranks, not scores, are averaged, because the "
-            "benchmarks use different metrics; as MTEB's rank-based overall). Lower is better.</div>"
-        )
+        return overall_summary(board.overall_ranking())
     benchmark = board.benchmark(name)
     if benchmark is None or ranking is None:
         return '<div class="summary">No benchmark is declared for these results yet.</div>'
     paper = f" · {link(benchmark.reference, 'paper')}" if safe_url(benchmark.reference) else ""
-    ranked_by = benchmark.aggregate_label or benchmark.formula
+    ranked_by = benchmark.aggregate_label or _without_prefix(benchmark.formula)
     formula = f" · ranked by {esc(ranked_by)}" if ranked_by else ""
     counts = f" · {len(ranking.ranked)} ranked, {len(ranking.unranked)} not ranked"
     label = "" if benchmark.public else ' <span class="tag">not public: shown on a local board only</span>'
     return (
-        f'<div class="summary"><b>{esc(benchmark.name)}</b>{label}: {esc(benchmark.description)}{paper}{formula}'
-        f"{counts}</div>"
+        f'<div class="summary"><b>{esc(benchmark.name)}</b>{label}<span class="desc">: {esc(benchmark.description)}'
+        f"{paper}{formula}</span>{counts}</div>"
     )
+
+
+def _without_prefix(formula: str) -> str:
+    """A formula without a leading "score =" (the page already says what it defines)."""
+    text = formula.strip()
+    head, sep, rest = text.partition("=")
+    return rest.strip() if sep and head.strip().casefold() in ("score", "the score") else text
 
 
 def board_notes(ranking: Ranking) -> str:
     """Below the table: what the marks mean, how intervals are made, and every column's metric."""
     items = [ranking.test_note, ranking.interval_note]
     if ranking.benchmark.formula:
-        items.append(f"Score = {ranking.benchmark.formula} ({aggregate_title(ranking)}).")
+        items.append(f"Score = {_without_prefix(ranking.benchmark.formula).rstrip('.')} ({aggregate_title(ranking)}).")
     metrics = [
-        f"<li><b>{esc(c.label)}</b> — <code>{esc(c.spec.metric)}</code> {ARROW[c.direction]}"
+        f"<li><b>{esc(c.label.rstrip(' ↑↓'))}</b> — <code>{esc(c.spec.metric)}</code> {ARROW[c.direction]}"
         f"{': ' + esc(c.description) if c.description else ''}</li>"
         for c in ranking.columns
     ]
@@ -168,7 +191,9 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
 
 
 def skipped_html(board: Board) -> str:
-    skipped = board.skipped
+    from leaderboard.app.reported_tier import reported_scores
+
+    skipped = list(board.skipped) + [_reported_skip(reason) for reason in reported_scores(board)[1]]
     if not skipped:
         return '<div class="empty">No file was skipped: every result file is valid.</div>'
     rows = [[Cell(esc(path), path, "c-file"), Cell(esc(reason), reason, "c-reason")] for path, reason in skipped]
@@ -177,6 +202,12 @@ def skipped_html(board: Board) -> str:
         "relative to the results dataset; reasons are given in full.</p>"
     )
     return intro + table([("File", "", "c-file"), ("Reason", "", "c-reason")], [("rows", "", rows)], "skipped-table")
+
+
+def _reported_skip(reason: str) -> tuple[str, str]:
+    """A reported-scores file's skip reason ('path: why') as (file, reason), the path made relative."""
+    path, _, why = reason.partition(": ")
+    return (path.rsplit("/reported/", 1)[-1] and "reported/" + path.rsplit("/reported/", 1)[-1], why or reason)
 
 
 # -- About ---------------------------------------------------------------------------------------------
@@ -193,15 +224,24 @@ def about_html(board: Board) -> str:
         "runs (<code>--limit</code>, a sample) are never ranked; models with incomplete coverage are listed below the "
         "ranking, unranked, with what is missing.</li>"
         "<li>The score is the benchmark's declared aggregate (its formula is shown). Scores of benchmarks with "
-        "different metrics are never averaged; the Overall view averages ranks, not scores, over models ranked in "
-        "every benchmark.</li>"
+        "different metrics are never averaged; the Overall view averages ranks, not scores (MTEB's mean rank), over "
+        "a set of benchmarks the reader chooses (by default the public benchmarks with ranked models); models ranked "
+        "in only some of them are listed with their coverage.</li>"
+        "<li>One row per model: its newest revision (by the date of its newest result); older revisions appear "
+        'with the "Every revision" filter, each labelled with its revision.</li>'
+        "<li>Scores reported in papers are shown in their own tier under a benchmark's runs, marked with the "
+        "paper and table they come from; they are never ranked and carry no interval. Where the board also has "
+        "the model's own run, the row shows the reproduced score and the difference.</li>"
         "<li>Every score carries a 95% bootstrap interval over queries where the results carry per-query scores "
-        "(or the interval stored in the result). ≈ marks a model not significantly different from #1 (paired "
-        "randomization test, p ≥ 0.05); † marks a model that could not be tested.</li>"
+        "(or the interval stored in the result); a subset column's interval (a query type, a domain, a stratum) "
+        "resamples that subset's own queries, and a cell without per-query membership shows none. ≈ marks a "
+        "model not significantly different from #1 (paired randomization test, p ≥ 0.05); † marks a model that "
+        "could not be tested.</li>"
         "<li>Results computed on different data than most results of a task (another data hash) are not compared.</li>"
         "</ul>",
-        f"<h3>Data</h3><p>{status_line(board)}</p><p>{counts['models']} models, {counts['results']} result files on "
-        f"{counts['tasks']} tasks; {counts['skipped']} file(s) skipped (see Skipped).</p>",
+        f"<h3>Data</h3><p>{status_line(board)}</p><p>{plural(counts['models'], 'model')}, "
+        f"{plural(counts['results'], 'result file')} on {plural(counts['tasks'], 'task')}; "
+        f"{counts['skipped']} file(s) skipped (see Skipped).</p>",
         "<h3>Benchmarks</h3>",
     ]
     if not board.benchmarks:

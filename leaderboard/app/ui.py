@@ -1,8 +1,11 @@
-"""The Gradio app: a benchmark selector over tabs that render on demand.
+"""The Gradio app: a benchmark selector over tabs that render on demand, with the whole view in the URL.
 
-Nothing is inlined into the page at start: the board, and each tab when first opened, are computed
-by an event (the page load, a tab's select, the selector), from a board that is built once per
-results revision. The benchmark and the tab are kept in the URL, so a link restores the view.
+Nothing is inlined into the page at start: the landing page (every benchmark's top models), a board,
+and each tab when first opened, are computed by an event (the page load, a tab's select, the
+selector), from a board that is built once per results revision. The benchmark board is sorted and
+paged on the server over all its rows (``board_table``). The view state (benchmark, tab, filters,
+search, sort, page, picked models, the Overall set, the compared models) is kept in the URL, so a
+link restores the view (``url_state``).
 """
 
 from __future__ import annotations
@@ -20,17 +23,23 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 
 import gradio as gr
 
-from leaderboard.app import charts, loading, pages, render, views
+from leaderboard.app import board_table, charts, landing, loading, overall_view, pages, render, url_state, views
+from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, SORT_JS, TABLE_CSS, url_js, url_state_js
 from leaderboard.app.board import OVERALL, Board, label_of
-from leaderboard.app.filters import DEFAULT_COLUMNS, OPTIONAL_COLUMNS, SIZES, Filters
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, SORT_JS, TABLE_CSS, url_js
+from leaderboard.app.comparison_view import choice_value, comparison_html, parse_choice
+from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, Filters
+from leaderboard.app.landing import HOME
 from leaderboard.app.live import LiveBoard
+from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.ranking import Ranking
+from leaderboard.app.reported_tier import reported_lines
 from leaderboard.app.sources import Source
 
-TABS = ("board", "views", "size", "provenance", "skipped", "about")
+TABS = ("board", "views", "size", "compare", "provenance", "skipped", "about")
 TOP_MODELS = 8
 CSV_KEEP = 32  # CSV files kept for download at once; older ones are deleted
+COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
+SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
 
 
 class CsvFiles:
@@ -74,7 +83,14 @@ def _model_choices(ranking: Ranking | None) -> list[tuple[str, str]]:
         return []
     keys = [line.key for line in ranking.lines]
     labels = views.model_labels(keys)
-    return [(labels[k], f"{k[0]}\x1f{k[1]}") for k in keys]
+    return [(labels[k], choice_value(k)) for k in keys]
+
+
+def _page(value: Any) -> int:
+    try:
+        return max(1, int(str(value or "1")))
+    except ValueError:
+        return 1
 
 
 def build_app(
@@ -103,43 +119,59 @@ def build_app(
     def board() -> Board:
         return live.board
 
+    def benchmark_list(current: Board) -> list[str]:
+        return [b.name for b in current.benchmarks]
+
     def selector_update(name: str | None = None) -> dict:
         current = board()
         names = current.benchmark_names
-        choices = [(label_of(current, n), n) for n in names]
-        value = name if name in names else (names[0] if names else None)
+        choices = [(HOME, HOME)] + [(label_of(current, n), n) for n in names]
+        value = name if name in names else HOME
         return gr.update(choices=choices, value=value)
 
     def kinds_present() -> list[str]:
         return sorted({str(r["model"]["kind"]) for r in board().shown_rows}) or ["sparse", "dense", "reranker"]
 
+    def ranking_of(name: str | None, revisions: bool = False) -> Ranking | None:
+        if not name or name in (OVERALL, HOME):
+            return None
+        # Statistics are computed for the rows shown only (page_statistics), never for the whole ranking.
+        return board().ranking(name, with_stats=False, all_revisions=bool(revisions))
+
     # -- renderers ------------------------------------------------------------------------------------
-    def render_board(name, kinds, instructions, sizes, search, columns):
+    def render_board(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
         current = board()
         filters = _filters(kinds, kinds_present(), instructions, sizes, search)
+        if name == HOME or not name:
+            return pages.home_summary(current), landing.landing_html(current, benchmark_list(current)), ""
         if name == OVERALL:
-            names, rows = current.overall()
-            return pages.benchmark_summary(current, name, None), render.overall_table(names, rows, filters), ""
-        ranking = current.ranking(name) if name else None
+            found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
+            return pages.overall_summary(found), overall_view.overall_html(found, filters), ""
+        ranking = ranking_of(name, revisions)
         if ranking is None:
             return pages.benchmark_summary(current, name, None), render.empty("No results yet."), ""
-        html = render.board_table(ranking, filters, columns or [])
+        request = board_table.TableRequest(filters, tuple(columns or ()), url_state.parse_sort(sort or ""), _page(page))
+        html = board_table.board_html(
+            ranking, request, reported_lines(current, ranking), lambda lines: with_statistics(current, ranking, lines)
+        )
         notes = pages.board_notes(ranking) if ranking.lines else ""
         return pages.benchmark_summary(current, name, ranking), html, notes
 
-    def render_csv(name, kinds, instructions, sizes, search, columns):
+    def render_csv(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
         """The download button's file: the view on screen, as numbers (after the table, off its critical path)."""
         current = board()
         filters = _filters(kinds, kinds_present(), instructions, sizes, search)
         if name == OVERALL:
-            names, rows = current.overall()
-            return csv_files.write(_overall_frame(names, rows, filters), "overall-mean-rank")
-        ranking = current.ranking(name) if name else None
-        return csv_files.write(render.csv_frame(ranking, filters), name) if ranking and ranking.lines else None
+            found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
+            return csv_files.write(overall_view.overall_frame(found, filters), "overall-mean-rank")
+        ranking = ranking_of(name, revisions)
+        if ranking is None or not ranking.lines:
+            return None
+        with_statistics(current, ranking, [line for line in ranking.lines if filters.keep(line.info)])
+        return csv_files.write(render.csv_frame(ranking, filters), name)
 
     def render_size(name, width=charts.WIDTH):
-        current = board()
-        ranking = current.ranking(name) if name and name != OVERALL else None
+        ranking = ranking_of(name)
         if ranking is None:
             return None, render.empty("Pick a benchmark to plot its scores against model size.")
         frame, unsized = pages.size_frame(ranking)
@@ -157,16 +189,56 @@ def build_app(
 
     def render_provenance(name, search):
         current = board()
-        if name == OVERALL:
-            tasks = [t.task for b in current.benchmarks if b.name in current.overall_benchmarks for t in b.tasks]
+        if name in (OVERALL, HOME) or not name:
+            wanted = set(current.overall_benchmarks) if name == OVERALL else set(benchmark_list(current))
+            tasks = [t.task for b in current.benchmarks if b.name in wanted for t in b.tasks]
         else:
             benchmark = current.benchmark(name)
             tasks = [t.task for t in benchmark.tasks] if benchmark else []
         intro = (
-            "<p>Every result behind this benchmark: data hash and revision, harness version and commit, date, "
+            "<p>Every result behind this view: data hash and revision, harness version and commit, date, "
             "coverage and the main score's 95% interval.</p>"
         )
         return intro + pages.provenance_html(current, tasks, search or "")
+
+    def compare_choices(name) -> tuple[list[tuple[str, str]], list[str]]:
+        """Every model (each revision) with results on the benchmark, and the default pair (#1 and #2)."""
+        ranking = ranking_of(name, revisions=True)
+        if ranking is None:
+            return [], []
+        choices = _model_choices(ranking)
+        top = [choice_value(line.key) for line in (ranking_of(name) or ranking).ranked[:2]]
+        return choices, top
+
+    def compare_updates(name, wanted_a="", wanted_b=""):
+        choices, top = compare_choices(name)
+        values = [v for _, v in choices]
+        a = wanted_a if wanted_a in values else (top[0] if top else None)
+        b = wanted_b if wanted_b in values and wanted_b != a else next((v for v in top + values if v != a), None)
+        return gr.update(choices=choices, value=a), gr.update(choices=choices, value=b), a, b
+
+    def render_compare(name, a, b):
+        if not name or name in (HOME, OVERALL):
+            return render.empty("Pick a benchmark to compare two of its models.")
+        key_a, key_b = parse_choice(a), parse_choice(b)
+        if key_a is None or key_b is None:
+            return render.empty("Pick two models (A and B) to compare.")
+        if key_a == key_b:
+            return render.empty("Pick two different models.")
+        from leaderboard.app.comparison import compare_models
+        from leaderboard.errors import BadInput
+
+        try:
+            found = compare_models(board(), name, key_a, key_b)
+        except BadInput as exc:
+            return render.empty(str(exc))
+        rows = []
+        for task_row in found.tasks:
+            rows.append(task_row)
+            rows.extend(found.subsets.get(task_row.task, []))
+        labels = views.model_labels([key_a, key_b])
+        problems = [f"{task}: {why}" for task, why in found.skipped]
+        return comparison_html(labels[key_a], labels[key_b], rows, problems)
 
     # -- layout -----------------------------------------------------------------------------------------
     with gr.Blocks(title="Retrieval leaderboard", fill_width=True, delete_cache=(1800, 3600)) as app:
@@ -185,6 +257,10 @@ def build_app(
                 **_dropdown_args(selector_update()),
             )
         summary = gr.HTML("", elem_id="benchmark-summary", js_on_load=None)
+        all_benchmarks = benchmark_list(board())
+        overall_set = gr.CheckboxGroup(
+            all_benchmarks, value=[], label="Benchmarks in Overall", elem_id="overall-set", visible=False
+        )
         with gr.Tabs(selected="board", overflow_behavior="wrap", elem_id="tabs") as tabs:
             with gr.Tab("Leaderboard", id="board") as board_tab:
                 with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
@@ -204,11 +280,16 @@ def build_app(
                             label="Search models", placeholder="name contains…", elem_id="filter-search"
                         )
                         columns = gr.CheckboxGroup(
-                            list(OPTIONAL_COLUMNS),
-                            value=list(DEFAULT_COLUMNS),
-                            label="Columns",
-                            elem_id="columns",
+                            list(COLUMN_CHOICES), value=list(SHOWN_COLUMNS), label="Columns", elem_id="columns"
                         )
+                        revisions = gr.Checkbox(
+                            value=False,
+                            label="Every revision of each model (default: its newest)",
+                            elem_id="filter-revisions",
+                        )
+                sort_box = gr.Textbox("", elem_id="sort-state", elem_classes=["state-box"], show_label=False)
+                page_box = gr.Textbox("1", elem_id="page-state", elem_classes=["state-box"], show_label=False)
+                board_go = gr.Button("sort or page", elem_id="board-go", elem_classes=["state-box"])
                 table = _table_html('<div class="empty" id="board-loading">Loading…</div>', elem_id="board")
                 with gr.Row():
                     csv = gr.DownloadButton("Download CSV of this view", elem_id="download-csv", size="sm", scale=0)
@@ -232,6 +313,11 @@ def build_app(
             with gr.Tab("Size vs score", id="size") as size_tab:
                 size_plot = gr.Plot(elem_id="size-plot", show_label=False)
                 size_note = gr.HTML("", js_on_load=None)
+            with gr.Tab("Compare two models", id="compare") as compare_tab:
+                with gr.Row():
+                    compare_a = gr.Dropdown([], value=None, label="Model A", elem_id="compare-a")
+                    compare_b = gr.Dropdown([], value=None, label="Model B", elem_id="compare-b")
+                comparison = _table_html("", elem_id="compare")
             with gr.Tab("Provenance", id="provenance") as provenance_tab:
                 provenance_search = gr.Textbox(label="Search models", elem_id="provenance-search")
                 provenance = _table_html("", elem_id="provenance")
@@ -240,11 +326,14 @@ def build_app(
             with gr.Tab("About", id="about") as about_tab:
                 about = gr.HTML("", elem_id="about-page", js_on_load=None)
 
-        query_benchmark = gr.Textbox(visible=False)  # filled from the page's URL by RESTORE_JS
-        query_tab = gr.Textbox(visible=False)
+        query = gr.Textbox(visible=False)  # the page's URL query, filled by RESTORE_JS
         query_width = gr.Number(visible=False)  # the browser window's width: charts are drawn to fit it
         chart_width = gr.State(charts.WIDTH)
-        filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns]
+        filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns, revisions]
+        # The benchmark shown is kept on the server (a State): a filter's change event that the page load
+        # fires (restoring the link's filters) may read the selector before its own update lands.
+        shown = gr.State(HOME)
+        board_inputs: list[Any] = [shown, *filter_inputs, sort_box, page_box, overall_set]
         board_outputs = [summary, table, notes]
 
         def views_key(name, n, chosen, width):
@@ -257,22 +346,59 @@ def build_app(
             }
 
         # -- events -----------------------------------------------------------------------------------
-        def on_load(wanted, wanted_tab, window, *filters):
-            update = selector_update(wanted)
+        def on_load(raw_query, window):
+            state = url_state.parse(raw_query)
+            update = selector_update(state.benchmark)
             name = update["value"]
-            tab = wanted_tab if wanted_tab in TABS else "board"
+            tab = state.tab if state.tab in TABS else "board"
             width = charts.fit_width(window)
-            # Selecting a tab from Python does not fire its select event: render the requested tab here.
+            all_kinds = kinds_present()
+            chosen_kinds = url_state.known(state.kinds, all_kinds, all_kinds)
+            chosen_sizes = url_state.known(state.sizes, SIZES, list(SIZES))
+            chosen_columns = url_state.known(state.columns, COLUMN_CHOICES, list(SHOWN_COLUMNS))
+            instruction = state.instructions if state.instructions in ("any", "yes", "no") else "any"
+            sort = f"{state.sort[0]}.{state.sort[1]}" if state.sort else ""
+            chosen_set = url_state.known(state.overall, benchmark_list(board()), []) if state.overall else []
+            board_html = render_board(
+                name,
+                chosen_kinds,
+                instruction,
+                chosen_sizes,
+                state.search,
+                chosen_columns,
+                state.revisions,
+                sort,
+                state.page,
+                chosen_set,
+            )
+            ranking = ranking_of(name)
+            picks_choices = _model_choices(ranking)
+            picked = [v for v in state.models if v in {c[1] for c in picks_choices}]
+            a_update, b_update, a, b = compare_updates(name, state.a, state.b)
             size = render_size(name, width) if tab == "size" else (gr.skip(), gr.skip())
             return (
                 update,
+                name,
                 gr.Tabs(selected=tab),
                 tab,
                 width,
-                *render_board(name, *filters),
-                gr.update(choices=_model_choices(_ranking(board(), name)), value=[]),
-                views_key(name, TOP_MODELS, [], width) if tab == "views" else gr.skip(),
+                # Only what the link changes: an unchanged control fires no change event (and no second render).
+                _changed(chosen_kinds, all_kinds),
+                _changed(instruction, "any"),
+                _changed(chosen_sizes, list(SIZES)),
+                _changed(state.search, ""),
+                _changed(chosen_columns, list(SHOWN_COLUMNS)),
+                _changed(state.revisions, False),
+                _changed(sort, ""),
+                _changed(str(state.page), "1"),
+                _overall_update(board(), name, chosen_set),
+                *board_html,
+                gr.update(choices=picks_choices, value=picked),
+                views_key(name, TOP_MODELS, picked, width) if tab == "views" else gr.skip(),
                 *size,
+                a_update,
+                b_update,
+                render_compare(name, a, b) if tab == "compare" else gr.skip(),
                 render_provenance(name, "") if tab == "provenance" else gr.skip(),
                 pages.skipped_html(board()) if tab == "skipped" else gr.skip(),
                 pages.about_html(board()) if tab == "about" else gr.skip(),
@@ -280,44 +406,95 @@ def build_app(
 
         app.load(
             on_load,
-            [query_benchmark, query_tab, query_width, *filter_inputs],
+            [query, query_width],
             [
                 selector,
+                shown,
                 tabs,
                 active,
                 chart_width,
+                *filter_inputs,
+                sort_box,
+                page_box,
+                overall_set,
                 *board_outputs,
                 picks,
                 views_request,
                 size_plot,
                 size_note,
+                compare_a,
+                compare_b,
+                comparison,
                 provenance,
                 skipped,
                 about,
             ],
             js=RESTORE_JS,
-        ).then(render_csv, [selector, *filter_inputs], csv, show_progress="hidden")
+        ).then(render_csv, board_inputs, csv, show_progress="hidden")
 
-        def on_benchmark(name, active_tab, n, chosen, search_text, width, *filters):
+        def on_benchmark(name, active_tab, n, search_text, width, *state):
             current = board()
-            out: list[Any] = [*render_board(name, *filters)]
-            out.append(gr.update(choices=_model_choices(_ranking(current, name)), value=[]))
+            chosen = state[-1]
+            out: list[Any] = [name, "", "1", _overall_update(current, name, chosen)]
+            out += list(render_board(*(name, *state[:-3], "", 1, chosen)))
+            out.append(gr.update(choices=_model_choices(ranking_of(name)), value=[]))
             out.append(views_key(name, n, [], width) if active_tab == "views" else gr.skip())
             size = render_size(name, width) if active_tab == "size" else (gr.skip(), gr.skip())
             out += list(size)
+            a_update, b_update, a, b = compare_updates(name)
+            out += [a_update, b_update, render_compare(name, a, b) if active_tab == "compare" else gr.skip()]
             out.append(render_provenance(name, search_text) if active_tab == "provenance" else gr.skip())
             return out
 
         selector.input(
             on_benchmark,
-            [selector, active, top_n, picks, provenance_search, chart_width, *filter_inputs],
-            [*board_outputs, picks, views_request, size_plot, size_note, provenance],
-            js=url_js("benchmark"),
-        ).then(render_csv, [selector, *filter_inputs], csv, show_progress="hidden")
-        for control in filter_inputs:
-            control.change(render_board, [selector, *filter_inputs], board_outputs, show_progress="hidden").then(
-                render_csv, [selector, *filter_inputs], csv, show_progress="hidden"
-            )
+            [selector, active, top_n, provenance_search, chart_width, *filter_inputs, sort_box, page_box, overall_set],
+            [
+                shown,
+                sort_box,
+                page_box,
+                overall_set,
+                *board_outputs,
+                picks,
+                views_request,
+                size_plot,
+                size_note,
+                compare_a,
+                compare_b,
+                comparison,
+                provenance,
+            ],
+            js=url_state_js({0: "benchmark"}, reset=("sort", "page", "models", "a", "b", "overall")),
+        ).then(render_csv, board_inputs, csv, show_progress="hidden")
+
+        # A filter or column change renders page 1 of the new view; its value goes into the URL.
+        def on_filter(*state):
+            return ("1", *render_board(*(*state[:-2], 1, state[-1])))
+
+        parameters = {1: "kind", 2: "instr", 3: "size", 4: "q", 5: "cols", 6: "revisions"}
+        defaults: dict[str, object] = {
+            "kind": kinds_present(),
+            "instr": "any",
+            "size": list(SIZES),
+            "cols": list(SHOWN_COLUMNS),
+        }
+        for position, control in enumerate(filter_inputs, start=1):
+            control.change(
+                on_filter,
+                board_inputs,
+                [page_box, *board_outputs],
+                js=url_state_js({position: parameters[position]}, defaults, reset=("page",)),
+                show_progress="hidden",
+            ).then(render_csv, board_inputs, csv, show_progress="hidden")
+        # Header clicks and the pager write the state boxes (assets.SORT_JS): one page, sorted over all rows.
+        board_go.click(render_board, board_inputs, board_outputs, show_progress="hidden")
+        overall_set.input(
+            on_filter,
+            board_inputs,
+            [page_box, *board_outputs],
+            js=url_state_js({9: "overall"}),
+            show_progress="hidden",
+        ).then(render_csv, board_inputs, csv, show_progress="hidden")
 
         board_tab.select(lambda: "board", None, active, js=url_js("tab", "board"))
         views_tab.select(
@@ -327,13 +504,26 @@ def build_app(
             js=url_js("tab", "views"),
         )
         top_n.release(views_key, [selector, top_n, picks, chart_width], views_request)
-        picks.change(views_key, [selector, top_n, picks, chart_width], views_request)
+        picks.input(views_key, [selector, top_n, picks, chart_width], views_request, js=url_state_js({2: "models"}))
         size_tab.select(
             lambda name, width: ("size", *render_size(name, width)),
             [selector, chart_width],
             [active, size_plot, size_note],
             js=url_js("tab", "size"),
         )
+        compare_tab.select(
+            lambda name, a, b: ("compare", render_compare(name, a, b)),
+            [selector, compare_a, compare_b],
+            [active, comparison],
+            js=url_js("tab", "compare"),
+        )
+        for position, control in ((1, compare_a), (2, compare_b)):
+            control.input(
+                render_compare,
+                [selector, compare_a, compare_b],
+                comparison,
+                js=url_state_js({position: "a" if position == 1 else "b"}),
+            )
         provenance_tab.select(
             lambda name, text: ("provenance", render_provenance(name, text)),
             [selector, provenance_search],
@@ -347,19 +537,34 @@ def build_app(
         about_tab.select(lambda: ("about", pages.about_html(board())), None, [active, about], js=url_js("tab", "about"))
 
         # New results (polled on the server): re-render what this page shows, once per new revision.
-        def on_tick(seen, name, *filters):
+        def on_tick(seen, *state):
             if seen == live.generation:
-                return [gr.skip()] * (3 + len(board_outputs))
-            update = selector_update(name)
-            return [live.generation, pages.status_line(board()), update, *render_board(update["value"], *filters)]
+                return [gr.skip()] * (4 + len(board_outputs))
+            update = selector_update(state[0])
+            name = update["value"]
+            return [live.generation, pages.status_line(board()), update, name, *render_board(name, *state[1:])]
 
         if poll_seconds:
             timer = gr.Timer(min(max(poll_seconds / 4, 5.0), 60.0))
-            timer.tick(
-                on_tick, [generation, selector, *filter_inputs], [generation, status, selector, *board_outputs]
-            ).then(render_csv, [selector, *filter_inputs], csv, show_progress="hidden")
+            outputs = [generation, status, selector, shown, *board_outputs]
+            timer.tick(on_tick, [generation, *board_inputs], outputs).then(
+                render_csv, board_inputs, csv, show_progress="hidden"
+            )
     app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
     return app
+
+
+def _changed(value: Any, default: Any) -> Any:
+    return gr.skip() if value == default else value
+
+
+def _overall_update(board: Board, name: str | None, chosen: list[str] | None) -> dict:
+    """The Overall set's checkboxes: shown only with Overall, ticked as chosen (default: the default set)."""
+    if name != OVERALL:
+        return gr.update(visible=False)
+    names = [b.name for b in board.benchmarks]
+    found = board.overall_ranking(chosen or None)
+    return gr.update(choices=names, value=found.benchmarks, visible=True)
 
 
 def _table_html(value: str, **html_kwargs: Any) -> gr.HTML:
@@ -367,24 +572,8 @@ def _table_html(value: str, **html_kwargs: Any) -> gr.HTML:
     return gr.HTML(value, js_on_load=SORT_JS, css_template=TABLE_CSS, apply_default_css=False, **html_kwargs)
 
 
-def _ranking(board: Board, name: str | None) -> Ranking | None:
-    return board.ranking(name) if name and name != OVERALL else None
-
-
 def _dropdown_args(update: dict) -> dict:
     return {"choices": update["choices"], "value": update["value"]}
-
-
-def _overall_frame(names: list[str], rows: list[dict[str, Any]], filters: Filters):
-    import pandas as pd
-
-    records = [
-        {"rank": r["rank"], "model": r["line"].name, "revision": r["line"].key[1], "mean_rank": r["mean_rank"]}
-        | {f"rank:{n}": r["ranks"][n] for n in names}
-        for r in rows
-        if filters.keep(r["line"].info)
-    ]
-    return pd.DataFrame(records)
 
 
 def _draw_views(board: Board, request: dict | None) -> None:
@@ -393,11 +582,11 @@ def _draw_views(board: Board, request: dict | None) -> None:
         gr.HTML(render.empty("Open this tab to draw the benchmark's task views."), js_on_load=None)
         return
     name = request["benchmark"]
-    ranking = board.ranking(name) if name and name != OVERALL else None
+    ranking = board.ranking(name, with_stats=False) if name and name not in (OVERALL, HOME) else None
     if ranking is None:
         gr.HTML(render.empty("Pick a benchmark to see its tasks' views."), js_on_load=None)
         return
-    wanted = {tuple(p.split("\x1f", 1)) for p in request["picks"]}
+    wanted = {parse_choice(p) for p in request["picks"]}
     lines = [line for line in ranking.lines if line.key in wanted] if wanted else ranking.ranked[: request["top"]]
     shown_any = False
     for task, task_views in views.benchmark_views(board, ranking.benchmark):

@@ -1,0 +1,369 @@
+"""A benchmark's board as an HTML table, sorted and paged on the server over ALL its rows.
+
+The browser never holds more than one page: a header click asks the server for the table sorted by
+that column (``sort``), and the pager for another page, so "best on column X" is read over every
+model, not over the rows that happen to be on screen. Ranked models, unranked ones and scores
+reported in papers are three tiers, sorted each on its own and never mixed. Score cells carry a
+colour scale (direction-aware: the better, the darker), and the metric named once in each header.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from leaderboard.app.filters import Filters
+from leaderboard.app.ranking import Line, Ranking
+from leaderboard.app.render import ARROW, Cell, aggregate_title, empty, esc, model_cell, parameters, score, span
+from leaderboard.app.reported_tier import ReportedLine
+from leaderboard.app.values import MISSING, finite
+
+PAGE_SIZE = 100
+# Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them.
+MODEL_COLUMNS = ("Parameters", "Dimension", "Max tokens")
+EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", "Kind", "Instructions")
+EXTRA_COLUMNS += ("Revision", "Harness", "Updated")
+_ARROWS = " ↑↓"
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    filters: Filters = Filters()
+    columns: tuple[str, ...] = ()  # optional columns shown (EXTRA_COLUMNS and "Missing")
+    sort: tuple[str, str] | None = None  # (column key, "asc" | "desc"); None: by rank
+    page: int = 1
+
+
+def strip_arrow(label: str) -> str:
+    """A label without a trailing ↑/↓ (the header adds the direction once)."""
+    return label.rstrip(_ARROWS) or label
+
+
+def shown_columns(ranking: Ranking) -> list[Any]:
+    """The task columns; a one-task aggregate's own column is the Score column, so it is not repeated."""
+    aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
+    if len(aggregated) == 1:
+        return [c for c in ranking.columns if c is not aggregated[0]]
+    return list(ranking.columns)
+
+
+def metadata_value(info: dict[str, Any], column: str) -> float | None:
+    keys = {
+        "Parameters": ("n_parameters",),
+        "Dimension": ("embedding_dim", "embedding_dimension", "dim"),
+        "Max tokens": ("max_length", "max_tokens"),
+    }[column]
+    for key in keys:
+        value = finite(info.get(key))
+        if value is not None and value > 0:
+            return value
+    return None
+
+
+def _sort_value(ranking: Ranking, key: str) -> Callable[[Line], Any]:
+    """The value a column sorts by, for one line; None sorts last in both directions."""
+    if key == "rank":
+        return lambda line: line.rank
+    if key == "model":
+        return lambda line: line.name.casefold()
+    if key == "agg":
+        return lambda line: line.aggregate
+    if key.startswith("side:"):
+        label = key[5:]
+        return lambda line: line.side.get(label)
+    if key in {c.key for c in ranking.columns}:
+        return lambda line: line.values.get(key)
+    if key in MODEL_COLUMNS:
+        return lambda line: metadata_value(line.info, key)
+    other: dict[str, Callable[[Line], Any]] = {
+        "Coverage": lambda line: line.covered,
+        "Kind": lambda line: str(line.info.get("kind") or ""),
+        "Instructions": lambda line: int(bool(line.info.get("takes_instructions"))),
+        "Revision": lambda line: line.key[1],
+        "Harness": lambda line: line.harness,
+        "Updated": lambda line: line.updated,
+        "Missing": lambda line: "; ".join(line.missing),
+    }
+    return other.get(key, lambda line: line.rank)
+
+
+def sort_lines(lines: Iterable[Any], value: Callable[[Any], Any], direction: str) -> list[Any]:
+    """Stable sort by ``value``, missing values (None, NaN) last whichever the direction."""
+    present: list[tuple[Any, Any]] = []
+    absent: list[tuple[Any, Any]] = []
+    for line in lines:
+        v = value(line)
+        (absent if v is None or (isinstance(v, float) and math.isnan(v)) else present).append((v, line))
+    present.sort(key=lambda pair: pair[0], reverse=direction == "desc")
+    return [line for _, line in present] + [line for _, line in absent]
+
+
+def heat(value: float | None, low: float | None, high: float | None, direction: str) -> str:
+    """The colour-scale strength of a cell (CSS custom property), 0 for a missing value or a flat column."""
+    if value is None or low is None or high is None or high <= low:
+        return ""
+    t = (value - low) / (high - low)
+    t = 1 - t if direction == "lower" else t
+    return f"--heat: {0.03 + 0.22 * t:.3f}"
+
+
+def _bounds(values: Iterable[float | None]) -> tuple[float | None, float | None]:
+    present = [v for v in values if v is not None]
+    return (min(present), max(present)) if present else (None, None)
+
+
+def _header(key: str, label: str, sub: str, title: str, cls: str, index: int, sort: tuple[str, str] | None) -> str:
+    attrs = f' data-col="{index}" data-key="{esc(key)}" scope="col"'
+    if cls:
+        attrs += f' class="{cls}"'
+    if title:
+        attrs += f' title="{esc(title)}"'
+    if sort and sort[0] == key:
+        attrs += f' aria-sort="{"ascending" if sort[1] == "asc" else "descending"}"'
+    sub_html = f'<span class="m">{esc(sub)}</span>' if sub else ""
+    return f'<th{attrs}><span class="h">{esc(label)}</span>{sub_html}</th>'
+
+
+def _td(cell: Cell, style: str = "") -> str:
+    number = finite(cell.sort)
+    value = repr(number) if number is not None else ("" if cell.sort is None else esc(cell.sort))
+    attrs = f' data-v="{value}"'
+    if cell.classes:
+        attrs += f' class="{cell.classes}"'
+    if cell.title:
+        attrs += f' title="{esc(cell.title)}"'
+    if style:
+        attrs += f' style="{style}"'
+    return f"<td{attrs}>{cell.text}</td>"
+
+
+def interval_text(ci: tuple[float, float] | None) -> str:
+    """'0.384–0.521'; with a negative end '−8.333 to −5.542' (a dash between two minus signs reads badly)."""
+    if ci is None:
+        return ""
+    if min(ci) >= 0:
+        return span(ci)
+    return span(ci).replace("–", " to ").replace("-", "−")
+
+
+def _value(
+    value: float | None, ci: tuple[float, float] | None, best: float | None, cls: str = "", why: str = ""
+) -> Cell:
+    classes = " ".join(c for c in (cls, "best" if value is not None and value == best else "") if c)
+    interval = f'<span class="ci">{interval_text(ci)}</span>' if ci else ""
+    title = f"no interval: {why}" if why and not ci and value is not None else ""
+    return Cell(f'<span class="v">{score(value)}</span>{interval}', value, classes, title)
+
+
+def _pager(page: int, pages: int, first: int, last: int, total: int) -> str:
+    if pages <= 1:
+        return ""
+
+    def button(target: int, text: str) -> str:
+        disabled = " disabled" if target == page or not 1 <= target <= pages else ""
+        return f'<button type="button" data-page="{target}"{disabled}>{text}</button>'
+
+    return (
+        f'<div class="pager" id="board-pager">{button(1, "« first")}{button(page - 1, "‹ previous")}'
+        f"<span>models {first}–{last} of {total} · page {page} of {pages}</span>"
+        f"{button(page + 1, 'next ›')}{button(pages, 'last »')}</div>"
+    )
+
+
+def board_html(
+    ranking: Ranking,
+    request: TableRequest,
+    reported: Sequence[ReportedLine] = (),
+    prepare: Callable[[list[Line]], None] | None = None,
+) -> str:
+    """The table of one page of the board, sorted as asked, with its pager.
+
+    ``prepare`` is called with the page's rows before they are drawn (the app computes their statistics).
+    """
+    filters, shown = request.filters, set(request.columns)
+    ranked = [line for line in ranking.ranked if filters.keep(line.info)]
+    unranked = [line for line in ranking.unranked if filters.keep(line.info)]
+    papers = [row for row in reported if _named(row, filters)]  # search applies; the model filters need metadata
+    if not ranked and not unranked and not papers:
+        return empty("No results yet for this benchmark" + (" matching the filters." if ranking.lines else "."))
+    sort = request.sort
+    if sort is not None:
+        value = _sort_value(ranking, sort[0])
+        ranked, unranked = sort_lines(ranked, value, sort[1]), sort_lines(unranked, value, sort[1])
+    # One page over the two tiers of runs (ranked first); reported rows follow on the last page.
+    total = len(ranked) + len(unranked)
+    pages = max(1, math.ceil(total / PAGE_SIZE))
+    page = min(max(1, request.page), pages)
+    start, stop = (page - 1) * PAGE_SIZE, page * PAGE_SIZE
+    page_ranked = ranked[start:stop]
+    page_unranked = unranked[max(0, start - len(ranked)) : max(0, stop - len(ranked))]
+    if prepare is not None:
+        prepare(page_ranked + page_unranked)
+    columns = shown_columns(ranking)
+    sides = list(getattr(ranking.benchmark, "also", ()) or ())
+    # Dimension and Max tokens only where some model's metadata has them (not a column of dashes).
+    extra = [
+        c
+        for c in EXTRA_COLUMNS
+        if c in shown and (c in ("Coverage", "Parameters") or c not in MODEL_COLUMNS or _any_metadata(ranking, c))
+    ]
+    missing = "Missing" in shown and any(line.missing for line in unranked)
+    direction = ranking.direction
+
+    headers = [
+        ("rank", "Rank", "", "Rank by the score; ≈ and † are explained below the table", "c-rank"),
+        ("model", "Model", "", "Model name (links to its reference when it has one)", "c-model"),
+        ("agg", "Score", f"{aggregate_title(ranking)} · 95% CI {ARROW[direction]}", "", "c-agg"),
+    ]
+    for side in sides:
+        arrow = ARROW[side.tasks[0].direction] if side.tasks else ""
+        headers.append((f"side:{side.label}", strip_arrow(side.label), f"mean {arrow} · not ranked", side.formula, ""))
+    for column in columns:
+        metric = strip_arrow(column.metric_label)
+        label = strip_arrow(column.label)
+        sub = (metric if metric != label else "") + f" {ARROW[column.direction]}"
+        sub += "" if column.spec.in_aggregate else " · not ranked"
+        headers.append((column.key, label, sub.strip(), f"{column.spec.metric}: {column.description}".strip(": "), ""))
+    headers += [(c, c, "", "", "") for c in extra]
+    if missing:
+        headers.append(("Missing", "Missing", "", "What keeps the model off the ranking", "c-missing"))
+
+    # Colour scale and best values over every ranked model (not only this page).
+    scale_rows = ranking.ranked or ranking.unranked
+    bounds = {c.key: _bounds(line.values.get(c.key) for line in scale_rows) for c in columns}
+    bounds["agg"] = _bounds(line.aggregate for line in ranking.ranked)
+    best = {c.key: ranking.best(c.key) for c in columns}
+    best_aggregate = ranking.ranked[0].aggregate if ranking.ranked else None
+    side_best: dict[str, float | None] = {}
+    for side in sides:
+        low, high = _bounds(line.side.get(side.label) for line in ranking.ranked)
+        bounds[f"side:{side.label}"] = (low, high)
+        lower = bool(side.tasks) and side.tasks[0].direction == "lower"
+        side_best[side.label] = low if lower else high
+    names = [line.name for line in ranking.lines]
+    shared = {n for n in names if names.count(n) > 1}
+
+    def styled(cell: Cell, key: str, value: float | None, column_direction: str) -> str:
+        low, high = bounds.get(key, (None, None))
+        style = heat(value, low, high, column_direction)
+        if style:
+            cell.classes = f"{cell.classes} heat".strip()
+        return _td(cell, style)
+
+    def row(line: Line) -> str:
+        rank = Cell(esc(f"{line.rank}{(' ' + line.marker) if line.marker else ''}") if line.rank else MISSING)
+        rank.sort, rank.classes = line.rank, "c-rank"
+        if line.p_value is not None:
+            rank.title = f"paired randomization test against #1: p = {line.p_value:.3g}"
+        model = model_cell(line.info)
+        if line.name in shared:  # two rows of one name: each says which revision it is
+            model.text += f'<span class="rev">revision {esc(line.key[1] or MISSING)}</span>'
+        parts = [_td(rank), _td(model)]
+        parts.append(
+            styled(
+                _value(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"),
+                "agg",
+                line.aggregate,
+                direction,
+            )
+        )
+        for side in sides:
+            value = line.side.get(side.label)
+            side_direction = side.tasks[0].direction if side.tasks else "higher"
+            parts.append(
+                styled(_value(value, None, side_best.get(side.label)), f"side:{side.label}", value, side_direction)
+            )
+        for column in columns:
+            value = line.values.get(column.key)
+            why = getattr(line, "interval_notes", {}).get(column.key, "")
+            cell = _value(value, line.intervals.get(column.key), best[column.key] if line.rank else None, "", why)
+            parts.append(styled(cell, column.key, value, column.direction))
+        info = line.info
+        cells = {
+            "Coverage": Cell(f"{line.covered}/{ranking.aggregated}", line.covered / max(ranking.aggregated, 1)),
+            "Parameters": Cell(parameters(info.get("n_parameters")), metadata_value(info, "Parameters")),
+            "Dimension": _count(metadata_value(info, "Dimension")),
+            "Max tokens": _count(metadata_value(info, "Max tokens")),
+            "Kind": Cell(esc(info.get("kind", "")), info.get("kind")),
+            "Instructions": Cell(
+                "yes" if info.get("takes_instructions") else "no", bool(info.get("takes_instructions"))
+            ),
+            "Revision": Cell(esc(line.key[1] or MISSING), line.key[1]),
+            "Harness": Cell(esc(line.harness), line.harness),
+            "Updated": Cell(esc(line.updated[:10]), line.updated),
+        }
+        parts += [_td(cells[c]) for c in extra]
+        if missing:
+            parts.append(_td(Cell(esc("; ".join(line.missing)), "; ".join(line.missing), "c-missing")))
+        return "<tr>" + "".join(parts) + "</tr>"
+
+    def reported_row(item: ReportedLine) -> str:
+        rank = Cell("rep.", None, "c-rank", item.source)
+        model = Cell(
+            f'{esc(item.model)}<span class="src">{esc(item.source)}</span>',
+            item.model,
+            "c-model",
+            f"{item.model}: {item.source} (copied from the paper; not reproduced here, never ranked, no interval)",
+        )
+        parts = [_td(rank), _td(model), _td(_reported_cell(item.aggregate_value, item.difference, item, "c-agg"))]
+        parts += [_td(Cell(MISSING)) for _ in sides]
+        for column in columns:
+            cell = item.cells.get(column.key)
+            parts.append(
+                _td(_reported_cell(cell.value if cell else None, item.column_difference(column.key), item, ""))
+            )
+        parts += [_td(Cell(MISSING)) for _ in extra]
+        if missing:
+            parts.append(_td(Cell("")))
+        return "<tr>" + "".join(parts) + "</tr>"
+
+    head = "".join(_header(k, label, sub, title, cls, i, sort) for i, (k, label, sub, title, cls) in enumerate(headers))
+    width = len(headers)
+    bodies = [f'<tbody class="ranked">{"".join(row(line) for line in page_ranked)}</tbody>']
+    if page_unranked:
+        heading = (
+            f"Not ranked: incomplete coverage ({len(unranked)} model{'s' if len(unranked) != 1 else ''}). "
+            "Only complete results of every task in the aggregate are ranked; partial (--limit) results never are."
+        )
+        bodies.append(
+            f'<tbody class="unranked"><tr class="section"><td colspan="{width}">{esc(heading)}</td></tr>'
+            + "".join(row(line) for line in page_unranked)
+            + "</tbody>"
+        )
+    if papers and page == pages:
+        heading = "Reported in papers (copied, not reproduced; never ranked, no interval; Δ = reproduced − reported)"
+        bodies.append(
+            f'<tbody class="reported"><tr class="section"><td colspan="{width}">{esc(heading)}</td></tr>'
+            + "".join(reported_row(item) for item in papers)
+            + "</tbody>"
+        )
+    table = (
+        f'<div class="lb-scroll"><table class="lb" id="board-table" data-server-sort>'
+        f"<thead><tr>{head}</tr></thead>{''.join(bodies)}</table></div>"
+    )
+    first, last = (start + 1, min(stop, total)) if total else (0, 0)
+    return table + _pager(page, pages, first, last, total)
+
+
+def _any_metadata(ranking: Ranking, column: str) -> bool:
+    return any(metadata_value(line.info, column) is not None for line in ranking.lines)
+
+
+def _named(row: ReportedLine, filters: Filters) -> bool:
+    return not filters.search or filters.search.casefold() in row.model.casefold()
+
+
+def _count(value: float | None) -> Cell:
+    return Cell(MISSING if value is None else f"{value:,.0f}", value)
+
+
+def _reported_cell(value: float | None, difference: float | None, item: ReportedLine, cls: str) -> Cell:
+    if value is None:
+        return Cell(MISSING, None, cls)
+    text = f'<span class="v">{score(value)}</span>'
+    if difference is not None:
+        reproduced = value + difference
+        text += f'<span class="delta">reproduced {score(reproduced)} · Δ {difference:+.4f}</span>'
+    return Cell(text, value, cls, item.source)

@@ -1,0 +1,111 @@
+"""The landing page: every benchmark of the board with its top models and their intervals, each linking to its board.
+
+A reader who opens the bare URL sees results whenever any exist: benchmarks with ranked models come
+first (most ranked models first), each as a card with its top models, their scores and 95% intervals;
+benchmarks without ranked models are listed after them, as such. Nothing here names a benchmark.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.render import ARROW, aggregate_title, esc, score, span
+
+if TYPE_CHECKING:
+    from leaderboard.app.board import Board
+    from leaderboard.app.ranking import Ranking
+
+HOME = "Home: every benchmark"  # the selector's first entry, the view of the bare URL
+TOP = 3  # models shown per benchmark card
+
+
+@dataclass
+class Entry:
+    name: str
+    ranking: Ranking | None
+
+    @property
+    def ranked(self) -> int:
+        return len(self.ranking.ranked) if self.ranking else 0
+
+    @property
+    def listed(self) -> int:
+        return len(self.ranking.lines) if self.ranking else 0
+
+
+def entries(board: Board, names: list[str]) -> list[Entry]:
+    """The benchmarks in landing order: most ranked models first (declaration order among equals), then the rest."""
+    found = [Entry(name, board.ranking(name, with_stats=False)) for name in names]
+    order = {name: position for position, name in enumerate(names)}
+    return sorted(found, key=lambda e: (e.ranked == 0, -e.ranked, order[e.name]))
+
+
+def busiest(board: Board, names: list[str]) -> str | None:
+    """The benchmark with the most ranked models (None when no benchmark has one)."""
+    first = next(iter(entries(board, names)), None)
+    return first.name if first is not None and first.ranked else None
+
+
+def link(name: str) -> str:
+    return "?" + urllib.parse.urlencode({"benchmark": name})
+
+
+def landing_html(board: Board, names: list[str]) -> str:
+    """Cards for benchmarks with ranked models, then one line listing those without."""
+    found = entries(board, names)
+    with_results = [e for e in found if e.ranked]
+    without = [e for e in found if not e.ranked]
+    for entry in with_results:
+        if entry.ranking is not None:
+            with_statistics(board, entry.ranking, entry.ranking.ranked[:TOP])
+    if not with_results:
+        listed = ", ".join(esc(e.name) for e in found) or "none declared"
+        return f'<div class="empty" id="board-empty">No ranked results yet. Benchmarks: {listed}.</div>'
+    cards = "".join(_card(e.name, e.ranking) for e in with_results if e.ranking is not None)
+    rest = ""
+    if without:
+        items = "".join(
+            f'<li><a href="{esc(link(e.name))}">{esc(e.name)}</a>'
+            f"{f' ({e.listed} unranked: incomplete results)' if e.listed else ''}</li>"
+            for e in without
+        )
+        rest = f'<div class="home-empty" id="home-without"><b>No ranked results yet:</b><ul>{items}</ul></div>'
+    intro = (
+        '<p class="note home-intro">Top models of each benchmark by its own score, with 95% intervals. '
+        "Open a benchmark for its full board.</p>"
+    )
+    return f'<div id="home">{intro}<div class="home-cards">{cards}</div>{rest}</div>'
+
+
+def _card(name: str, ranking: Ranking) -> str:
+    metric = aggregate_title(ranking)
+    arrow = ARROW[ranking.direction]
+    rows = []
+    for line in ranking.ranked[:TOP]:
+        mark = f" {line.marker}" if line.marker else ""
+        interval = f'<span class="ci">{span(line.aggregate_interval)}</span>' if line.aggregate_interval else ""
+        revision = f' <span class="rev">@{esc(line.key[1][:12])}</span>' if _shares_name(ranking, line.name) else ""
+        rows.append(
+            f'<tr><td class="c-rank">{esc(str(line.rank) + mark)}</td>'
+            f'<td class="c-model" title="{esc(line.name)}">{esc(line.name)}{revision}</td>'
+            f'<td class="c-agg" data-v="{line.aggregate!r}">'
+            f'<span class="v">{score(line.aggregate)}</span>{interval}</td>'
+            "</tr>"
+        )
+    more = len(ranking.ranked) - TOP
+    footer = (
+        f'<a href="{esc(link(name))}">{"all " + str(len(ranking.ranked)) + " ranked" if more > 0 else "board"} →</a>'
+    )
+    unranked = f" · {len(ranking.unranked)} unranked" if ranking.unranked else ""
+    return (
+        f'<div class="home-card" data-benchmark="{esc(name)}"><h3><a href="{esc(link(name))}">{esc(name)}</a></h3>'
+        f'<p class="m">{esc(metric)} {arrow} · {len(ranking.ranked)} ranked{unranked}</p>'
+        f'<table class="lb home-table">{"".join(rows)}</table><p class="more">{footer}</p></div>'
+    )
+
+
+def _shares_name(ranking: Ranking, name: str) -> bool:
+    return sum(1 for line in ranking.ranked if line.name == name) > 1

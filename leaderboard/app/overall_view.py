@@ -1,0 +1,89 @@
+"""The Overall view: mean rank over the chosen benchmarks, ranked models first, the others with their coverage."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from leaderboard.app.filters import Filters
+from leaderboard.app.render import Cell, empty, esc, model_cell, table
+from leaderboard.app.values import MISSING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from leaderboard.app.overall import Overall, OverallRow
+
+
+def _label(row: OverallRow) -> dict[str, Any]:
+    info = dict(row.line.info)
+    label = getattr(row.line, "label", "") or row.name
+    info["name"] = label  # carries the revision where two rows share a name
+    return info
+
+
+def overall_html(found: Overall, filters: Filters) -> str:
+    names = found.benchmarks
+    if not names:
+        return empty("No benchmark with ranked models is chosen: tick at least one benchmark above.")
+    ranked = [r for r in found.ranked if filters.keep(r.line.info)]
+    unranked = [r for r in found.unranked if filters.keep(r.line.info)]
+    if not ranked and not unranked:
+        return empty("No model is ranked in any of the chosen benchmarks yet.")
+    headers = [
+        ("Rank", "Overall position by mean rank", "c-rank"),
+        ("Model", "", "c-model"),
+        (
+            f'<span class="h">Mean rank</span><span class="m">over {len(names)} benchmark'
+            f"{'s' if len(names) != 1 else ''} ↓</span>",
+            "mean of the model's ranks in the chosen benchmarks (lower is better)",
+            "c-agg",
+        ),
+        ('<span class="h">Coverage</span><span class="m">ranked in</span>', "", ""),
+    ] + [(f'<span class="h">{esc(n)}</span><span class="m">rank ↓</span>', n, "") for n in names]
+    best = min((r.mean_rank for r in ranked if r.mean_rank is not None), default=None)
+
+    def row(r: OverallRow) -> list[Cell]:
+        mean = r.mean_rank
+        cells = [
+            Cell(str(r.rank) if r.rank else MISSING, r.rank, "c-rank"),
+            model_cell(_label(r)),
+            Cell(
+                f'<span class="v">{mean:.2f}</span>' if mean is not None else MISSING,
+                mean,
+                "c-agg" + (" best" if mean is not None and mean == best else ""),
+            ),
+            Cell(f"{r.coverage}/{len(names)}", r.coverage),
+        ]
+        cells += [
+            Cell(str(r.ranks[n]) if n in r.ranks else MISSING, r.ranks.get(n), "best" if r.ranks.get(n) == 1 else "")
+            for n in names
+        ]
+        return cells
+
+    bodies = [("ranked", "", [row(r) for r in ranked])]
+    if unranked:
+        heading = (
+            f"Not ranked Overall: ranked in some of the chosen benchmarks, not all ({len(unranked)} "
+            f"model{'s' if len(unranked) != 1 else ''}); coverage says in how many."
+        )
+        bodies.append(("unranked", esc(heading), [row(r) for r in unranked]))
+    return table(headers, bodies, "board-table")
+
+
+def overall_frame(found: Overall, filters: Filters) -> pd.DataFrame:
+    import pandas as pd
+
+    records = [
+        {
+            "rank": r.rank,
+            "model": r.name,
+            "revision": r.line.key[1],
+            "mean_rank": r.mean_rank,
+            "benchmarks_ranked_in": r.coverage,
+            "benchmarks_chosen": len(found.benchmarks),
+        }
+        | {f"rank:{n}": r.ranks.get(n) for n in found.benchmarks}
+        for r in found.ranked + found.unranked
+        if filters.keep(r.line.info)
+    ]
+    return pd.DataFrame(records)

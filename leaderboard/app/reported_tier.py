@@ -1,0 +1,110 @@
+"""Scores reported in papers, as a tier of their own below a benchmark's reproduced runs.
+
+A reported score is a number copied from a paper's table (``leaderboard.records.reported``): it is
+never ranked among reproduced runs and has no interval. Each (model, paper, table) becomes one row
+marked "reported in <paper>, Table N"; its cells are the reported values of the benchmark's columns
+(matched by task, metric and subset). Where the same model also has a reproduced run on the board
+(same name, compared case-insensitively: papers print "BM25" for the harness's "bm25"), the row
+shows the reproduced score beside the reported one and their difference (reproduced − reported).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from leaderboard.app.board import Board
+    from leaderboard.app.ranking import Line, Ranking
+    from leaderboard.records.reported import ReportedScore
+
+_CACHE = "_reported_scores"  # attribute on a Board: loaded once per board (a new revision is a new board)
+
+
+@dataclass
+class ReportedLine:
+    model: str
+    paper: str
+    table: str
+    cells: dict[str, ReportedScore] = field(default_factory=dict)  # column key -> the reported cell
+    aggregate: ReportedScore | None = None  # the paper's own aggregate cell, when it prints one
+    aggregate_value: float | None = None  # that cell's value, or the benchmark's mean of the reported columns
+    reproduced: Line | None = None  # the board's run of the same model, when there is one
+
+    @property
+    def source(self) -> str:
+        return f"reported in {self.paper}, {self.table}"
+
+    @property
+    def difference(self) -> float | None:
+        """Reproduced − reported on the benchmark's score (None unless both exist)."""
+        if self.reproduced is None or self.reproduced.aggregate is None or self.aggregate_value is None:
+            return None
+        return self.reproduced.aggregate - self.aggregate_value
+
+    def column_difference(self, key: str) -> float | None:
+        cell = self.cells.get(key)
+        value = self.reproduced.values.get(key) if self.reproduced is not None else None
+        return None if cell is None or value is None else value - cell.value
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """The model block the filters read: the reproduced run's when there is one."""
+        return self.reproduced.info if self.reproduced is not None else {"name": self.model}
+
+
+def reported_scores(board: Board) -> tuple[list[ReportedScore], list[str]]:
+    """The board's reported scores (``<results root>/reported/*.json``) and the files skipped, read once per board."""
+    cached = board.__dict__.get(_CACHE)
+    if cached is None:
+        try:
+            from leaderboard.records.reported import load_reported
+        except ImportError:  # a harness without reported records: no tier
+            cached = ([], [])
+        else:
+            cached = load_reported(board.root)
+        board.__dict__[_CACHE] = cached
+    return cached
+
+
+def reported_lines(board: Board, ranking: Ranking) -> list[ReportedLine]:
+    """The reported rows of a benchmark, best reported score first."""
+    scores, _ = reported_scores(board)
+    if not scores:
+        return []
+    benchmark = ranking.benchmark.name
+    by_spec = {(c.spec.task, c.spec.metric, c.spec.subset): c.key for c in ranking.columns}
+    aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
+    reproduced: dict[str, Line] = {}
+    for line in ranking.ranked + ranking.unranked:  # the newest ranked run of a name wins
+        reproduced.setdefault(line.name.casefold(), line)
+    rows: dict[tuple[str, str, str], ReportedLine] = {}
+    for cell in scores:
+        aggregate = bool(getattr(cell, "aggregate", False)) and cell.task == benchmark
+        key = by_spec.get((cell.task, cell.metric, cell.subset))
+        if not aggregate and key is None:
+            continue
+        if cell.benchmark not in (None, benchmark) and not aggregate:
+            continue
+        row = rows.setdefault(
+            (cell.model, cell.paper, cell.table),
+            ReportedLine(cell.model, cell.paper, cell.table, reproduced=reproduced.get(cell.model.casefold())),
+        )
+        if aggregate:
+            row.aggregate = cell
+        elif key is not None:
+            row.cells[key] = cell
+    for row in rows.values():
+        if row.aggregate is not None:
+            row.aggregate_value = row.aggregate.value
+        elif aggregated and all(c.key in row.cells for c in aggregated):
+            row.aggregate_value = sum(row.cells[c.key].value for c in aggregated) / len(aggregated)
+    lower = ranking.direction == "lower" if aggregated else False
+    return sorted(
+        rows.values(),
+        key=lambda r: (
+            r.aggregate_value is None,
+            (r.aggregate_value or 0.0) if lower else -(r.aggregate_value or 0.0),
+            r.model,
+        ),
+    )

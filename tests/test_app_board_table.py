@@ -1,0 +1,172 @@
+"""The board's table without a browser: server-side sorting and paging over every row, headers, colour scale,
+the reported tier, the landing page's order, and the URL state."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from leaderboard.app import board_table, landing, url_state
+from leaderboard.app.filters import Filters
+from leaderboard.app.ranking import Column, Line, Ranking
+from leaderboard.app.reported_tier import reported_lines
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
+from leaderboard.records.reported import ReportedScore
+
+
+def make_ranking(n_ranked: int, n_unranked: int = 0, name: str = "Bench") -> Ranking:
+    specs = (
+        BenchmarkTask("t", "ndcg_at_10", "higher", "nDCG@10 (all)"),
+        BenchmarkTask("t", "violation_at_1", "lower", "violator in top 1 ↓", in_aggregate=False),
+    )
+    benchmark = Benchmark(name, "a test benchmark", "https://example.org", specs, aggregate_label="nDCG@10")
+    columns = [Column(f"c{i}", s, s.label, s.metric, "") for i, s in enumerate(specs)]
+    ranked = []
+    for i in range(n_ranked):
+        aggregate = 1.0 - i / (n_ranked + 1)
+        # column c1 does not follow the rank: its best value sits far down the ranking
+        side = None if i % 7 == 3 else ((i * 37) % n_ranked) / n_ranked
+        line = Line((f"m{i:03d}", "r1"), {"name": f"m{i:03d}", "kind": "dense"}, "0.3", "2026-01-01")
+        line.values = {"c0": aggregate, "c1": side}
+        line.aggregate, line.rank, line.covered = aggregate, i + 1, 1
+        ranked.append(line)
+    unranked = []
+    for i in range(n_unranked):
+        line = Line((f"u{i:03d}", "r1"), {"name": f"u{i:03d}", "kind": "sparse"}, "0.3", "2026-01-01")
+        line.values = {"c0": None, "c1": 0.5}
+        line.missing = ["t: no result"]
+        unranked.append(line)
+    return Ranking(benchmark, columns, ranked, unranked, 1)
+
+
+def cells(html: str, body: str, column: int) -> list[str]:
+    part = re.search(f'<tbody class="{body}">(.*?)</tbody>', html, re.S)
+    assert part, body
+    rows = re.findall(r"<tr>(.*?)</tr>", part.group(1), re.S)
+    return [re.findall(r'<td data-v="([^"]*)"', r)[column] for r in rows]
+
+
+def test_sorting_acts_on_every_row_not_the_first_page():
+    ranking = make_ranking(250)
+    request = board_table.TableRequest(sort=("c1", "desc"))
+    html = board_table.board_html(ranking, request)
+    # Score, then the one non-aggregated column (the aggregated task column is the Score itself: not repeated)
+    first_page = [float(v) if v else None for v in cells(html, "ranked", 3)]
+    assert len(first_page) == board_table.PAGE_SIZE
+    everything = sorted((line.values["c1"] for line in ranking.ranked if line.values["c1"] is not None), reverse=True)
+    assert first_page == everything[: board_table.PAGE_SIZE]
+    assert max(first_page) == max(everything)  # the best of column X over all 250 rows, not over the first 100
+    last = board_table.board_html(ranking, board_table.TableRequest(sort=("c1", "desc"), page=3))
+    tail = cells(last, "ranked", 3)
+    assert len(tail) == 50 and tail[-1] == ""  # missing values last
+    ascending = board_table.board_html(ranking, board_table.TableRequest(sort=("c1", "asc"), page=3))
+    assert cells(ascending, "ranked", 3)[-1] == ""  # ... in both directions
+    assert "models 201–250 of 250 · page 3 of 3" in last
+
+
+def test_search_and_filters_act_on_every_row_and_paging_restarts():
+    ranking = make_ranking(250, 30)
+    html = board_table.board_html(ranking, board_table.TableRequest(Filters(search="m24")))
+    assert cells(html, "ranked", 1) == ["m240", "m241", "m242", "m243", "m244", "m245", "m246", "m247", "m248", "m249"]
+    assert "board-pager" not in html  # one page
+    sparse = board_table.board_html(ranking, board_table.TableRequest(Filters(kinds=("sparse",))))
+    assert '<tbody class="ranked"></tbody>' in sparse and len(cells(sparse, "unranked", 1)) == 30
+    beyond = board_table.board_html(ranking, board_table.TableRequest(page=99))
+    assert "page 3 of 3" in beyond  # a page past the end shows the last page
+
+
+def test_headers_name_each_metric_once_and_the_only_aggregated_column_is_not_repeated():
+    html = board_table.board_html(make_ranking(3), board_table.TableRequest())
+    headers = re.findall(r"<th[^>]*>(.*?)</th>", html)
+    texts = [re.sub(r"<[^>]+>", " ", h).split() for h in headers]
+    assert [t[0] for t in texts[:3]] == ["Rank", "Model", "Score"]
+    assert len(headers) == 4  # Rank, Model, Score, the not-ranked column: nDCG@10 (all) is the Score
+    assert "↓ ↓" not in " ".join(" ".join(t) for t in texts)
+    assert 'data-key="c1"' in html and "violator in top 1" in html
+
+
+def test_colour_scale_follows_the_direction():
+    assert board_table.heat(1.0, 0.0, 1.0, "higher") == board_table.heat(0.0, 0.0, 1.0, "lower")
+    assert board_table.heat(0.5, 0.5, 0.5, "higher") == ""  # a flat column has no scale
+    html = board_table.board_html(make_ranking(5), board_table.TableRequest())
+    strengths = [float(v) for v in re.findall(r'class="c-agg[^"]*heat" style="--heat: ([0-9.]+)"', html)]
+    assert strengths == sorted(strengths, reverse=True) and len(strengths) == 5
+
+
+def test_rows_sharing_a_name_show_their_revision():
+    ranking = make_ranking(2)
+    ranking.ranked[1].key = ("m000", "r0")
+    ranking.ranked[1].info = {"name": "m000", "kind": "dense"}
+    html = board_table.board_html(ranking, board_table.TableRequest())
+    assert html.count('<span class="rev">revision r1</span>') == 1
+    assert html.count('<span class="rev">revision r0</span>') == 1
+
+
+def reported(model: str, value: float, task: str = "t", metric: str = "ndcg_at_10") -> ReportedScore:
+    return ReportedScore(
+        model=model,
+        benchmark="Bench",
+        task=task,
+        metric=metric,
+        value=value,
+        printed=f"{value * 100:.1f}",
+        paper="Paper",
+        paper_file="000_x",
+        table="Table 3",
+        row=model,
+        column="nDCG@10",
+    )
+
+
+class FakeBoard:
+    def __init__(self, rankings: dict[str, Ranking | None], scores=()):
+        self.rankings = rankings
+        self._reported_scores = (list(scores), [])
+        self.root = None
+
+        self.tasks = {}
+
+    def ranking(self, name, **_):
+        return self.rankings.get(name)
+
+    def per_query(self, paths):
+        return {p: None for p in paths}
+
+
+def test_reported_rows_are_their_own_tier_with_the_difference_to_the_reproduced_run():
+    ranking = make_ranking(3)
+    board = FakeBoard({"Bench": ranking}, [reported("M001", 0.5), reported("paper-only", 0.9)])
+    rows = reported_lines(board, ranking)  # type: ignore[arg-type]
+    assert [r.model for r in rows] == ["paper-only", "M001"]  # best reported first, never among ranked rows
+    both = rows[1]
+    assert both.reproduced is ranking.ranked[1] and both.difference == pytest.approx(ranking.ranked[1].aggregate - 0.5)
+    html = board_table.board_html(ranking, board_table.TableRequest(), rows)
+    tier = re.search(r'<tbody class="reported">(.*?)</tbody>', html, re.S).group(1)
+    assert "reported in Paper, Table 3" in tier and "Δ +0.2500" in tier and "reproduced 0.7500" in tier
+    assert 'class="ci"' not in tier  # no interval
+    assert len(cells(html, "ranked", 1)) == 3
+
+
+def test_landing_lists_benchmarks_with_results_first_and_links_each():
+    full, small = make_ranking(4, name="Full"), make_ranking(2, name="Small")
+    board = FakeBoard({"Empty": None, "Small": small, "Full": full, "Unranked": make_ranking(0, 2, "Unranked")})
+    names = ["Empty", "Small", "Unranked", "Full"]
+    assert [e.name for e in landing.entries(board, names)] == ["Full", "Small", "Empty", "Unranked"]  # type: ignore[arg-type]
+    html = landing.landing_html(board, names)  # type: ignore[arg-type]
+    assert html.index("?benchmark=Full") < html.index("?benchmark=Small") < html.index("No ranked results yet")
+    assert html.count('class="home-card"') == 2 and "2 unranked: incomplete results" in html
+    assert landing.busiest(board, names) == "Full"  # type: ignore[arg-type]
+
+
+def test_url_state_round_trips_and_ignores_malformed_values():
+    state = url_state.parse(
+        "?benchmark=ComLQ&tab=compare&kind=dense|sparse&q=bm&sort=c3.asc&page=2&overall=A|B&revisions=1"
+    )
+    assert (state.benchmark, state.tab, state.kinds, state.search) == ("ComLQ", "compare", ("dense", "sparse"), "bm")
+    assert state.sort == ("c3", "asc") and state.page == 2 and state.overall == ("A", "B") and state.revisions
+    bad = url_state.parse("sort=c3.sideways&page=-4&page=x")
+    assert bad.sort is None and bad.page == 1
+    assert url_state.parse("q=" + "x" * 10_000) == url_state.ViewState()
+    assert url_state.known(("dense", "nope"), ["sparse", "dense"], ["sparse", "dense"]) == ["dense"]
+    assert url_state.known(("nope",), ["sparse", "dense"], ["sparse", "dense"]) == ["sparse", "dense"]
