@@ -45,6 +45,8 @@ Keywords of ``register``:
     format such as BEIR registers a low priority, a specific layout a higher one); a tie is an error.
 """
 
+from collections.abc import Callable
+
 import pluggy
 
 hookspec = pluggy.HookspecMarker("leaderboard")
@@ -52,7 +54,7 @@ hookimpl = pluggy.HookimplMarker("leaderboard")
 
 
 @hookspec
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     """Register task plugins: ``register(name, factory, ...)`` with ``factory(TaskRequest) -> Task``.
 
     A prefix such as ``beir:`` handles every ``--task beir:<argument>``; with ``claims_directory``
@@ -61,7 +63,7 @@ def register_tasks(register):
 
 
 @hookspec
-def register_models(register):
+def register_models(register: Callable[..., None]) -> None:
     """Register model plugins: ``register(name, factory, ...)`` with ``factory(ModelRequest) -> Model``.
 
     A prefix such as ``st:`` gets ``st:<hub id or path>``. The factory must not load weights:
@@ -70,7 +72,7 @@ def register_models(register):
 
 
 @hookspec
-def register_benchmarks(register):
+def register_benchmarks(register: Callable[..., None]) -> None:
     """Register benchmarks: ``register(name, factory, ...)`` with ``factory() -> Benchmark``.
 
     A benchmark groups tasks, names each task's main metric and direction, and states its
@@ -79,7 +81,7 @@ def register_benchmarks(register):
 
 
 @hookspec
-def register_judges(register):
+def register_judges(register: Callable[..., None]) -> None:
     """Register violation judges: ``register(name, factory, ...)`` with ``factory(JudgeRequest) -> Judge``.
 
     A judge decides whether a retrieved passage violates a query's negated condition; metrics

@@ -86,7 +86,7 @@ def rows_of(result: Result, result_path: str) -> list[dict[str, Any]]:
     return rows
 
 
-def sort_key(row: dict[str, Any]) -> tuple:
+def sort_key(row: dict[str, Any]) -> tuple[str, ...]:
     return tuple("" if row[k] is None else str(row[k]) for k in ("model", "revision", "task", "split", "subset"))
 
 

@@ -41,13 +41,13 @@ def mteb_meta(meta: ModelMetadata, model_type: str) -> Any:
     )
 
 
-def _model_metadata(result: dict) -> ModelMetadata:
+def _model_metadata(result: dict[str, Any]) -> ModelMetadata:
     meta = dict(result["model"]["metadata"])
     meta["kind"] = ModelKind(meta["kind"])
     return ModelMetadata(**{k: v for k, v in meta.items() if k in ModelMetadata.__dataclass_fields__})
 
 
-def to_task_result(result: dict) -> Any:
+def to_task_result(result: dict[str, Any]) -> Any:
     from mteb import __version__ as mteb_version
     from mteb.results import TaskResult
 
@@ -127,7 +127,7 @@ def import_mteb(source: Path, output: Path, main_score_of: Callable[[str], str |
     return written, skipped
 
 
-def from_task_result(task_result: Any, meta: dict, path: Path, main_name: str) -> dict:
+def from_task_result(task_result: Any, meta: dict[str, Any], path: Path, main_name: str) -> dict[str, Any]:
     name = meta.get("name") or f"{path.parent.parent.name.replace('__', '/')}"
     revision = meta.get("revision") or path.parent.name
     scores: dict[str, dict[str, dict[str, float]]] = {}
