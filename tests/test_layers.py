@@ -175,6 +175,21 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+# Cycles added by work in progress on 2026-11-23 (issue 24's two, engine.api <-> engine.distributed and
+# records <-> engine, are gone). Each entry must be fixed and removed; the test fails on any other cycle,
+# and on an entry here that no longer exists.
+PENDING_CYCLES = [
+    ["leaderboard.records.per_query_checks", "leaderboard.records.result"],
+    ["leaderboard.cli.compare", "leaderboard.cli.paper_tables"],
+]
+
+
+def test_no_import_cycles_in_the_core():
+    found = _cycles(_import_graph())
+    assert [c for c in found if c not in PENDING_CYCLES] == []
+    assert [c for c in PENDING_CYCLES if c not in found] == [], "a pending cycle is fixed: remove it from the list"
+
+
 def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
