@@ -227,6 +227,9 @@ def test_comparison_view_numbers_equal_leaderboard_compare(tmp_path):
     board = loading.load(tmp_path, public=True, persist=False)  # no benchmarks.json: the task is its own board
     keys = {line.name: line.key for line in board.ranking("demo", all_revisions=True).lines}
     view = compare_models(board, "demo", keys["bm25"], keys["bm25-okapi"])
+    cached = board.comparison("demo", keys["bm25"], keys["bm25-okapi"])
+    assert board.comparison("demo", keys["bm25"], keys["bm25-okapi"]) is cached  # computed once per pair
+    assert [c.to_json() for c in cached.tasks] == [c.to_json() for c in view.tasks]
     assert len(view.tasks) == len(cli) == 1 and not view.skipped
     ours = view.tasks[0].to_json()
     for field in ("task", "metric", "queries", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "p_value"):

@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from leaderboard.app.comparison import ModelComparison, compare_models
 from leaderboard.app.overall import Overall, overall_ranking
 from leaderboard.app.ranking import Ranking, rank
 from leaderboard.app.statistics import add_statistics
-from leaderboard.app.values import model_key
+from leaderboard.app.values import ModelKey, model_key
 from leaderboard.contract.benchmark import Benchmark
 from leaderboard.records.index import Index
 
@@ -38,6 +39,7 @@ class Board:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
     _per_query: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # {"ids", "values"} by path
+    _comparisons: dict[tuple[str, ModelKey, ModelKey], ModelComparison] = field(default_factory=dict)
 
     # -- what is shown ------------------------------------------------------------------------------
     @property
@@ -109,6 +111,13 @@ class Board:
                     add_statistics(self, ranking)
                 self._rankings[key] = ranking
             return self._rankings[key]
+
+    def comparison(self, benchmark: str, a: ModelKey, b: ModelKey) -> ModelComparison:
+        """Models a and b on a benchmark's tasks and subsets (``comparison.compare_models``), computed once per pair."""
+        key = (benchmark, a, b)
+        if key not in self._comparisons:  # a pair costs seconds on large tasks; a reader often comes back to it
+            self._comparisons[key] = compare_models(self, benchmark, a, b)
+        return self._comparisons[key]
 
     def overall_ranking(self, chosen: Iterable[str] | None = None, all_revisions: bool = False) -> Overall:
         """Mean rank over a chosen set of benchmarks (default: the public ones with ranked models); see ``overall``."""

@@ -4,21 +4,30 @@ Nothing is computed here: each row is ``records.comparison.compare_values`` (the
 ``leaderboard compare``) on the per-query values the board's index holds for the two models'
 results, and the task rows are Holm-adjusted together by ``with_holm``, as ``compare`` does. Subset
 rows (a query type, a domain, a content-word stratum) compare that subset's own queries, as both
-results name them, and are Holm-adjusted as one family per task.
+results name them, and are Holm-adjusted as one family per task. ``Board.comparison`` caches them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from leaderboard.app.ranking import Ranking
 from leaderboard.app.values import ModelKey
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 from leaderboard.records.comparison import TaskComparison, compare_values, with_holm
 
-if TYPE_CHECKING:
-    from leaderboard.app.board import Board
+
+class ComparisonSource(Protocol):
+    """What a comparison reads of a board (``board.Board`` is one): rankings, result rows, per-query values."""
+
+    def ranking(self, name: str, with_stats: bool = True, all_revisions: bool = False) -> Ranking | None: ...
+
+    def results_of(self, task: str) -> list[dict[str, Any]]: ...
+
+    def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any] | None]: ...
 
 
 @dataclass
@@ -52,7 +61,7 @@ def _members(stored: dict[str, Any], ids: list[str]) -> dict[str, list[str]]:
 
 
 def compare_models(
-    board: Board, benchmark: str, a: ModelKey, b: ModelKey, n_resamples: int = N_RESAMPLES, seed: int = 0
+    board: ComparisonSource, benchmark: str, a: ModelKey, b: ModelKey, n_resamples: int = N_RESAMPLES, seed: int = 0
 ) -> ModelComparison:
     """Models ``a`` and ``b`` ((name, revision)) on each task of ``benchmark``, with the results its ranking uses.
 
