@@ -269,3 +269,4 @@ def test_subsets_of_unequal_size_store_no_units(monkeypatch):
 
     report, _ = pmrr_report(MtebTask("mFollowIR"), {"fas": ["1", "2"], "rus": ["1"]}, monkeypatch)
     assert report.per_query == {} and "mean over the subsets" in report.details["per_query"]  # said, not hidden
+    assert report.scores["test"]["default"]["p-MRR"] == 0.5  # the mean of the checked subset means

@@ -2,10 +2,10 @@
 
 p-MRR ("pairwise MRR") is FollowIR's measure of instruction following (Weller et al. 2024,
 arXiv:2403.15246; InF-IR, paper 003, "Evaluation Metrics", uses it as its main metric and defines
-it by citing FollowIR). A query ``q``
-is run twice: with its original instruction (run ``q-og``) and with a changed one (run
-``q-changed``); ``qrel_diff[q]`` lists the documents the change made non-relevant. For each such
-document d, with R_og and R_new its 1-based ranks in the two runs:
+it by citing FollowIR, so mteb's code is the reference). A query ``q`` is run twice: with its
+original instruction (run ``q-og``) and with a changed one (run ``q-changed``); ``qrel_diff[q]``
+lists the documents the change made non-relevant. For each such document d, with R_og and R_new
+its 1-based ranks in the two runs:
 
     change(d) = (1/R_og) / (1/R_new) - 1    if R_og >= R_new   (d moved up or stayed: <= 0)
               = 1 - (1/R_new) / (1/R_og)    otherwise          (d moved down, as asked: > 0)
@@ -13,9 +13,10 @@ document d, with R_og and R_new its 1-based ranks in the two runs:
 p-MRR(q) = the mean of change(d) over q's documents; p-MRR = the mean over queries. Ranks follow
 trec_eval's order (score descending, ties by document id descending) and a document missing from a
 run ranks len(run) + 1 with score 0, as mteb's ``get_rank_from_dict``; a query without both runs is
-skipped, as mteb's ``calculate_pmrr`` does (it logs a warning). mteb averages the per-document values
-with pandas ``groupby(qid).mean()`` and then over queries: this module keeps the per-query step, so
-the mean of its values is mteb's p-MRR (tested against ``mteb._evaluators.retrieval_metrics.calculate_pmrr``).
+skipped, as mteb's ``calculate_pmrr`` does (it logs a warning), and so is one without changed
+documents (mteb has no row to average for it). mteb averages the per-document values with pandas
+``groupby(qid).mean()`` and then over queries: this module keeps the per-query step, so the mean of
+its values is mteb's p-MRR (tested against ``mteb._evaluators.retrieval_metrics.calculate_pmrr``).
 """
 
 from __future__ import annotations
