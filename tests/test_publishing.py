@@ -19,7 +19,6 @@ from leaderboard.records.files import read_result
 from leaderboard.records.result import decode_per_query, encode_per_query
 from leaderboard.records.store import (
     HubStore,
-    LocalStore,
     PushConflict,
     Upload,
     benchmarks_upload,
@@ -83,15 +82,6 @@ def test_invalid_files_are_refused_before_anything_is_sent(results_dir, tmp_path
     victim.write_text(json.dumps(data))
     with pytest.raises(BadInput, match=r"Refusing to push: 1 problem.*demo.json.*main_score"):
         collect(bad)
-
-
-def test_local_store_round_trip(results_dir, tmp_path):
-    store = LocalStore(tmp_path / "store")
-    store.push(collect(results_dir))
-    pulled = store.pull(tmp_path / "pulled")
-    assert files_under(pulled / "results") == files_under(tmp_path / "store" / "results")
-    for rel, data in files_under(results_dir).items():
-        assert files_under(pulled / "results")[rel] == data
 
 
 def test_hub_store_push_conflict_and_pull(results_dir, tmp_path):

@@ -13,7 +13,7 @@ from hub_server import HubServer
 
 from leaderboard.cli import cli
 from leaderboard.records.reported import load_reported, reported_uploads
-from leaderboard.records.store import LocalStore, Upload, collect
+from leaderboard.records.store import HubStore, Upload, collect
 
 SEED = REPO / "submissions" / "reported"
 ONLINE = {"HF_HUB_OFFLINE": "0", "HF_TOKEN": "hf_TestTokenThatMustNeverBePrinted123"}
@@ -69,10 +69,11 @@ def test_a_bad_reported_file_stops_the_push_naming_it(results_dir, tmp_path):
         assert "lb/results" not in hub.state.repos or not hub.state.repos["lb/results"].files
 
 
-def test_local_store_round_trip_keeps_the_reported_folder(results_dir, tmp_path):
-    store = LocalStore(tmp_path / "store")
-    store.push(collect(results_dir) + [Upload(p, d) for p, d in reported_uploads(SEED)])
-    dest = store.pull(tmp_path / "dest")
+def test_round_trip_keeps_the_reported_folder(results_dir, tmp_path):
+    with HubServer() as hub:
+        store = HubStore("lb/results", endpoint=hub.endpoint, token=ONLINE["HF_TOKEN"])
+        store.push(collect(results_dir) + [Upload(p, d) for p, d in reported_uploads(SEED)], "results and reported")
+        dest = store.pull(tmp_path / "dest")
     assert load_reported(dest)[0] == load_reported(SEED.parent)[0]
 
 

@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import json
 import re
-import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -214,34 +213,6 @@ def _json_list(data: bytes) -> list[Any]:
 def _is_pulled(path_in_repo: str) -> bool:
     """What pull brings back: the results, the benchmark declarations and the scores reported in papers."""
     return path_in_repo.startswith((f"{PREFIX}/", f"{REPORTED_PREFIX}/")) or path_in_repo == BENCHMARKS_FILE
-
-
-class LocalStore:
-    def __init__(self, root: Path):
-        self.root = Path(root)
-
-    def push(self, uploads: list[Upload]) -> list[Path]:
-        written = []
-        for upload in uploads:
-            target = self.root / upload.path_in_repo
-            if upload.path_in_repo == BENCHMARKS_FILE and target.is_file():
-                upload = benchmarks_upload(merge_benchmarks(_json_list(target.read_bytes()), json.loads(upload.data)))
-            if target.is_file() and target.read_bytes() == upload.data:
-                continue  # identical: not rewritten
-            write_bytes_atomic(target, upload.data)  # each file appears whole or not at all
-            written.append(target)
-        return written
-
-    def pull(self, dest: Path) -> Path:
-        source = self.root / PREFIX
-        if not source.is_dir():
-            raise BadInput(f"{self.root} holds no {PREFIX}/ folder.")
-        shutil.copytree(source, Path(dest) / PREFIX, dirs_exist_ok=True)
-        if (self.root / BENCHMARKS_FILE).is_file():
-            shutil.copyfile(self.root / BENCHMARKS_FILE, Path(dest) / BENCHMARKS_FILE)
-        if (self.root / REPORTED_PREFIX).is_dir():
-            shutil.copytree(self.root / REPORTED_PREFIX, Path(dest) / REPORTED_PREFIX, dirs_exist_ok=True)
-        return Path(dest)
 
 
 def _is_network_error(exc: BaseException) -> bool:
