@@ -7,7 +7,18 @@ from leaderboard_benchmarks.builtin import BENCHMARKS, DESCRIPTIONS, register_be
 
 from leaderboard.contract.benchmark import Benchmark
 
-PUBLIC = {"MultiConIR", "ComLQ", "NegConstraint", "FollowIR", "mFollowIR", "InstructIR", "IFIR", "NevIR", "BRIGHT"}
+PUBLIC = {
+    "MultiConIR",
+    "ComLQ",
+    "NegConstraint",
+    "FollowIR",
+    "mFollowIR",
+    "InstructIR",
+    "IFIR",
+    "NevIR",
+    "BRIGHT",
+    "MAIR",
+}
 
 
 def registered() -> dict[str, Benchmark]:
@@ -57,9 +68,11 @@ def test_aggregates_follow_the_papers():
     assert all("lexical-v1" in t.label for t in b["ComLQ"].tasks if t.metric.startswith("lsnc"))
     assert len(ranked["BRIGHT"]) == 12 and {t.split for t in b["BRIGHT"].tasks} == {"standard"}
     assert len(ranked["IFIR"]) == 7
+    # InF-IR's MAIR column: the unweighted mean of DD-15, DD-16, DD-17, FR-21, FR-22 nDCG@10
+    assert [m for _, m, _ in ranked["MAIR"]] == ["ndcg_at_10"] * 5 and b["MAIR"].aggregate == "mean"
 
 
-@pytest.mark.parametrize("name", ["MultiConIR", "ComLQ", "NegConstraint", "demo", "multiconir-demo"])
+@pytest.mark.parametrize("name", ["MultiConIR", "ComLQ", "NegConstraint", "MAIR", "demo", "multiconir-demo"])
 def test_columns_and_views_exist_in_the_task_declarations(name):
     """Every metric, subset and view a benchmark names is one the task declares (tasks built offline)."""
     from leaderboard.engine.runner import RunOptions, make_task
