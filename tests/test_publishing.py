@@ -169,7 +169,8 @@ def test_benchmarks_and_per_query_values_round_trip_through_the_hub(results_dir,
         assert declared["tiny-bench"]["formula"] == "mean nDCG@10"
         pulled = run_cli("pull", str(tmp_path / "dest"), "--repo", "lb/results", "--endpoint", hub.endpoint, env=env)
         assert pulled.returncode == 0, pulled.stderr
-        assert re.search(rf"Pulled {len(remote)} files from lb/results at [0-9a-f]{{12}} into", pulled.stdout)
+        pulled_files = [p for p in remote if p.startswith("results/") or p == "benchmarks.json"]  # not the table
+        assert re.search(rf"Pulled {len(pulled_files)} files from lb/results at [0-9a-f]{{12}} into", pulled.stdout)
     dest = tmp_path / "dest"
     assert sorted(p.name for p in dest.iterdir()) == ["benchmarks.json", "results"]  # no .cache folder
     assert not any(".cache" in p.parts for p in dest.rglob("*"))
@@ -310,3 +311,99 @@ def test_multiconir_loads_from_the_hub(tmp_path):
     result = json.loads(next((tmp_path / "out").rglob("multiconir-task2.json")).read_text())
     assert result["task"]["source"]["kind"] == "hub" and result["task"]["source"]["revision"] == head
     assert result["task"]["source"]["uri"] == "hf://datasets/Lux1997/MultiConIR"
+
+
+def _rows_from_json(folder):
+    """The flat table's rows computed straight from the result JSON files (no harness code)."""
+    rows = {}
+    for path in sorted((folder / "results").glob("*/*/*.json")):
+        data = json.loads(path.read_text())
+        for split, subsets in data["scores"].items():
+            for subset, values in subsets.items():
+                for metric, value in values.items():
+                    ci = data.get("confidence_intervals", {}).get(split, {}).get(subset, {}).get(metric, [None, None])
+                    model = data["model"]
+                    key = (model["name"], model["revision"], data["task"]["name"], split, subset, metric)
+                    rows[key] = {
+                        "kind": model["kind"],
+                        "value": value,
+                        "ci_low": ci[0],
+                        "ci_high": ci[1],
+                        "queries": data["subset_sizes"].get(split, {}).get(subset),
+                        "data_hash": data["task"]["source"]["content_hash"],
+                        "result_path": path.relative_to(folder).as_posix(),
+                        "is_main_score": (metric, split, subset)
+                        == (data["task"]["main_score"], data["task"]["splits"][0], "default"),
+                    }
+    return rows
+
+
+def _rows_from_table(records):
+    out = {}
+    for r in records:
+        key = (r["model"], r["revision"], r["task"], r["split"], r["subset"], r["metric"])
+        assert key not in out, key  # one row per (model, revision, task, split, subset, metric)
+        out[key] = {k: r[k] for k in ("kind", "value", "ci_low", "ci_high", "queries", "data_hash", "result_path")}
+        out[key]["is_main_score"] = r["is_main_score"]
+    return out
+
+
+def _nulls(rows):
+    import math
+
+    def clean(v):
+        return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+    return {k: {f: clean(v) for f, v in row.items()} for k, row in rows.items()}
+
+
+def test_push_regenerates_a_flat_table_that_datasets_and_pandas_read_equal_to_the_json(results_dir, tmp_path):
+    """Two pushes of different results: the table after the second holds all of them (the full dataset),
+    read back with datasets.load_dataset and pandas.read_parquet from a snapshot of the dataset."""
+    from pathlib import Path
+
+    import pandas as pd
+    import yaml
+    from datasets import load_dataset
+    from huggingface_hub import snapshot_download
+
+    first = tmp_path / "first"
+    shutil.copytree(results_dir, first)
+    with_ci = next(first.rglob("demo.json"))
+    data = json.loads(with_ci.read_text())
+    value = data["scores"]["test"]["default"]["ndcg_at_10"]
+    data["confidence_intervals"] = {"test": {"default": {"ndcg_at_10": [value - 0.1, min(1.0, value + 0.05)]}}}
+    with_ci.write_text(json.dumps(data, indent=2))
+    second = tmp_path / "second"
+    ran = CliRunner().invoke(cli, ["run", "-m", "bm25-okapi", "-t", "demo", "--output", str(second)])
+    assert ran.exit_code == 0, ran.output
+    with HubServer() as hub:
+        env = {"HF_TOKEN": TOKEN, **ONLINE}
+        ends = ("--repo", "lb/results", "--endpoint", hub.endpoint)
+        one = run_cli("push", str(first), *ends, "--license", "cc-by-sa-4.0", env=env)
+        two = run_cli("push", str(second), *ends, "--license", "cc-by-sa-4.0", env=env)
+        again = run_cli("push", str(second), *ends, "--license", "cc-by-sa-4.0", env=env)
+        for proc in (one, two, again):
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "Regenerated from all results in the dataset: data/results.parquet, README.md" in one.stdout
+        assert "Regenerated from all results in the dataset: data/results.parquet, README.md" in two.stdout
+        assert "Nothing to push" in again.stdout  # the table and card are byte-identical when nothing changed
+        assert len(hub.state.repos["lb/results"].history) == 2
+        local = Path(
+            snapshot_download("lb/results", repo_type="dataset", endpoint=hub.endpoint, local_dir=tmp_path / "snap")
+        )
+    expected = _rows_from_json(local)
+    assert {k[0] for k in expected} == {"bm25", "bm25-okapi"}  # the first push's results are still in the table
+    assert any(row["ci_low"] is not None for row in expected.values())
+    by_pandas = _rows_from_table(pd.read_parquet(local / "data" / "results.parquet").to_dict("records"))
+    assert _nulls(by_pandas) == expected
+    by_datasets = _rows_from_table(load_dataset(str(local), split="train", cache_dir=str(tmp_path / "hf-cache")))
+    assert _nulls(by_datasets) == expected
+    card = (local / "README.md").read_text()
+    front = yaml.safe_load(card.split("---\n")[1])
+    assert front["license"] == "cc-by-sa-4.0"
+    assert front["configs"] == [
+        {"config_name": "default", "data_files": [{"split": "train", "path": "data/results.parquet"}]}
+    ]
+    for heading in ("## Files", "## License", "## Citation", "@software{"):
+        assert heading in card

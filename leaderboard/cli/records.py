@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli.console import err, escape, out, progress
-from leaderboard.cli.formats import PAPER_FORMATS, emit, format_option, paper_format_option
+from leaderboard.cli.formats import PAPER_FORMATS, emit, paper_format_option
 
 
 def _registry():
@@ -127,6 +127,12 @@ def _benchmark_declarations() -> list[dict]:
     help="A folder of scores reported in papers (<paper>.json, e.g. submissions/reported): validated and "
     "published as reported/ beside results/.",
 )
+@click.option(
+    "--license",
+    "license_id",
+    default=None,
+    help="License id written in the dataset card's front matter (default: cc-by-4.0).",
+)
 def push(
     results_dir: Path,
     repo: str,
@@ -134,6 +140,7 @@ def push(
     create_pr: bool,
     dry_run: bool,
     message: str | None,
+    license_id: str | None,
     reported_dir: Path | None,
 ) -> None:
     """Validate every result under RESULTS_DIR and push the changed ones to a Hugging Face dataset in one commit.
@@ -141,6 +148,8 @@ def push(
     Partial results (--limit) are refused, naming each file. benchmarks.json (every installed
     benchmark's declaration) is written beside results/ so the app ranks without task plugins.
     Files identical to the dataset's are skipped; with nothing changed, nothing is sent.
+    The same commit regenerates the dataset's flat table (data/results.parquet) and card
+    (README.md) from every result in the dataset after the push.
     """
     from leaderboard.records.store import PREFIX, HubStore, collect
 
@@ -162,8 +171,13 @@ def push(
             out().print(
                 f"  add {escape(u.path_in_repo)}  ({len(u.data)} bytes, sha256 {u.sha256[:16]})", highlight=False
             )
+        out().print(
+            "  regenerate data/results.parquet and README.md from all results in the dataset after the push",
+            highlight=False,
+        )
         return
-    report = HubStore(repo, endpoint).push(uploads, message, create_pr=create_pr)
+    store = HubStore(repo, endpoint)
+    report = store.push(uploads, message, create_pr=create_pr, flat_table=True, license_id=license_id)
     if report.url is None:
         out().print(
             f"Nothing to push: all {_plural(len(report.unchanged), 'file')} are identical to {escape(repo)} "
@@ -177,6 +191,9 @@ def push(
         f"Opened pull request #{report.pr_number} with {files}" if create_pr else f"Committed {files} to {escape(repo)}"
     )
     out().print(f"{what}{skipped}: {report.url}", highlight=False)
+    if report.derived:
+        regenerated = ", ".join(escape(u.path_in_repo) for u in report.derived)
+        out().print(f"Regenerated from all results in the dataset: {regenerated}", highlight=False)
 
 
 @click.command()

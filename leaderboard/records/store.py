@@ -91,6 +91,7 @@ class PushReport:
     unchanged: list[Upload]
     parent: str | None
     pr_number: int | None = None
+    derived: list[Upload] = field(default_factory=list)  # the flat table and dataset card, when regenerated
 
 
 @dataclass
@@ -210,6 +211,12 @@ def _json_list(data: bytes) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _is_result_file(path_in_repo: str) -> bool:
+    """results/<model>/<revision>/<task>.json (not a model card)."""
+    parts = path_in_repo.split("/")
+    return len(parts) == 4 and parts[0] == PREFIX and parts[-1].endswith(".json")
+
+
 def _is_pulled(path_in_repo: str) -> bool:
     """What pull brings back: the results, the benchmark declarations and the scores reported in papers."""
     return path_in_repo.startswith((f"{PREFIX}/", f"{REPORTED_PREFIX}/")) or path_in_repo == BENCHMARKS_FILE
@@ -314,9 +321,19 @@ class HubStore:
 
     # -- writing -------------------------------------------------------------------------
     def push(
-        self, uploads: list[Upload], message: str, create_pr: bool = False, parent_commit: str | None = None
+        self,
+        uploads: list[Upload],
+        message: str,
+        create_pr: bool = False,
+        parent_commit: str | None = None,
+        flat_table: bool = False,
+        license_id: str | None = None,
     ) -> PushReport:
-        """One atomic commit of the uploads that differ from the dataset at the parent commit."""
+        """One atomic commit of the uploads that differ from the dataset at the parent commit.
+
+        ``flat_table``: also regenerate data/results.parquet and README.md from every result in the
+        dataset after this push (``flat_table.py``), in the same commit.
+        """
         from huggingface_hub import CommitOperationAdd
 
         if not self.token:
@@ -332,18 +349,58 @@ class HubStore:
             unchanged: list[Upload] = []
             for upload in uploads:
                 (unchanged if upload.same_as(remote.get(upload.path_in_repo)) else changed).append(upload)
-            if not changed:
+            derived = self._flat_table(uploads, parent, remote, license_id) if flat_table else []
+            derived = [u for u in derived if not u.same_as(remote.get(u.path_in_repo))]
+            if not changed and not derived:
                 return PushReport(None, [], unchanged, parent)
             info = self.api.create_commit(
                 self.repo_id,
-                [CommitOperationAdd(u.path_in_repo, u.data) for u in changed],
+                [CommitOperationAdd(u.path_in_repo, u.data) for u in changed + derived],
                 commit_message=message,
                 repo_type="dataset",
                 create_pr=create_pr,
                 parent_commit=parent,
             )
         url = info.pr_url if create_pr and info.pr_url else info.commit_url
-        return PushReport(url, changed, unchanged, parent, info.pr_num if create_pr else None)
+        return PushReport(url, changed, unchanged, parent, info.pr_num if create_pr else None, derived)
+
+    def _flat_table(
+        self, uploads: list[Upload], revision: str | None, remote: dict[str, str | None], license_id: str | None
+    ) -> list[Upload]:
+        """The flat table and card over the dataset as it will be: its results at ``revision``, ours replacing them.
+
+        Every result file is read back with ``read_result``; one in the dataset that no longer reads
+        (damaged, hand-edited) is left out of the table rather than stopping the push.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        from leaderboard.records import flat_table
+
+        ours = {u.path_in_repo: u.data for u in uploads if _is_result_file(u.path_in_repo)}
+        theirs = sorted(p for p in remote if _is_result_file(p) and p not in ours)
+        rows: list[dict[str, Any]] = []
+        with tempfile.TemporaryDirectory(prefix="leaderboard-table-") as tmp:
+            folder = Path(tmp)
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                fetched = list(pool.map(lambda p: self._download(p, revision, folder / "dataset"), theirs))
+            files = dict(zip(theirs, fetched))
+            for path_in_repo, data in ours.items():
+                files[path_in_repo] = folder / "ours" / path_in_repo
+                write_bytes_atomic(files[path_in_repo], data)
+            for path_in_repo, local in sorted(files.items()):
+                try:
+                    result = read_result(local)
+                except Exception:  # a damaged file in the dataset is the dataset's problem, not this push's
+                    continue
+                if result.is_complete:
+                    rows.extend(flat_table.rows_of(result, path_in_repo))
+        card = flat_table.dataset_card(
+            self.repo_id, rows, license_id or flat_table.DEFAULT_LICENSE, flat_table.harness_version()
+        )
+        return [
+            Upload(flat_table.TABLE_PATH, flat_table.table_bytes(rows)),
+            Upload(flat_table.CARD_PATH, card.encode()),
+        ]
 
     def _merged_benchmarks(self, upload: Upload, revision: str | None, remote: dict[str, str | None]) -> Upload:
         if (
