@@ -94,7 +94,6 @@ def test_overall_averages_ranks_over_models_ranked_in_every_benchmark(board):
     assert [r.mean_rank for r in found.ranked] == sorted(r.mean_rank for r in found.ranked)
     # partial-model is ranked in Followish only: listed with its coverage, not ranked
     assert [(r.name, r.coverage) for r in found.unranked] == [("partial-model", 1)]
-    assert board.overall() == (found.benchmarks, [vars(r) for r in found.ranked])  # the older shape, same rows
 
 
 def _per_query(board, line, task):

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import leaderboard
-from leaderboard.app import charts, loading, pages, render, views
+from leaderboard.app import charts, loading, overall_view, pages, render, views
 from leaderboard.app.board import OVERALL
 from leaderboard.app.filters import OPTIONAL_COLUMNS, Filters
 from leaderboard.records.result import encode_per_query
@@ -146,8 +146,7 @@ def test_the_data_layer_never_raises_and_escapes_everything(bases, data_):
             pages_html = [pages.about_html(board), pages.skipped_html(board), pages.status_line(board)]
             for name in board.benchmark_names:
                 if name == OVERALL:
-                    overall_names, rows = board.overall()
-                    pages_html.append(render.overall_table(overall_names, rows, Filters()))
+                    pages_html.append(overall_view.overall_html(board.overall_ranking(), Filters()))
                     continue
                 ranking = board.ranking(name)
                 filters = Filters(search=data_.draw(st.sampled_from(["", "<", "m"])))

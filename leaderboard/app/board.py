@@ -120,17 +120,8 @@ class Board:
         return self._comparisons[key]
 
     def overall_ranking(self, chosen: Iterable[str] | None = None, all_revisions: bool = False) -> Overall:
-        """Mean rank over a chosen set of benchmarks (default: the public ones with ranked models); see ``overall``."""
+        """Mean rank over a chosen set of benchmarks (default: the public ones with ranked models), ``overall.py``."""
         return overall_ranking(self, chosen, all_revisions)
-
-    def overall(self) -> tuple[list[str], list[dict[str, Any]]]:
-        """The default Overall as (benchmarks, ranked rows as dicts): the shape the first board pages read.
-
-        New code reads ``overall_ranking`` (chosen set, coverage of the models not ranked).
-        """
-        found = self.overall_ranking()
-        rows = [{"line": r.line, "ranks": r.ranks, "mean_rank": r.mean_rank, "rank": r.rank} for r in found.ranked]
-        return found.benchmarks, rows
 
     # -- data behind the views ----------------------------------------------------------------------
     def warm(self, pause: float = 2.0) -> None:
