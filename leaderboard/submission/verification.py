@@ -178,7 +178,10 @@ def rerun(
     for key, value in (result.settings.model_extra or {}).get("task_options", {}).items():
         command += ["--task-option", f"{key}={value}"]
     for value in data_dirs:
-        command += ["--data-dir", value]
+        # `run` refuses TASK=DIR for a task it is not running: pass only this task's (and bare DIRs).
+        task, sep, _ = value.partition("=")
+        if not sep or task == result.task.name:
+            command += ["--data-dir", value]
     ran = subprocess.run(command, capture_output=True, text=True)
     if ran.returncode != 0:
         raise BadInput(f"`leaderboard run` exited {ran.returncode}: {_tail(ran.stderr or ran.stdout)}")
