@@ -16,13 +16,13 @@ EXAMPLE = REPO / "plugins" / "leaderboard-hybrid-rrf"
 
 
 def test_example_plugin_uses_only_the_public_contract():
-    """Imports from the harness are `leaderboard` and `leaderboard.progress`; no built-in plugin, no internals."""
+    """Imports from the harness are `leaderboard` and `leaderboard.toolkit`; no built-in plugin, no internals."""
     for path in (EXAMPLE / "leaderboard_hybrid_rrf").glob("*.py"):
         tree = ast.parse(path.read_text())
         modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
         modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         harness = {m for m in modules if m.split(".")[0] in ("leaderboard", "leaderboard_plugins", "leaderboard_tasks")}
-        assert harness <= {"leaderboard", "leaderboard.progress"}, (path.name, harness)
+        assert harness <= {"leaderboard", "leaderboard.toolkit"}, (path.name, harness)
 
 
 @pytest.mark.slow
