@@ -33,7 +33,12 @@ FORMATS = ("table", "json", "markdown", "latex")
     help="Where existing results are read from, and missing ones written to.",
 )
 @click.option("--data-dir", "data_dirs", multiple=True, metavar="[TASK=]DIR", help=DATA_DIR_HELP)
-@click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=100),
+    default=None,
+    help="Bootstrap resamples and sampled sign flips [default: the harness's one count, 10,000].",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap and the sign flips.")
 @click.option(
     "--format",
@@ -50,6 +55,9 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
     ones are run first (through leaderboard.evaluate) and written there. Each task's main score is
     compared on the same queries.
     """
+    from leaderboard.metrics.bootstrap import N_RESAMPLES  # declared once there; numpy only when comparing
+
+    resamples = resamples or N_RESAMPLES
     from leaderboard.errors import BadInput
     from leaderboard.records.comparison import compare_task, with_holm
 
