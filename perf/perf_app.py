@@ -160,15 +160,16 @@ def interactions(page) -> dict[str, float]:
         page.locator("#benchmark-select input").click()
         page.get_by_role("option", name=name, exact=True).click()
 
-    def header_has(text: str) -> None:
+    def shown(name: str) -> None:
         page.wait_for_function(
-            "(t) => { const h = document.querySelector('#board-table thead'); return h && h.innerText.includes(t); }",
-            arg=text,
+            "(n) => { const s = document.querySelector('#benchmark-summary');"
+            " return s && s.innerText.startsWith(n) && document.querySelector('#board-table tbody.ranked tr'); }",
+            arg=name,
             timeout=60_000,
         )
 
-    out["benchmark switch (Demo -> Conditions)"] = timed(lambda: select("Conditions"), lambda: header_has("task1"))
-    out["benchmark switch (Conditions -> Demo)"] = timed(lambda: select("Demo"), lambda: header_has("mrr_at_10"))
+    out["benchmark switch (Demo -> Conditions)"] = timed(lambda: select("Conditions"), lambda: shown("Conditions"))
+    out["benchmark switch (Conditions -> Demo)"] = timed(lambda: select("Demo"), lambda: shown("Demo"))
     header = page.locator("#board-table thead th[data-key=c1]")
     out["sort by a column (server side, all rows)"] = timed(
         header.click, lambda: page.wait_for_selector("#board-table th[data-key=c1][aria-sort]", timeout=60_000)
@@ -181,10 +182,10 @@ def interactions(page) -> dict[str, float]:
     page.locator("#filters").get_by_text("Filters and columns").click()
     box = page.locator("#filter-search input, #filter-search textarea").first
     out["search (type a name)"] = timed(
-        lambda: box.fill("model-0001"),
+        lambda: box.fill("model-0000"),
         lambda: page.wait_for_function(
             "() => { const rows = document.querySelectorAll('#board-table tbody.ranked tr');"
-            " return rows.length > 0 && Array.from(rows).every(r => r.innerText.includes('model-0001')); }",
+            " return rows.length > 0 && Array.from(rows).every(r => r.innerText.includes('model-0000')); }",
             timeout=60_000,
         ),
     )

@@ -29,7 +29,8 @@ from conftest import REPO
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
-TABS = {"board": "Leaderboard", "views": "Task views", "size": "Size vs score", "provenance": "Provenance"}
+TABS = {"board": "Leaderboard", "views": "Task views", "size": "Size vs score", "compare": "Compare two models"}
+TABS |= {"provenance": "Provenance"}
 TABS |= {"skipped": "Skipped", "about": "About"}
 pytestmark = pytest.mark.skipif(
     not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (.ci/run installs it)"
@@ -426,11 +427,16 @@ def test_per_type_intervals_come_from_that_types_queries_and_the_csv_agrees(
 
 
 def test_two_revisions_of_a_model_are_one_row_unless_asked(browser, comlq_server, shots):
+    phone = open_page(browser, comlq_server, PHONE, "?benchmark=ComLQ")
+    phone.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    assert in_viewport(phone.locator("#board-table tbody.ranked tr").first.locator("td.c-agg .v"), PHONE)
+    phone.screenshot(path=str(shots / "phone-board-comlq.png"))
+    phone.close()
     page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ")
     page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
     models = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
     assert [m for m in models if m.startswith("bm25") and "okapi" not in m] == ["bm25"]
-    page.screenshot(path=str(shots / "desktop-board.png"))
+    page.screenshot(path=str(shots / "desktop-board-comlq.png"))
     page.locator("#filters").get_by_text("Filters and columns").click()
     page.locator("#filter-revisions input").check()
     page.wait_for_function("() => new URL(location.href).searchParams.get('revisions') === '1'")
@@ -508,7 +514,7 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
         if subsets:
             second = rows.nth(1).locator("td").all_inner_texts()
             assert second[1] == subsets[0].subset and second[6] == f"{subsets[0].difference:+.4f}"
-        page.screenshot(path=str(shots / f"{size}-compare.png"), full_page=False)
+        page.screenshot(path=str(shots / f"{size}-compare-comlq.png"), full_page=False)
         page.close()
 
 
@@ -524,3 +530,13 @@ def test_a_folder_without_declarations_shows_each_task_as_a_ranked_board(browser
         page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
         assert page.locator("#board-table tbody.ranked td.c-agg .v").count() >= 2
         page.close()
+
+
+def test_about_states_each_tasks_mean_cw_as_the_papers_cw(browser, comlq_server, comlq_results):
+    """The mean CW the engine records per result (eq. 1 of the complexity paper) is on the About page."""
+    recorded = json.loads(bm25_comlq(comlq_results).read_text())["task_details"]["complexity"]["mean_cw"]
+    page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ&tab=about")
+    page.wait_for_selector("#about .mean-cw", timeout=30000)
+    text = page.locator("#about .about-benchmark").filter(has_text="ComLQ").first.locator(".mean-cw").inner_text()
+    assert "the paper's CW, eq. 1" in text and f"comlq {recorded:.2f}" in text
+    page.close()

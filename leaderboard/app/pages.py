@@ -258,6 +258,7 @@ def about_html(board: Board) -> str:
         paper = f"<p>Paper: {link(benchmark.reference, benchmark.reference)}</p>" if benchmark.reference else ""
         formula = f"<p>Aggregate: <code>{esc(benchmark.formula or benchmark.aggregate)}</code>"
         formula += f" ({esc(benchmark.aggregate_label)})</p>" if benchmark.aggregate_label else "</p>"
+        formula += complexity_html(board, [t.task for t in benchmark.tasks])
         parts.append(
             f'<div class="about-benchmark"><h4>{esc(benchmark.name)}{label}</h4><p>{esc(benchmark.description)}</p>'
             f"{paper}{formula}<table class='plain'><thead><tr><th>task</th><th>column</th><th>metric</th>"
@@ -266,6 +267,33 @@ def about_html(board: Board) -> str:
     parts.append("<h3>Metrics</h3>" + metrics_html(board))
     parts.append("<h3>How to submit a model</h3>" + SUBMIT)
     return '<div class="about" id="about">' + "".join(parts) + "</div>"
+
+
+def mean_cw(board: Board, task: str) -> tuple[float, Any] | None:
+    """The paper's mean CW of a task's evaluated queries, from its newest complete default-protocol result."""
+    rows = [r for r in board.results_of(task) if r["complete"] and not r.get("task_options")]
+    if not rows:
+        return None
+    newest = max(rows, key=lambda r: r["created_at"])
+    complexity = (board.details([newest["_path"]]).get(newest["_path"]) or {}).get("complexity") or {}
+    value = finite(complexity.get("mean_cw")) if isinstance(complexity, dict) else None
+    return (value, complexity.get("queries")) if value is not None else None
+
+
+def complexity_html(board: Board, tasks: list[str]) -> str:
+    """One line: each task's mean CW, where its results record it (labelled as the paper's CW)."""
+    found = []
+    for task in dict.fromkeys(tasks):
+        got = mean_cw(board, task)
+        if got is not None:
+            queries = f", {got[1]:,} queries" if isinstance(got[1], int) else ""
+            found.append(f"{esc(task)} {got[0]:.2f}{queries}")
+    if not found:
+        return ""
+    return (
+        '<p class="mean-cw">Mean query complexity (the paper\'s CW, eq. 1 of "Complexity-Aware Training": '
+        f"non-stopword tokens per query): {'; '.join(found)}.</p>"
+    )
 
 
 def metrics_html(board: Board) -> str:

@@ -38,6 +38,7 @@ from leaderboard.app.sources import Source
 TABS = ("board", "views", "size", "compare", "provenance", "skipped", "about")
 TOP_MODELS = 8
 CSV_KEEP = 32  # CSV files kept for download at once; older ones are deleted
+CSV_STATISTICS = 1000  # rows of a CSV whose intervals and tests are computed for it
 COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
 SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
 
@@ -167,8 +168,17 @@ def build_app(
         ranking = ranking_of(name, revisions)
         if ranking is None or not ranking.lines:
             return None
-        with_statistics(current, ranking, [line for line in ranking.lines if filters.keep(line.info)])
-        return csv_files.write(render.csv_frame(ranking, filters), name)
+        exported = [line for line in ranking.lines if filters.keep(line.info)]
+        # Intervals and tests of every row exported, up to CSV_STATISTICS rows: past that, computing them
+        # for each view would hold the server for seconds; rows not computed say so (narrow the view).
+        with_statistics(current, ranking, exported[:CSV_STATISTICS])
+        frame = render.csv_frame(ranking, filters)
+        if len(exported) > CSV_STATISTICS:
+            frame["intervals"] = [
+                "" if i < CSV_STATISTICS else f"not computed: over {CSV_STATISTICS} rows (filter to narrow)"
+                for i in range(len(frame))
+            ]
+        return csv_files.write(frame, name)
 
     def render_size(name, width=charts.WIDTH):
         ranking = ranking_of(name)
