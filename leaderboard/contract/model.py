@@ -54,6 +54,7 @@ class ModelMetadata:
     revision: str | None = None  # a commit hash or package version that pins the weights
     n_parameters: int | None = None
     max_length: int | None = None  # max input tokens; None for unbounded (BM25)
+    embedding_dim: int | None = None  # width of a dense model's embeddings (the board's Dimension column)
     similarity: str | None = None  # "cosine", "dot", "bm25", "cross-encoder", ...
     takes_instructions: bool = False
     # How an instruction reaches the model: a template over {instruction} and {query}.

@@ -94,6 +94,8 @@ def summary(result: Result) -> dict[str, Any]:
             "n_parameters": meta.get("n_parameters"),
             "max_length": meta.get("max_length"),  # the board's Max tokens and Dimension columns
             "embedding_dim": meta.get("embedding_dim"),
+            "max_length": meta.get("max_length"),  # the board's Max tokens and Dimension columns
+            "embedding_dim": meta.get("embedding_dim"),
             "takes_instructions": bool(meta.get("takes_instructions")),
             "reference": meta.get("reference"),
             "plugin": result.model.plugin,
@@ -127,11 +129,16 @@ def summary(result: Result) -> dict[str, Any]:
 
 
 def detail(result: Result) -> dict[str, Any]:
-    """Every score, interval and subset size (for per-task views)."""
+    """Every score, interval and subset size (for per-task views), and the task's mean CW when recorded."""
+    complexity = result.task_details.get("complexity")
     return {
         "scores": result.scores,
         "confidence_intervals": result.confidence_intervals,
         "subset_sizes": result.subset_sizes,
+        # the paper's mean CW of the evaluated queries (engine/strata.py), shown on the board's About page
+        "complexity": {k: complexity[k] for k in ("mean_cw", "queries", "definition") if k in complexity}
+        if isinstance(complexity, dict)
+        else None,
     }
 
 
