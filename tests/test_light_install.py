@@ -58,6 +58,9 @@ def test_core_commands_work_and_disabled_builtins_say_how_to_enable_them(core_ve
     assert ran.returncode == 0, ran.stderr
     shown = lb("show", str(out))
     assert shown.returncode == 0 and "ndcg_at_10" in shown.stdout
+    served = lb("serve", "--results", str(out), "--port", "0")  # the app extra is missing: was exit 1
+    assert served.returncode == 2, served.stderr
+    assert "pip install 'retrieval-leaderboard[app]'" in served.stderr and "Traceback" not in served.stderr
     valid = lb("validate", str(REPO / "submissions" / "bm25"))
     assert valid.returncode == 0, valid.stdout + valid.stderr
 
