@@ -3,7 +3,8 @@
 The public API, importable from here:
 
 * the plugin contract (``hookimpl``, ``DenseModel``, ``RetrievalTask``, ...; see ``leaderboard.contract``);
-* ``evaluate(models, tasks, **options)``: run models on tasks and write result files;
+* ``evaluate(models, tasks, *, output=..., batch_size=..., ...)``: run models on tasks and write result files
+  (typed keywords, one per field of ``RunOptions``);
 * ``BadInput``: the exception a plugin raises for a user's mistake (exit code 2).
 
 Names are loaded on first use, so ``leaderboard --help`` imports neither numpy nor pydantic.
