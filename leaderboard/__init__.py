@@ -6,6 +6,7 @@ The public API, importable from here:
 * ``evaluate(models, tasks, *, output=..., batch_size=..., ...)``: run models on tasks and write result files
   (typed keywords, one per field of ``RunOptions``);
 * ``BadInput``: the exception a plugin raises for a user's mistake (exit code 2).
+* ``leaderboard.toolkit``: what plugins may use besides the contract (metrics, data helpers, hashing, ...).
 
 Names are loaded on first use, so ``leaderboard --help`` imports neither numpy nor pydantic.
 """
