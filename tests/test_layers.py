@@ -180,7 +180,6 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 # and on an entry here that no longer exists.
 PENDING_CYCLES = [
     ["leaderboard.records.per_query_checks", "leaderboard.records.result"],
-    ["leaderboard.cli.compare", "leaderboard.cli.paper_tables"],
 ]
 
 

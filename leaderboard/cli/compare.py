@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from leaderboard.cli.console import err, escape, out, progress
+from leaderboard.cli.formats import at_floor, format_p
 from leaderboard.cli.run import data_dirs_option
 
 DATA_DIR_HELP = "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task."
@@ -190,16 +191,6 @@ def _table(model_a: str, model_b: str, comparisons, resamples: int) -> None:
         f"sign flips can give, 2/({resamples:,} + 1), was reached; the true p is at most this.",
         highlight=False,
     )
-
-
-def at_floor(comparison, resamples: int) -> bool:
-    """A sampled test's smallest p, 2 / (resamples + 1) two-sided: the true p may be smaller."""
-    return not comparison.exact and comparison.p_value <= 2 / (resamples + 1) * (1 + 1e-9)
-
-
-def format_p(value: float, upper_bound: bool) -> str:
-    text = f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
-    return f"≤{text}" if upper_bound else text
 
 
 COMMANDS = [compare]

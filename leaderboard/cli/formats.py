@@ -84,3 +84,13 @@ def emit(
     for row in rows:
         table.add_row(*(escape(_cell(row.get(c))) for c in columns))
     out().print(table)
+
+
+def at_floor(comparison, resamples: int) -> bool:
+    """A sampled test's smallest p, 2 / (resamples + 1) two-sided: the true p may be smaller."""
+    return not comparison.exact and comparison.p_value <= 2 / (resamples + 1) * (1 + 1e-9)
+
+
+def format_p(value: float, upper_bound: bool) -> str:
+    text = f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+    return f"≤{text}" if upper_bound else text

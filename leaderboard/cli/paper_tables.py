@@ -79,7 +79,7 @@ def _better(direction: str, a: float, b: float) -> bool:
 def comparison_table(model_a: str, model_b: str, comparisons, pairs, resamples: int, fmt: str) -> str:
     """``compare``'s result: each model's score with its interval, the difference with its bootstrap
     interval, p and Holm's p; the better model bold and, when Holm's p >= 0.05, the other marked ≈."""
-    from leaderboard.cli.compare import at_floor, format_p
+    from leaderboard.cli.formats import at_floor, format_p
 
     headers = ["Task", "Metric", "Queries", f"A: {model_a}", f"B: {model_b}", "A − B [95% CI]", "p", "p (Holm)"]
     rows = []
