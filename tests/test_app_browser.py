@@ -171,6 +171,14 @@ def header_index(page, text):
     return next(i for i, h in enumerate(headers) if h.startswith(text))
 
 
+def settle(page):
+    """Wait until no component shows Gradio's "processing" overlay (a screenshot then shows the result)."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')", timeout=30000, polling=200
+    )
+    page.wait_for_timeout(300)
+
+
 def in_viewport(locator, viewport):
     box = locator.bounding_box()
     return (
@@ -211,6 +219,7 @@ def test_bare_url_of_comlq_and_negconstraint_results_shows_a_ranked_score_above_
     without = page.locator("#home-without").inner_text()
     assert "BRIGHT" in without and "No ranked results yet" in without
     assert "1 models" not in page.inner_text("body")
+    settle(page)
     page.screenshot(path=str(shots / f"{size}-landing.png"))
     # each card links to its board
     cards.filter(has_text="NegConstraint").locator("h3 a").click()
@@ -464,6 +473,7 @@ def test_reported_and_reproduced_bm25_on_comlq_with_their_difference(browser, co
         assert other.locator(".delta").count() == 0  # no reproduced run: no difference
         tier.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
+        settle(page)
         page.screenshot(path=str(shots / f"{size}-reported-tier.png"))
         page.close()
 
@@ -479,6 +489,7 @@ def test_overall_ranks_over_the_chosen_set_which_is_in_the_url(browser, comlq_se
         assert len(checked) == 2
         ranked = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
         assert sorted(ranked) == ["bm25", "bm25-okapi"]
+        settle(page)
         page.screenshot(path=str(shots / f"{size}-overall.png"))
         if size == "desktop":
             page.locator("#overall-set").get_by_label("NegConstraint").uncheck()
@@ -507,13 +518,14 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
         first = rows.first.locator("td").all_inner_texts()
         task = expected.tasks[0]
         assert first[0] == "comlq" and first[1] == "all queries"
-        assert first[6] == f"{task.difference:+.4f}"
-        assert first[7] == f"{task.ci_low:+.4f} to {task.ci_high:+.4f}"
+        assert first[2] == f"{task.difference:+.4f}"
+        assert first[3] == f"{task.ci_low:+.4f} to {task.ci_high:+.4f}"
         subsets = expected.subsets.get("comlq", [])
         assert rows.count() == sum(1 + len(expected.subsets.get(t.task, [])) for t in expected.tasks)
         if subsets:
             second = rows.nth(1).locator("td").all_inner_texts()
-            assert second[1] == subsets[0].subset and second[6] == f"{subsets[0].difference:+.4f}"
+            assert second[1] == subsets[0].subset and second[2] == f"{subsets[0].difference:+.4f}"
+        settle(page)
         page.screenshot(path=str(shots / f"{size}-compare-comlq.png"), full_page=False)
         page.close()
 

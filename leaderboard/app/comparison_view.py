@@ -49,17 +49,18 @@ def comparison_html(a: str, b: str, rows: Sequence[Any], problems: Sequence[str]
     notes_html = f'<ul class="note" id="compare-problems">{notes}</ul>' if notes else ""
     if not rows:
         return empty(f"No task with per-query scores of both {a} and {b} to compare.") + notes_html
+    # The difference, its interval and p first (on a phone they are on screen), then what they come from.
     headers = [
         ("Task", "", "c-name"),
         ("Subset", "", "c-text"),
-        ("Metric", "", "c-text"),
-        ("Queries", "queries both results score", ""),
-        (esc(f"A: {a}"), a, ""),
-        (esc(f"B: {b}"), b, ""),
         ("A − B", "mean over queries of the paired difference", "c-agg"),
         ("95% CI", "paired percentile bootstrap over queries", ""),
         ("p", "two-sided paired randomization (sign-flip) test", ""),
         ("p (Holm)", "Holm-adjusted across the rows shown", ""),
+        ("Metric", "", "c-text"),
+        ("Queries", "queries both results score", ""),
+        (esc(f"A: {a}"), a, ""),
+        (esc(f"B: {b}"), b, ""),
     ]
     body = []
     for row in rows:
@@ -77,10 +78,6 @@ def comparison_html(a: str, b: str, rows: Sequence[Any], problems: Sequence[str]
             [
                 Cell(esc(row.task), row.task, "c-name", row.task),
                 Cell(esc("all queries" if subset == "default" else subset), subset, "c-text"),
-                Cell(esc(f"{row.metric} {ARROW.get(direction, '')}"), row.metric, "c-text"),
-                Cell(str(getattr(row, "queries", MISSING)), finite(getattr(row, "queries", None))),
-                Cell(f"{finite(row.mean_a):.4f}" if finite(row.mean_a) is not None else MISSING, finite(row.mean_a)),
-                Cell(f"{finite(row.mean_b):.4f}" if finite(row.mean_b) is not None else MISSING, finite(row.mean_b)),
                 Cell(f'<span class="v">{_signed(difference)}</span>', difference, f"c-agg {better}".strip()),
                 Cell(
                     f"{_signed(low)} to {_signed(high)}" if low is not None and high is not None else MISSING,
@@ -89,6 +86,10 @@ def comparison_html(a: str, b: str, rows: Sequence[Any], problems: Sequence[str]
                 ),
                 Cell(p_text(getattr(row, "p_value", None), resamples, exact), finite(getattr(row, "p_value", None))),
                 Cell(p_text(getattr(row, "p_holm", None), resamples, exact), finite(getattr(row, "p_holm", None))),
+                Cell(esc(f"{row.metric} {ARROW.get(direction, '')}"), row.metric, "c-text"),
+                Cell(str(getattr(row, "queries", MISSING)), finite(getattr(row, "queries", None))),
+                Cell(f"{finite(row.mean_a):.4f}" if finite(row.mean_a) is not None else MISSING, finite(row.mean_a)),
+                Cell(f"{finite(row.mean_b):.4f}" if finite(row.mean_b) is not None else MISSING, finite(row.mean_b)),
             ]
         )
     caption = (

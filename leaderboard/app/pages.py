@@ -66,7 +66,13 @@ def overall_summary(found: Any) -> str:
     """Overall: the method and the chosen set, stated on the page (the set is also in the URL)."""
     unknown = getattr(found, "unknown", [])
     extra = f" Not on this board (ignored): {esc(', '.join(unknown))}." if unknown else ""
-    return f'<div class="summary" id="overall-summary"><b>Overall</b>: {esc(found.note)}{extra}</div>'
+    names = ", ".join(found.benchmarks) or "none"
+    short = f"mean rank over {plural(len(found.benchmarks), 'benchmark')} ({names})"
+    # On a phone only the short form shows (the table stays near the top); the full method is beside it.
+    return (
+        f'<div class="summary" id="overall-summary"><b>Overall</b>: {esc(short)}'
+        f'<span class="desc">. {esc(found.note)}{extra}</span></div>'
+    )
 
 
 def benchmark_summary(board: Board, name: str, ranking: Ranking | None) -> str:
