@@ -60,7 +60,7 @@ from leaderboard.sqlite_damage import is_damage, move_aside
 if TYPE_CHECKING:
     from leaderboard.records.result import Result
 
-INDEX_VERSION = "7"
+INDEX_VERSION = "8"
 RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
@@ -92,8 +92,6 @@ def summary(result: Result) -> dict[str, Any]:
             "revision": result.model.revision,
             "kind": result.model.kind.value,
             "n_parameters": meta.get("n_parameters"),
-            "max_length": meta.get("max_length"),  # the board's Max tokens and Dimension columns
-            "embedding_dim": meta.get("embedding_dim"),
             "max_length": meta.get("max_length"),  # the board's Max tokens and Dimension columns
             "embedding_dim": meta.get("embedding_dim"),
             "takes_instructions": bool(meta.get("takes_instructions")),

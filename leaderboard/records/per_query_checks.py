@@ -20,10 +20,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from leaderboard.records.result import Result
+from leaderboard.records.per_query import PerQuery
+
+
+class Checked(Protocol):
+    """What the checks read of a result (``records.result.Result``; named here without importing it,
+    since Result's validation calls these checks)."""
+
+    per_query: PerQuery | None
+    scores: dict[str, dict[str, dict[str, float]]]
+    subset_sizes: dict[str, dict[str, int]]
+    task: Any
+
+    def metric_range(self, name: str) -> tuple[float | None, float | None]: ...
+
 
 MEAN_TOLERANCE = 1e-9
 _LISTED = 3  # problems named per kind before "and N more"
@@ -83,12 +95,12 @@ def mean_problems(
     return problems
 
 
-def per_query_problems(result: Result) -> list[str]:
+def per_query_problems(result: Checked) -> list[str]:
     """Every reason ``result.per_query`` is not the set of values behind ``result.scores`` (empty: it is)."""
     field = result.per_query
     if field is None:
         return []
-    from leaderboard.records.result import decode_per_query
+    from leaderboard.records.per_query import decode_per_query
 
     try:
         values = decode_per_query(field)
@@ -120,7 +132,7 @@ def _membership(field: Any) -> dict[str, list[str]]:
     """Subset -> its query ids, where the field says (files written before membership was stored do not)."""
     if getattr(field, "subsets", None) is None:
         return {}
-    from leaderboard.records.result import decode_subset_queries
+    from leaderboard.records.per_query import decode_subset_queries
 
     try:
         return decode_subset_queries(field)
