@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from leaderboard.app import board_table, landing, url_state
+from leaderboard.app import board_table, landing, legacy_links, url_state
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Column, Line, Ranking
 from leaderboard.app.reported_tier import reported_lines
@@ -103,7 +103,9 @@ def test_rows_sharing_a_name_show_their_revision():
     assert html.count('<span class="rev">revision r0</span>') == 1
 
 
-def reported(model: str, value: float, task: str = "t", metric: str = "ndcg_at_10") -> ReportedScore:
+def reported(
+    model: str, value: float, task: str = "t", metric: str = "ndcg_at_10", table: str = "Table 3"
+) -> ReportedScore:
     return ReportedScore(
         model=model,
         benchmark="Bench",
@@ -113,7 +115,7 @@ def reported(model: str, value: float, task: str = "t", metric: str = "ndcg_at_1
         printed=f"{value * 100:.1f}",
         paper="Paper",
         paper_file="000_x",
-        table="Table 3",
+        table=table,
         row=model,
         column="nDCG@10",
     )
@@ -148,6 +150,25 @@ def test_reported_rows_are_their_own_tier_with_the_difference_to_the_reproduced_
     assert len(cells(html, "ranked", 1)) == 3
 
 
+def test_a_models_reported_cells_from_several_tables_of_one_paper_are_one_row_each_cell_naming_its_table():
+    ranking = make_ranking(3)
+    scores = [
+        reported("paper-only", 0.9, table="Table 1"),
+        reported("paper-only", 0.2, metric="violation_at_1", table="Table 18"),
+        reported("other", 0.4, table="Table 1"),
+        reported("other", 0.45, table="Table 2"),  # the same cell printed twice: both kept, neither overwritten
+    ]
+    rows = reported_lines(FakeBoard({"Bench": ranking}, scores), ranking)  # type: ignore[arg-type]
+    merged = next(r for r in rows if r.model == "paper-only")
+    assert [r.model for r in rows].count("paper-only") == 1 and set(merged.cells) == {"c0", "c1"}
+    assert merged.source == "reported in Paper, Tables 1, 18"
+    assert merged.cell_source("c1") == "reported in Paper, Table 18"
+    assert sorted(r.cells["c0"].value for r in rows if r.model == "other") == [0.4, 0.45]
+    html = board_table.board_html(ranking, board_table.TableRequest(), rows)
+    tier = re.search(r'<tbody class="reported">(.*?)</tbody>', html, re.S).group(1)
+    assert 'title="reported in Paper, Table 18"' in tier and '<span class="src">Table 18</span>' in tier
+
+
 def test_landing_lists_benchmarks_with_results_first_and_links_each():
     full, small = make_ranking(4, name="Full"), make_ranking(2, name="Small")
     board = FakeBoard({"Empty": None, "Small": small, "Full": full, "Unranked": make_ranking(0, 2, "Unranked")})
@@ -161,12 +182,22 @@ def test_landing_lists_benchmarks_with_results_first_and_links_each():
 
 def test_url_state_round_trips_and_ignores_malformed_values():
     state = url_state.parse(
-        "?benchmark=ComLQ&tab=compare&kind=dense|sparse&q=bm&sort=c3.asc&page=2&overall=A|B&revisions=1"
+        "?benchmark=ComLQ&tab=compare&kind=dense|sparse&q=bm&sort=c3.asc&p=2&overall=A|B&revisions=1"
     )
     assert (state.benchmark, state.tab, state.kinds, state.search) == ("ComLQ", "compare", ("dense", "sparse"), "bm")
     assert state.sort == ("c3", "asc") and state.page == 2 and state.overall == ("A", "B") and state.revisions
-    bad = url_state.parse("sort=c3.sideways&page=-4&page=x")
+    bad = url_state.parse("sort=c3.sideways&p=-4&p=x")
     assert bad.sort is None and bad.page == 1
     assert url_state.parse("q=" + "x" * 10_000) == url_state.ViewState()
     assert url_state.known(("dense", "nope"), ["sparse", "dense"], ["sparse", "dense"]) == ["dense"]
     assert url_state.known(("nope",), ["sparse", "dense"], ["sparse", "dense"]) == ["sparse", "dense"]
+
+
+def test_a_link_naming_gradios_page_parameter_is_renamed_to_the_apps_own():
+    # Gradio routes ``?page=`` to its multipage config (a 500 for an unknown page): the app pages with ``p``.
+    assert url_state.parse("benchmark=X&page=2").page == 1 and url_state.PAGE == "p"
+    assert legacy_links.without_gradio_page("benchmark=ComLQ&page=2") == "benchmark=ComLQ&p=2"
+    assert legacy_links.without_gradio_page("page=abc&p=3") == "p=3"
+    assert legacy_links.without_gradio_page("page=") == "p="
+    assert legacy_links.without_gradio_page("benchmark=ComLQ&p=2") is None
+    assert legacy_links.without_gradio_page("q=page") is None

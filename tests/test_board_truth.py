@@ -230,6 +230,11 @@ def test_comparison_view_numbers_equal_leaderboard_compare(tmp_path):
     cached = board.comparison("demo", keys["bm25"], keys["bm25-okapi"])
     assert board.comparison("demo", keys["bm25"], keys["bm25-okapi"]) is cached  # computed once per pair
     assert [c.to_json() for c in cached.tasks] == [c.to_json() for c in view.tasks]
+    # the page's first display: the task rows alone, the same numbers, no subset computed
+    quick = compare_models(board, "demo", keys["bm25"], keys["bm25-okapi"], subsets=False)
+    assert [c.to_json() for c in quick.tasks] == [c.to_json() for c in view.tasks] and not quick.subsets
+    tasks_only = board.comparison("demo", keys["bm25"], keys["bm25-okapi"], subsets=False)
+    assert not tasks_only.subsets and tasks_only.tasks is cached.tasks  # answered from the pair with subsets
     assert len(view.tasks) == len(cli) == 1 and not view.skipped
     ours = view.tasks[0].to_json()
     for field in ("task", "metric", "queries", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "p_value"):

@@ -29,7 +29,7 @@ element.addEventListener('click', (event) => {
   const pageButton = event.target.closest('button[data-page]');
   if (pageButton && element.contains(pageButton)) {
     const page = pageButton.dataset.page;
-    toUrl([['page', page === '1' ? '' : page]]);
+    toUrl([['p', page === '1' ? '' : page]]);
     toBox('page-state', page);
     send();
     return;
@@ -40,7 +40,7 @@ element.addEventListener('click', (event) => {
   const dir = th.getAttribute('aria-sort') === 'descending' ? 'ascending' : 'descending';
   if (table.dataset.serverSort !== undefined && th.dataset.key) {
     const value = th.dataset.key + '.' + (dir === 'ascending' ? 'asc' : 'desc');
-    toUrl([['sort', value], ['page', '']]);
+    toUrl([['sort', value], ['p', '']]);
     toBox('sort-state', value);
     toBox('page-state', '1');
     send();

@@ -39,7 +39,7 @@ class Board:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
     _per_query: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # {"ids", "values"} by path
-    _comparisons: dict[tuple[str, ModelKey, ModelKey], ModelComparison] = field(default_factory=dict)
+    _comparisons: dict[tuple[str, ModelKey, ModelKey, bool], ModelComparison] = field(default_factory=dict)
 
     # -- what is shown ------------------------------------------------------------------------------
     @property
@@ -112,11 +112,19 @@ class Board:
                 self._rankings[key] = ranking
             return self._rankings[key]
 
-    def comparison(self, benchmark: str, a: ModelKey, b: ModelKey) -> ModelComparison:
-        """Models a and b on a benchmark's tasks and subsets (``comparison.compare_models``), computed once per pair."""
-        key = (benchmark, a, b)
+    def comparison(self, benchmark: str, a: ModelKey, b: ModelKey, subsets: bool = True) -> ModelComparison:
+        """Models a and b on a benchmark's tasks (and, with ``subsets``, each subset), computed once per pair.
+
+        ``comparison.compare_models``; the task rows alone are fast (one test per task), the subsets cost
+        one test each, so the page asks for them on demand. A pair with subsets also answers without.
+        """
+        full = (benchmark, a, b, True)
+        if not subsets and full in self._comparisons:
+            found = self._comparisons[full]
+            return ModelComparison(found.a, found.b, found.tasks, {}, found.skipped)
+        key = (benchmark, a, b, subsets)
         if key not in self._comparisons:  # a pair costs seconds on large tasks; a reader often comes back to it
-            self._comparisons[key] = compare_models(self, benchmark, a, b)
+            self._comparisons[key] = compare_models(self, benchmark, a, b, subsets=subsets)
         return self._comparisons[key]
 
     def overall_ranking(self, chosen: Iterable[str] | None = None, all_revisions: bool = False) -> Overall:

@@ -311,9 +311,8 @@ def board_html(
         parts += [_td(Cell(MISSING)) for _ in sides]
         for column in columns:
             cell = item.cells.get(column.key)
-            parts.append(
-                _td(_reported_cell(cell.value if cell else None, item.column_difference(column.key), item, ""))
-            )
+            value = cell.value if cell else None
+            parts.append(_td(_reported_cell(value, item.column_difference(column.key), item, "", column.key)))
         parts += [_td(Cell(MISSING)) for _ in extra]
         if missing:
             parts.append(_td(Cell("")))
@@ -359,11 +358,21 @@ def _count(value: float | None) -> Cell:
     return Cell(MISSING if value is None else f"{value:,.0f}", value)
 
 
-def _reported_cell(value: float | None, difference: float | None, item: ReportedLine, cls: str) -> Cell:
+def _reported_cell(
+    value: float | None, difference: float | None, item: ReportedLine, cls: str, key: str | None = None
+) -> Cell:
     if value is None:
         return Cell(MISSING, None, cls)
     text = f'<span class="v">{score(value)}</span>'
     if difference is not None:
         reproduced = value + difference
-        text += f'<span class="delta">reproduced {score(reproduced)} · Δ {difference:+.4f}</span>'
-    return Cell(text, value, cls, item.source)
+        text += f'<span class="delta">reproduced {score(reproduced)} · Δ {signed(difference)}</span>'
+    source = item.cell_source(key)
+    if len(item.tables) > 1 and key is not None:  # a merged row: each cell names its table
+        text += f'<span class="src">{esc(source.rpartition(", ")[2])}</span>'
+    return Cell(text, value, cls, source)
+
+
+def signed(value: float) -> str:
+    """'+0.1857', '−0.0312': the true minus sign, as everywhere on the board."""
+    return f"{value:+.4f}".replace("-", "−")

@@ -61,13 +61,20 @@ def _members(stored: dict[str, Any], ids: list[str]) -> dict[str, list[str]]:
 
 
 def compare_models(
-    board: ComparisonSource, benchmark: str, a: ModelKey, b: ModelKey, n_resamples: int = N_RESAMPLES, seed: int = 0
+    board: ComparisonSource,
+    benchmark: str,
+    a: ModelKey,
+    b: ModelKey,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    subsets: bool = True,
 ) -> ModelComparison:
     """Models ``a`` and ``b`` ((name, revision)) on each task of ``benchmark``, with the results its ranking uses.
 
     Both must have a row in the benchmark's ranking with every revision shown (``all_revisions``), so
     any revision can be picked. A task where either lacks per-query values for one of them is listed
-    in ``skipped`` with the reason, never compared on fewer queries.
+    in ``skipped`` with the reason, never compared on fewer queries. ``subsets=False``: the task rows
+    only (what ``leaderboard compare`` prints; a task with many subsets costs one test per subset).
     """
     ranking = board.ranking(benchmark, with_stats=False, all_revisions=True)
     if ranking is None:
@@ -99,6 +106,8 @@ def compare_models(
             )
         except BadInput as exc:
             out.skipped.append((task, str(exc)))
+            continue
+        if not subsets:
             continue
         members_a = _members(stored[path_a] or {}, list(values_a))
         members_b = _members(stored[path_b] or {}, list(values_b))

@@ -40,11 +40,16 @@ def p_text(p: Any, resamples: Any = None, exact: bool = False) -> str:
 
 def _signed(value: Any) -> str:
     number = finite(value)
-    return MISSING if number is None else f"{number:+.4f}"
+    return MISSING if number is None else f"{number:+.4f}".replace("-", "−")  # the true minus, as the board
 
 
-def comparison_html(a: str, b: str, rows: Sequence[Any], problems: Sequence[str] = ()) -> str:
-    """The table of A vs B; ``problems``: why some task could not be compared (shown under the table)."""
+def comparison_html(
+    a: str, b: str, rows: Sequence[Any], problems: Sequence[str] = (), subsets_shown: bool = True
+) -> str:
+    """The table of A vs B; ``problems``: why some task could not be compared (shown under the table).
+
+    ``subsets_shown=False``: the rows are the tasks only, and the caption says how to get the subsets.
+    """
     notes = "".join(f"<li>{esc(p)}</li>" for p in problems)
     notes_html = f'<ul class="note" id="compare-problems">{notes}</ul>' if notes else ""
     if not rows:
@@ -96,4 +101,6 @@ def comparison_html(a: str, b: str, rows: Sequence[Any], problems: Sequence[str]
         f"A = {esc(a)}, B = {esc(b)}: paired over the queries both results score, the same statistics as "
         "<code>leaderboard compare</code>. Shaded: the 95% interval excludes 0 (A better in green, B in red)."
     )
+    if not subsets_shown:
+        caption += " Per-task rows only: <b>Per subset</b> above adds each subset's row (one test each)."
     return table(headers, [("rows", "", body)], "compare-table", caption) + notes_html

@@ -1,11 +1,14 @@
 """Scores reported in papers, as a tier of their own below a benchmark's reproduced runs.
 
 A reported score is a number copied from a paper's table (``leaderboard.records.reported``): it is
-never ranked among reproduced runs and has no interval. Each (model, paper, table) becomes one row
-marked "reported in <paper>, Table N"; its cells are the reported values of the benchmark's columns
-(matched by task, metric and subset). Where the same model also has a reproduced run on the board
-(same name, compared case-insensitively: papers print "BM25" for the harness's "bm25"), the row
-shows the reproduced score beside the reported one and their difference (reproduced − reported).
+never ranked among reproduced runs and has no interval. Each (model, paper) becomes one row marked
+"reported in <paper>, Table N" (or "Tables 1, 2, 18" when its cells come from several of the paper's
+tables; each cell names its own table); its cells are the reported values of the benchmark's columns
+(matched by task, metric and subset). Two tables that print the same column for one model are kept
+apart (a row of its own for the later table), never silently overwritten. Where the same model
+also has a reproduced run on the board (same name, compared case-insensitively: papers print "BM25"
+for the harness's "bm25"), the row shows the reproduced score beside the reported one and their
+difference (reproduced − reported).
 """
 
 from __future__ import annotations
@@ -32,8 +35,20 @@ class ReportedLine:
     reproduced: Line | None = None  # the board's run of the same model, when there is one
 
     @property
+    def tables(self) -> list[str]:
+        """The paper's tables this row's cells come from, in the order first met."""
+        found = [self.aggregate.table] if self.aggregate is not None else []
+        found += [cell.table for cell in self.cells.values()]
+        return list(dict.fromkeys(found or [self.table]))
+
+    @property
     def source(self) -> str:
-        return f"reported in {self.paper}, {self.table}"
+        return f"reported in {self.paper}, {tables_text(self.tables)}"
+
+    def cell_source(self, key: str | None) -> str:
+        """Where one cell comes from ("reported in <paper>, Table N"); the row's source for the aggregate."""
+        cell = self.aggregate if key is None else self.cells.get(key)
+        return f"reported in {self.paper}, {cell.table}" if cell is not None else self.source
 
     @property
     def difference(self) -> float | None:
@@ -51,6 +66,15 @@ class ReportedLine:
     def info(self) -> dict[str, Any]:
         """The model block the filters read: the reproduced run's when there is one."""
         return self.reproduced.info if self.reproduced is not None else {"name": self.model}
+
+
+def tables_text(tables: list[str]) -> str:
+    """'Table 3'; several: 'Tables 1, 2, 18' (their own names when they are not all 'Table N')."""
+    if len(tables) == 1:
+        return tables[0]
+    if all(t.startswith("Table ") for t in tables):
+        return "Tables " + ", ".join(t.removeprefix("Table ") for t in tables)
+    return ", ".join(tables)
 
 
 def reported_scores(board: Board) -> tuple[list[ReportedScore], list[str]]:
@@ -86,8 +110,15 @@ def reported_lines(board: Board, ranking: Ranking) -> list[ReportedLine]:
             continue
         if cell.benchmark not in (None, benchmark) and not aggregate:
             continue
+        # One row per (model, paper); a column another table of the same paper already filled opens a
+        # row for this table (two printed values of one cell are both shown, neither overwritten).
+        row_key = (cell.model, cell.paper, "")
+        taken = rows.get(row_key)
+        filled = taken is not None and (taken.aggregate is not None if aggregate else key in taken.cells)
+        if filled:
+            row_key = (cell.model, cell.paper, cell.table)
         row = rows.setdefault(
-            (cell.model, cell.paper, cell.table),
+            row_key,
             ReportedLine(cell.model, cell.paper, cell.table, reproduced=reproduced.get(cell.model.casefold())),
         )
         if aggregate:

@@ -227,7 +227,7 @@ def build_app(
         b = wanted_b if wanted_b in values and wanted_b != a else next((v for v in top + values if v != a), None)
         return gr.update(choices=choices, value=a), gr.update(choices=choices, value=b), a, b
 
-    def render_compare(name, a, b):
+    def render_compare(name, a, b, per_subset=False):
         if not name or name in (HOME, OVERALL):
             return render.empty("Pick a benchmark to compare two of its models.")
         key_a, key_b = parse_choice(a), parse_choice(b)
@@ -235,11 +235,10 @@ def build_app(
             return render.empty("Pick two models (A and B) to compare.")
         if key_a == key_b:
             return render.empty("Pick two different models.")
-        from leaderboard.app.comparison import compare_models
         from leaderboard.errors import BadInput
 
-        try:
-            found = compare_models(board(), name, key_a, key_b)
+        try:  # the task rows first (fast); the subsets (a test each) on request; both cached per pair
+            found = board().comparison(name, key_a, key_b, subsets=bool(per_subset))
         except BadInput as exc:
             return render.empty(str(exc))
         rows = []
@@ -248,7 +247,7 @@ def build_app(
             rows.extend(found.subsets.get(task_row.task, []))
         labels = views.model_labels([key_a, key_b])
         problems = [f"{task}: {why}" for task, why in found.skipped]
-        return comparison_html(labels[key_a], labels[key_b], rows, problems)
+        return comparison_html(labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset))
 
     # -- layout -----------------------------------------------------------------------------------------
     with gr.Blocks(title="Retrieval leaderboard", fill_width=True, delete_cache=(1800, 3600)) as app:
@@ -327,6 +326,9 @@ def build_app(
                 with gr.Row():
                     compare_a = gr.Dropdown([], value=None, label="Model A", elem_id="compare-a")
                     compare_b = gr.Dropdown([], value=None, label="Model B", elem_id="compare-b")
+                compare_subsets = gr.Button(
+                    "Per subset (query types, domains, strata: slower)", elem_id="compare-subsets", size="sm"
+                )
                 comparison = _table_html("", elem_id="compare")
             with gr.Tab("Provenance", id="provenance") as provenance_tab:
                 provenance_search = gr.Textbox(label="Search models", elem_id="provenance-search")
@@ -474,7 +476,7 @@ def build_app(
                 comparison,
                 provenance,
             ],
-            js=url_state_js({0: "benchmark"}, reset=("sort", "page", "models", "a", "b", "overall")),
+            js=url_state_js({0: "benchmark"}, reset=("sort", "p", "models", "a", "b", "overall")),
         ).then(render_csv, board_inputs, csv, show_progress="hidden")
 
         # A filter or column change renders page 1 of the new view; its value goes into the URL.
@@ -493,7 +495,7 @@ def build_app(
                 on_filter,
                 board_inputs,
                 [page_box, *board_outputs],
-                js=url_state_js({position: parameters[position]}, defaults, reset=("page",)),
+                js=url_state_js({position: parameters[position]}, defaults, reset=("p",)),
                 show_progress="hidden",
             ).then(render_csv, board_inputs, csv, show_progress="hidden")
         # Header clicks and the pager write the state boxes (assets.SORT_JS): one page, sorted over all rows.
@@ -526,6 +528,9 @@ def build_app(
             [selector, compare_a, compare_b],
             [active, comparison],
             js=url_js("tab", "compare"),
+        )
+        compare_subsets.click(
+            lambda name, a, b: render_compare(name, a, b, True), [selector, compare_a, compare_b], comparison
         )
         for position, control in ((1, compare_a), (2, compare_b)):
             control.input(
@@ -632,6 +637,13 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
     """Serve the app: no share link, the app's CSS, errors shown in the page."""
     # quiet: no "set share=True" hint; serve and the Space print their own line.
     launch_kwargs.setdefault("prevent_thread_lock", True)
+    # ``?page=N`` is Gradio's multipage parameter (a 500 for any other value): old links are redirected.
+    from starlette.middleware import Middleware
+
+    from leaderboard.app.legacy_links import LegacyPageLinks
+
+    app_kwargs = dict(launch_kwargs.pop("app_kwargs", None) or {})
+    app_kwargs["middleware"] = [*app_kwargs.get("middleware", []), Middleware(LegacyPageLinks)]
     app.launch(
         server_name=host,
         server_port=port,
@@ -640,6 +652,7 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
         quiet=True,
         css=PAGE_CSS,
         head=HEAD,
+        app_kwargs=app_kwargs,
         **launch_kwargs,
     )
     live = getattr(app, "live_board", None)

@@ -1,7 +1,9 @@
 """The view state a link carries: parsed from the page's URL query, never trusted.
 
 Parameters: ``benchmark``, ``tab``, ``kind``, ``instr``, ``size``, ``q`` (search), ``cols``, ``sort``
-(``<column key>.asc|desc``), ``page``, ``models`` (picked models), ``overall`` (the benchmarks of the
+(``<column key>.asc|desc``), ``p`` (the page of the table; not ``page``, which Gradio reserves for its
+own multipage routing: ``?page=2`` would be a server error, see ``legacy_links``), ``models`` (picked
+models), ``overall`` (the benchmarks of the
 Overall view), ``revisions`` (``1``: older revisions too), ``a`` and ``b`` (the compared models).
 Lists are joined by ``|``. The page's JavaScript writes them (``assets.url_state_js``); the page
 load reads them here. Unknown values are dropped by the callers, which know the valid choices.
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 
 MAX_QUERY = 8192  # longer query strings are ignored (a hand-made link, not one the page wrote)
 LIST_SEPARATOR = "|"
+PAGE = "p"  # the table page's parameter; Gradio's own routes read ``page``
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ def parse(query: str | None) -> ViewState:
         return ViewState()
     pairs = dict(urllib.parse.parse_qsl(text, keep_blank_values=False))
     try:
-        page = max(1, int(pairs.get("page", "1")))
+        page = max(1, int(pairs.get(PAGE, "1")))
     except ValueError:
         page = 1
     return ViewState(
