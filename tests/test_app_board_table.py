@@ -169,6 +169,30 @@ def test_a_models_reported_cells_from_several_tables_of_one_paper_are_one_row_ea
     assert 'title="reported in Paper, Table 18"' in tier and '<span class="src">Table 18</span>' in tier
 
 
+def test_a_cell_without_an_interval_says_so_on_the_page_and_the_notes_say_why():
+    from leaderboard.app import pages
+
+    ranking = make_ranking(3)
+    ranking.ranked[0].interval_notes = {"c1": "the result names no per-query values for this column"}
+    ranking.ranked[0].values["c1"] = 0.5
+    html = board_table.board_html(ranking, board_table.TableRequest())
+    assert html.count('<span class="ci nci">no interval</span>') == 1
+    notes = pages.board_notes(ranking)
+    assert "No interval in violator in top 1: the result names no per-query values for this column." in notes
+
+
+def test_a_zero_width_interval_is_no_interval_and_a_narrow_one_shows_its_width():
+    from leaderboard.app import pages, render
+
+    assert render.span((1.0, 1.0)) == render.ZERO_WIDTH == "no interval (zero width)"
+    assert render.span((0.68121, 0.68139)) == "0.6812–0.6814" and render.span((0.1, 0.25)) == "0.100–0.250"
+    ranking = make_ranking(2)
+    ranking.ranked[0].aggregate_interval = (0.2, 0.2)
+    html = board_table.board_html(ranking, board_table.TableRequest())
+    assert "no interval (zero width)" in html and "0.200–0.200" not in html
+    assert render.ZERO_WIDTH_RULE in pages.board_notes(ranking).replace("&#x27;", "'")
+
+
 def test_landing_lists_benchmarks_with_results_first_and_links_each():
     full, small = make_ranking(4, name="Full"), make_ranking(2, name="Small")
     board = FakeBoard({"Empty": None, "Small": small, "Full": full, "Unranked": make_ranking(0, 2, "Unranked")})

@@ -501,6 +501,8 @@ def test_overall_ranks_over_the_chosen_set_which_is_in_the_url(browser, comlq_se
         ranked = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
         assert sorted(ranked) == ["bm25", "bm25-okapi"]
         settle(page)
+        first = page.locator("#board-table tbody.ranked tr").first.locator("td.c-agg")
+        assert in_viewport(first, SIZES[size]), (size, first.bounding_box())  # the set does not push it down
         page.screenshot(path=str(shots / f"{size}-overall.png"))
         if size == "desktop":
             page.locator("#overall-set").get_by_label("NegConstraint").uncheck()

@@ -5,6 +5,7 @@ break anything."""
 import io
 import json
 import os
+import re
 import shutil
 
 import numpy as np
@@ -142,6 +143,27 @@ def test_filters(board):
     assert kept(Filters(sizes=("unknown",))) == ["bm25"]
     assert kept(Filters(search="TINY")) == ["tiny-dense-model"]
     assert size_bucket(22_700_000) == "< 100M" and size_bucket(None) == "unknown"
+
+
+def test_the_summary_says_a_search_filters_the_view_and_counts_the_rows_shown(board):
+    # a search restored from a link (?q=tiny) must be visible, with a way to clear it
+    ranking = board.ranking("Demo retrieval")
+    plain = pages.benchmark_summary(board, "Demo retrieval", ranking, Filters())
+    assert "filtered by" not in plain and f"{len(ranking.ranked)} ranked, " in plain
+    searched = pages.benchmark_summary(board, "Demo retrieval", ranking, Filters(search="TINY"))
+    shown = sum(Filters(search="TINY").keep(line.info) for line in ranking.ranked)
+    assert f"{shown} of {len(ranking.ranked)} ranked" in searched and shown < len(ranking.ranked)
+    assert "filtered by &#x27;TINY&#x27;" in searched or "filtered by 'TINY'" in searched
+    assert 'href="?benchmark=Demo+retrieval">clear</a>' in searched
+
+
+def test_provenance_names_its_interval_column_as_the_files_own(board):
+    # the board computes intervals from per-query values; Provenance shows only one a file stores
+    tasks = [t.task for t in board.benchmark("Demo retrieval").tasks]
+    html = pages.provenance_html(board, tasks)
+    assert "Stored 95% CI" in html and ">95% CI<" not in html
+    headers = re.findall(r'<span class="h">(.*?)</span>', html) or re.findall(r"<th[^>]*>(.*?)</th>", html)
+    assert any("File" in h for h in headers[:4])  # the file early, not cut off at the right edge
 
 
 def test_csv_holds_numbers(board):

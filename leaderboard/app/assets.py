@@ -205,5 +205,10 @@ PAGE_CSS = """
     padding-right: 4px !important; }
   #title h1 { font-size: 18px; }
   .summary .desc { display: none; }  /* the first ranked score above the fold; About has the text */
+  /* Overall's set: one line of checkboxes that scrolls sideways (15 benchmarks wrapped pushed the
+     table below the fold); the summary names the chosen set. */
+  #overall-set [data-testid="checkbox-group"], #overall-set .wrap { flex-wrap: nowrap !important;
+    overflow-x: auto; }
+  #overall-set label { flex-shrink: 0; white-space: nowrap; }
 }
 """

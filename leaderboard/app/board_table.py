@@ -16,7 +16,18 @@ from typing import Any
 
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Line, Ranking
-from leaderboard.app.render import ARROW, Cell, aggregate_title, empty, esc, model_cell, parameters, score, span
+from leaderboard.app.render import (
+    ARROW,
+    ZERO_WIDTH_RULE,
+    Cell,
+    aggregate_title,
+    empty,
+    esc,
+    model_cell,
+    parameters,
+    score,
+    span,
+)
 from leaderboard.app.reported_tier import ReportedLine
 from leaderboard.app.values import MISSING, finite
 
@@ -154,6 +165,10 @@ def _value(
     classes = " ".join(c for c in (cls, "best" if value is not None and value == best else "") if c)
     interval = f'<span class="ci">{interval_text(ci)}</span>' if ci else ""
     title = f"no interval: {why}" if why and not ci and value is not None else ""
+    if title:  # on the page, not only in the tooltip and the CSV's ci_note; the notes say why
+        interval = '<span class="ci nci">no interval</span>'
+    elif ci and not ci[1] > ci[0]:
+        title = ZERO_WIDTH_RULE
     return Cell(f'<span class="v">{score(value)}</span>{interval}', value, classes, title)
 
 

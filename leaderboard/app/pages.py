@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import urllib.parse
 from typing import Any
 
 import pandas as pd
@@ -10,7 +11,18 @@ import pandas as pd
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Ranking
-from leaderboard.app.render import ARROW, Cell, aggregate_title, esc, model_cell, safe_url, score, span, table
+from leaderboard.app.render import (
+    ARROW,
+    ZERO_WIDTH_RULE,
+    Cell,
+    aggregate_title,
+    esc,
+    model_cell,
+    safe_url,
+    score,
+    span,
+    table,
+)
 from leaderboard.app.values import MISSING, finite, model_key
 from leaderboard.app.views import direction_of
 from leaderboard.contract.task import View
@@ -75,7 +87,26 @@ def overall_summary(found: Any) -> str:
     )
 
 
-def benchmark_summary(board: Board, name: str, ranking: Ranking | None) -> str:
+def filter_note(name: str, filters: Filters | None) -> str:
+    """ "filtered by 'bge' (clear)" when the reader's filters hide models (a link may restore a search)."""
+    if filters is None or filters == Filters():
+        return ""
+    parts = [f"'{filters.search}'"] if filters.search else []
+    if filters.kinds:
+        parts.append("kind " + "/".join(filters.kinds))
+    if filters.instructions != "any":
+        parts.append(f"takes instructions: {filters.instructions}")
+    if filters.sizes:
+        parts.append("size " + "/".join(filters.sizes))
+    clear = urllib.parse.urlencode({"benchmark": name})
+    return (
+        f' · <span class="filtered" id="filter-note">filtered by {esc(", ".join(parts))} '
+        f'(<a href="?{esc(clear)}">clear</a>)</span>'
+    )
+
+
+def benchmark_summary(board: Board, name: str, ranking: Ranking | None, filters: Filters | None = None) -> str:
+    """The benchmark's line: description, paper, what ranks it, and how many models the view shows."""
     if name == OVERALL:
         return overall_summary(board.overall_ranking())
     benchmark = board.benchmark(name)
@@ -85,6 +116,14 @@ def benchmark_summary(board: Board, name: str, ranking: Ranking | None) -> str:
     ranked_by = benchmark.aggregate_label or _without_prefix(benchmark.formula)
     formula = f" · ranked by {esc(ranked_by)}" if ranked_by else ""
     counts = f" · {len(ranking.ranked)} ranked, {len(ranking.unranked)} not ranked"
+    note = filter_note(name, filters)
+    if note:  # the counts of the rows shown, out of all
+        assert filters is not None
+        shown = [sum(filters.keep(line.info) for line in lines) for lines in (ranking.ranked, ranking.unranked)]
+        counts = (
+            f" · {shown[0]} of {len(ranking.ranked)} ranked, {shown[1]} of {len(ranking.unranked)} not ranked shown"
+            + note
+        )
     label = "" if benchmark.public else ' <span class="tag">not public: shown on a local board only</span>'
     return (
         f'<div class="summary"><b>{esc(benchmark.name)}</b>{label}<span class="desc">: {esc(benchmark.description)}'
@@ -109,6 +148,18 @@ def board_notes(ranking: Ranking) -> str:
         f"{': ' + esc(c.description) if c.description else ''}</li>"
         for c in ranking.columns
     ]
+    # Why some cells show "no interval" (the rows whose statistics were computed: the pages shown)
+    reasons: dict[str, dict[str, None]] = {}
+    for line in ranking.lines:
+        for key, why in getattr(line, "interval_notes", {}).items():
+            if why and line.values.get(key) is not None and key not in line.intervals:
+                reasons.setdefault(key, {})[why] = None
+    labels = {c.key: c.label.rstrip(" ↑↓") for c in ranking.columns}
+    for key, whys in reasons.items():
+        items.append(f"No interval in {labels.get(key, key)}: {'; '.join(whys)}.")
+    intervals = [ci for line in ranking.lines for ci in (line.aggregate_interval, *line.intervals.values()) if ci]
+    if any(not ci[1] > ci[0] for ci in intervals):
+        items.append(ZERO_WIDTH_RULE)
     notes = "".join(f"<p>{esc(item)}</p>" for item in items if item)
     return f'<div class="notes" id="board-notes">{notes}<p>Columns:</p><ul>{"".join(metrics)}</ul></div>'
 
@@ -157,9 +208,10 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
     headers = [
         ("Model", "", "c-name"),
         ("Task", "", "c-text"),
+        ("File", "relative to the results dataset", "c-file"),
         ("Main score", "the task's main metric", "c-text"),
         ("Value", "", ""),
-        ("95% CI", "", ""),
+        ("Stored 95% CI", "an interval the file itself stores; the board computes its own from per-query values", ""),
         ("Coverage", "complete results only are ranked", "c-text"),
         ("Queries", "", ""),
         ("Data hash", "sha256 over the data files actually loaded", "c-text"),
@@ -167,7 +219,6 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
         ("Harness", "", "c-text"),
         ("Date", "", "c-text"),
         ("Source", "", "c-text"),
-        ("File", "relative to the results dataset", "c-file"),
     ]
     body = []
     for r in rows[:limit]:
@@ -179,9 +230,10 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
             [
                 model_cell(r["model"], "c-name"),
                 Cell(esc(task["name"]), task["name"], "c-text"),
+                Cell(esc(r["_path"]), r["_path"], "c-file"),
                 Cell(esc(task["main_score"]), task["main_score"], "c-text"),
                 Cell(score(finite(r["main_score"])), finite(r["main_score"])),
-                Cell(span(tuple(ci)) if isinstance(ci, list) and len(ci) == 2 else MISSING, None),
+                Cell(span(tuple(ci)) if isinstance(ci, list) and len(ci) == 2 else "none stored", None),
                 Cell(esc(complete), int(bool(r["complete"])), "c-text"),
                 Cell(esc(r.get("queries") if r.get("queries") is not None else MISSING), finite(r.get("queries"))),
                 Cell(esc(digest[:19] or MISSING), digest, "c-text", digest),
@@ -189,7 +241,6 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
                 Cell(esc(harness or MISSING), harness, "c-text"),
                 Cell(esc(str(r["created_at"])[:19]), r["created_at"], "c-text"),
                 Cell("imported from mteb" if r.get("imported") else "run here", int(bool(r.get("imported"))), "c-text"),
-                Cell(esc(r["_path"]), r["_path"], "c-file"),
             ]
         )
     more = f'<p class="note">Showing {limit} of {len(rows)} results; search to narrow.</p>' if len(rows) > limit else ""

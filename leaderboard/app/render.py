@@ -40,10 +40,22 @@ def score(value: float | None) -> str:
     return f"{value:.4f}" if abs(value) < 100 else f"{value:.1f}"
 
 
+ZERO_WIDTH = "no interval (zero width)"
+ZERO_WIDTH_RULE = (
+    "An interval of zero width (every bootstrap resample gave the same mean: too few queries, or their "
+    "values all equal) says nothing about uncertainty and is shown as “no interval (zero width)”."
+)
+
+
 def span(ci: tuple[float, float] | None) -> str:
+    """'0.384–0.521'; a zero-width interval is no interval (``ZERO_WIDTH_RULE``)."""
     if ci is None:
         return ""
+    if not ci[1] > ci[0]:
+        return ZERO_WIDTH
     digits = 3 if max(abs(ci[0]), abs(ci[1])) < 100 else 1
+    while f"{ci[0]:.{digits}f}" == f"{ci[1]:.{digits}f}" and digits < 6:  # narrow, not zero: show the width
+        digits += 1
     return f"{ci[0]:.{digits}f}–{ci[1]:.{digits}f}"
 
 

@@ -156,7 +156,7 @@ def build_app(
             ranking, request, reported_lines(current, ranking), lambda lines: with_statistics(current, ranking, lines)
         )
         notes = pages.board_notes(ranking) if ranking.lines else ""
-        return pages.benchmark_summary(current, name, ranking), html, notes
+        return pages.benchmark_summary(current, name, ranking, filters), html, notes
 
     def render_csv(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
         """The download button's file: the view on screen, as numbers (after the table, off its critical path)."""
@@ -207,7 +207,9 @@ def build_app(
             tasks = [t.task for t in benchmark.tasks] if benchmark else []
         intro = (
             "<p>Every result behind this view: data hash and revision, harness version and commit, date, "
-            "coverage and the main score's 95% interval.</p>"
+            "coverage, and the main score's 95% interval where the file itself stores one (the board's "
+            "intervals are computed from the per-query values, so a result without a stored one still has "
+            "its interval on the board).</p>"
         )
         return intro + pages.provenance_html(current, tasks, search or "")
 
