@@ -166,6 +166,21 @@ def test_provenance_names_its_interval_column_as_the_files_own(board):
     assert any("File" in h for h in headers[:4])  # the file early, not cut off at the right edge
 
 
+def test_page_sentences_are_not_garbled(board):
+    # no doubled parentheticals, no "Overall: Overall =", no arrow twice in one About row
+    for name in ("Demo retrieval", "Conditions", "Followish"):
+        ranking = board.ranking(name)
+        notes = pages.board_notes(ranking)
+        assert ") (" not in notes, notes
+        assert "Score (" in notes or not ranking.benchmark.formula
+    summary = pages.overall_summary(board.overall_ranking())
+    assert "Overall = " not in summary and summary.count("mean rank over") == 1
+    about = pages.about_html(board)
+    for row in re.findall(r"<tr>(.*?)</tr>", about, re.S):
+        assert row.count("↓") <= 1 and row.count("↑") <= 1, row
+    assert about.count("no description in the results yet") <= 1
+
+
 def test_csv_holds_numbers(board):
     frame = render.csv_frame(board.ranking("Followish"), Filters())
     back = pd.read_csv(io.StringIO(frame.to_csv(index=False)))

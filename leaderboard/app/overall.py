@@ -61,10 +61,16 @@ class Overall:
         which = "the public benchmarks that have ranked models" if self.default else "the benchmarks you chose"
         return (
             f"Overall = mean rank over {len(self.benchmarks)} benchmark{'s' if len(self.benchmarks) != 1 else ''} "
-            f"({which}: {', '.join(self.benchmarks) or 'none'}), as MTEB's mean rank: a model's rank in each "
-            "benchmark among the models ranked there, averaged; lower is better. Scores of different benchmarks "
-            "are never averaged. Only models ranked in every chosen benchmark are ranked; the others are listed "
-            "with their coverage."
+            f"({which}: {', '.join(self.benchmarks) or 'none'}), {self.method}"
+        )
+
+    @property
+    def method(self) -> str:
+        """How the mean rank is made (the summary line names the set before it)."""
+        return (
+            "as MTEB's mean rank: a model's rank in each benchmark among the models ranked there, averaged; "
+            "lower is better. Scores of different benchmarks are never averaged. Only models ranked in every "
+            "chosen benchmark are ranked; the others are listed with their coverage."
         )
 
 

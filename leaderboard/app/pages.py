@@ -83,7 +83,7 @@ def overall_summary(found: Any) -> str:
     # On a phone only the short form shows (the table stays near the top); the full method is beside it.
     return (
         f'<div class="summary" id="overall-summary"><b>Overall</b>: {esc(short)}'
-        f'<span class="desc">. {esc(found.note)}{extra}</span></div>'
+        f'<span class="desc">, {esc(getattr(found, "method", ""))}{extra}</span></div>'
     )
 
 
@@ -141,8 +141,8 @@ def _without_prefix(formula: str) -> str:
 def board_notes(ranking: Ranking) -> str:
     """Below the table: what the marks mean, how intervals are made, and every column's metric."""
     items = [ranking.test_note, ranking.interval_note]
-    if ranking.benchmark.formula:
-        items.append(f"Score = {_without_prefix(ranking.benchmark.formula).rstrip('.')} ({aggregate_title(ranking)}).")
+    if ranking.benchmark.formula:  # the title first: the formula may end in its own parenthesis
+        items.append(f"Score ({aggregate_title(ranking)}) = {_without_prefix(ranking.benchmark.formula).rstrip('.')}.")
     metrics = [
         f"<li><b>{esc(c.label.rstrip(' ↑↓'))}</b> — <code>{esc(c.spec.metric)}</code> {ARROW[c.direction]}"
         f"{': ' + esc(c.description) if c.description else ''}</li>"
@@ -306,7 +306,8 @@ def about_html(board: Board) -> str:
     for benchmark in board.benchmarks:
         label = "" if benchmark.public else ' <span class="tag">not public: local view only</span>'
         rows = "".join(
-            f"<tr><td>{esc(t.task)}</td><td>{esc(t.label or MISSING)}</td><td><code>{esc(t.metric)}</code>"
+            f"<tr><td>{esc(t.task)}</td><td>{esc(t.label.rstrip(' ↑↓') or MISSING)}</td>"  # the arrow has a column
+            f"<td><code>{esc(t.metric)}</code>"
             f"{'' if t.subset == 'default' else ' on ' + esc(t.subset)}</td><td>{ARROW[t.direction]}</td>"
             f"<td>{'yes' if t.in_aggregate else 'no'}</td></tr>"
             for t in benchmark.tasks
@@ -363,13 +364,18 @@ def metrics_html(board: Board) -> str:
                 if isinstance(metric, dict) and metric.get("name") == spec.metric:
                     bounds = _range(metric.get("low"), metric.get("high"))
                     seen[(spec.task, spec.metric)] = f"{metric.get('description') or ''}{bounds}"
-            seen.setdefault((spec.task, spec.metric), "no description in the results yet")
+            seen.setdefault((spec.task, spec.metric), "")
     if not seen:
         return "<p>No metrics yet.</p>"
     items = "".join(
-        f"<li><code>{esc(metric)}</code> ({esc(task)}): {esc(text)}</li>" for (task, metric), text in seen.items()
+        f"<li><code>{esc(metric)}</code> ({esc(task)}): {esc(text)}</li>"
+        for (task, metric), text in seen.items()
+        if text
     )
-    return f"<ul>{items}</ul>"
+    # The tasks without results here: one line, not one "no description" line each.
+    bare = [f"{metric} ({task})" for (task, metric), text in seen.items() if not text]
+    rest = f"<p>No description in the results yet (no result of these tasks): {esc(', '.join(bare))}.</p>"
+    return (f"<ul>{items}</ul>" if items else "") + (rest if bare else "")
 
 
 def _range(low: Any, high: Any) -> str:

@@ -143,7 +143,8 @@ def _aggregate_intervals(
         f"95% intervals: percentile bootstrap over queries ({N_RESAMPLES:,} resamples; each task's queries "
         "resampled on their own). A task column's interval comes from the queries behind that cell: a subset "
         "column (type, domain, stratum) resamples only that subset's queries, as the result names them; where a "
-        "result does not name them, or has no per-query values, the cell has no interval (the CSV says why). "
+        "result does not name them, or has no per-query values, the cell says 'no interval' "
+        "(the notes and the CSV say why). "
         "A task that computes its own interval (stored in the result) keeps it."
     )
 
