@@ -193,6 +193,33 @@ def test_a_zero_width_interval_is_no_interval_and_a_narrow_one_shows_its_width()
     assert render.ZERO_WIDTH_RULE in pages.board_notes(ranking).replace("&#x27;", "'")
 
 
+def test_comparison_rows_use_the_boards_subset_labels_and_strata_sort_by_number():
+    from types import SimpleNamespace
+
+    from leaderboard.app.comparison_view import comparison_html
+    from leaderboard.app.ui import _natural
+
+    assert sorted(["cw=11-12", "cw=3-10", "cw=16-28", "cw=13-15"], key=_natural) == [
+        "cw=3-10",
+        "cw=11-12",
+        "cw=13-15",
+        "cw=16-28",
+    ]
+    row = SimpleNamespace(task="t", subset="type=2in", metric="m", mean_a=0.5, mean_b=0.25, difference=-0.25)
+    html = comparison_html("A", "B", [row], labels={("t", "type=2in"): "¬2in"})
+    assert "¬2in" in html and ">type=2in<" not in html and "−0.2500" in html
+
+
+def test_the_reported_tier_follows_the_header_sort():
+    ranking = make_ranking(3)
+    scores = [reported("p1", 0.9), reported("p2", 0.2), reported("p3", 0.5)]
+    rows = reported_lines(FakeBoard({"Bench": ranking}, scores), ranking)  # type: ignore[arg-type]
+    for direction, expected in (("asc", ["p2", "p3", "p1"]), ("desc", ["p1", "p3", "p2"])):
+        html = board_table.board_html(ranking, board_table.TableRequest(sort=("c0", direction)), rows)
+        tier = re.search(r'<tbody class="reported">(.*?)</tbody>', html, re.S).group(1)
+        assert re.findall(r'<td data-v="(p\d)"', tier) == expected, direction
+
+
 def test_landing_lists_benchmarks_with_results_first_and_links_each():
     full, small = make_ranking(4, name="Full"), make_ranking(2, name="Small")
     board = FakeBoard({"Empty": None, "Small": small, "Full": full, "Unranked": make_ranking(0, 2, "Unranked")})

@@ -546,8 +546,19 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
             page.wait_for_function(
                 "(n) => document.querySelectorAll('#compare-table tbody tr').length === n", arg=count, timeout=60000
             )
-            second = rows.nth(1).locator("td").all_inner_texts()
-            assert second[1] == subsets[0].subset and second[2] == signed(subsets[0].difference)
+            # each subset row is labelled as the board's column ("¬2in", not "type=2in"), in the board's order
+            columns = board.ranking("ComLQ").columns
+            labels = {c.spec.subset: c.label.rstrip(" ↑↓") for c in columns if c.spec.metric == task.metric}
+            row = page.locator(f'#compare-table tbody tr:has(td[title="{subsets[0].subset}"])')
+            texts = row.locator("td").all_inner_texts()
+            assert texts[1] == labels.get(subsets[0].subset, subsets[0].subset)
+            assert texts[2] == signed(subsets[0].difference)
+            shown = page.locator("#compare-table tbody tr td:nth-child(2)").evaluate_all(
+                "cells => cells.slice(1).map(c => c.title)"
+            )
+            in_board = [s for s in shown if s in labels]
+            board_order = dict.fromkeys(c.spec.subset for c in board.ranking("ComLQ").columns)
+            assert in_board == [s for s in board_order if s in in_board]
         settle(page)
         page.screenshot(path=str(shots / f"{size}-compare-comlq.png"), full_page=False)
         page.close()

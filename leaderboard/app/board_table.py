@@ -100,6 +100,15 @@ def _sort_value(ranking: Ranking, key: str) -> Callable[[Line], Any]:
     return other.get(key, lambda line: line.rank)
 
 
+def _reported_sort_value(key: str) -> Callable[[ReportedLine], Any]:
+    """A reported row's value in a column (its reported number; its name for Model); None: last."""
+    if key == "model":
+        return lambda row: row.model.casefold()
+    if key in ("agg", "rank"):
+        return lambda row: row.aggregate_value if key == "agg" else None
+    return lambda row: row.cells[key].value if key in row.cells else None
+
+
 def sort_lines(lines: Iterable[Any], value: Callable[[Any], Any], direction: str) -> list[Any]:
     """Stable sort by ``value``, missing values (None, NaN) last whichever the direction."""
     present: list[tuple[Any, Any]] = []
@@ -207,6 +216,7 @@ def board_html(
     if sort is not None:
         value = _sort_value(ranking, sort[0])
         ranked, unranked = sort_lines(ranked, value, sort[1]), sort_lines(unranked, value, sort[1])
+        papers = sort_lines(papers, _reported_sort_value(sort[0]), sort[1])  # the reported tier follows the sort
     # One page over the two tiers of runs (ranked first); reported rows follow on the last page.
     total = len(ranked) + len(unranked)
     pages = max(1, math.ceil(total / PAGE_SIZE))

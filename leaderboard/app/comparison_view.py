@@ -44,11 +44,17 @@ def _signed(value: Any) -> str:
 
 
 def comparison_html(
-    a: str, b: str, rows: Sequence[Any], problems: Sequence[str] = (), subsets_shown: bool = True
+    a: str,
+    b: str,
+    rows: Sequence[Any],
+    problems: Sequence[str] = (),
+    subsets_shown: bool = True,
+    labels: dict[tuple[str, str], str] | None = None,
 ) -> str:
     """The table of A vs B; ``problems``: why some task could not be compared (shown under the table).
 
     ``subsets_shown=False``: the rows are the tasks only, and the caption says how to get the subsets.
+    ``labels``: (task, subset) -> the board's column label for that subset (the subset's name otherwise).
     """
     notes = "".join(f"<li>{esc(p)}</li>" for p in problems)
     notes_html = f'<ul class="note" id="compare-problems">{notes}</ul>' if notes else ""
@@ -82,7 +88,12 @@ def comparison_html(
         body.append(
             [
                 Cell(esc(row.task), row.task, "c-name", row.task),
-                Cell(esc("all queries" if subset == "default" else subset), subset, "c-text"),
+                Cell(
+                    esc("all queries" if subset == "default" else (labels or {}).get((row.task, subset), subset)),
+                    subset,
+                    "c-text",
+                    subset,
+                ),
                 Cell(f'<span class="v">{_signed(difference)}</span>', difference, f"c-agg {better}".strip()),
                 Cell(
                     f"{_signed(low)} to {_signed(high)}" if low is not None and high is not None else MISSING,

@@ -243,13 +243,26 @@ def build_app(
             found = board().comparison(name, key_a, key_b, subsets=bool(per_subset))
         except BadInput as exc:
             return render.empty(str(exc))
+        # Subsets as the board names and orders its columns ("¬2in", strata by number), others after them.
+        ranking = ranking_of(name)
+        order: dict[tuple[str, str], int] = {}
+        subset_labels: dict[tuple[str, str], str] = {}
+        metrics = {row.task: row.metric for row in found.tasks}
+        for column in ranking.columns if ranking else []:  # the column of the compared metric, else the first
+            spec = column.spec
+            order.setdefault((spec.task, spec.subset), len(order))
+            if spec.metric == metrics.get(spec.task) or (spec.task, spec.subset) not in subset_labels:
+                subset_labels[(spec.task, spec.subset)] = column.label.rstrip(" ↑↓")
         rows = []
         for task_row in found.tasks:
             rows.append(task_row)
-            rows.extend(found.subsets.get(task_row.task, []))
+            subsets = found.subsets.get(task_row.task, [])
+            rows.extend(sorted(subsets, key=lambda r: (order.get((r.task, r.subset), len(order)), _natural(r.subset))))
         labels = views.model_labels([key_a, key_b])
         problems = [f"{task}: {why}" for task, why in found.skipped]
-        return comparison_html(labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset))
+        return comparison_html(
+            labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset), labels=subset_labels
+        )
 
     # -- layout -----------------------------------------------------------------------------------------
     with gr.Blocks(title="Retrieval leaderboard", fill_width=True, delete_cache=(1800, 3600)) as app:
@@ -291,7 +304,13 @@ def build_app(
                             label="Search models", placeholder="name contains…", elem_id="filter-search"
                         )
                         columns = gr.CheckboxGroup(
-                            list(COLUMN_CHOICES), value=list(SHOWN_COLUMNS), label="Columns", elem_id="columns"
+                            list(COLUMN_CHOICES),
+                            value=list(SHOWN_COLUMNS),
+                            label="Columns",
+                            elem_id="columns",
+                            # ticked but absent is not a bug: say when they appear
+                            info="Dimension and Max tokens appear where some model's metadata has them; "
+                            "Missing where an unranked model lacks a result.",
                         )
                         revisions = gr.Checkbox(
                             value=False,
@@ -569,6 +588,13 @@ def build_app(
             )
     app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
     return app
+
+
+def _natural(text: str) -> list[Any]:
+    """'cw=3-10' before 'cw=11-12': numbers compare as numbers."""
+    import re
+
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
 
 
 def _changed(value: Any, default: Any) -> Any:
