@@ -147,6 +147,11 @@ def test_reported_rows_are_their_own_tier_with_the_difference_to_the_reproduced_
     tier = re.search(r'<tbody class="reported">(.*?)</tbody>', html, re.S).group(1)
     assert "reported in Paper, Table 3" in tier and "Δ +0.2500" in tier and "reproduced 0.7500" in tier
     assert 'class="ci"' not in tier  # no interval
+    from leaderboard.app import pages
+
+    assert pages.REPORTED_NOTE in pages.board_notes(ranking, len(rows)).replace("&#x27;", "'")
+    only_papers = pages.board_notes(make_ranking(0), len(rows))
+    assert "No reproduced runs yet" in only_papers and "Columns:" in only_papers
     assert len(cells(html, "ranked", 1)) == 3
 
 
@@ -186,6 +191,7 @@ def test_a_zero_width_interval_is_no_interval_and_a_narrow_one_shows_its_width()
 
     assert render.span((1.0, 1.0)) == render.ZERO_WIDTH == "no interval (zero width)"
     assert render.span((0.68121, 0.68139)) == "0.6812–0.6814" and render.span((0.1, 0.25)) == "0.100–0.250"
+    assert render.span((-8.3333, -5.5421)) == "−8.333 to −5.542" and render.score(-0.1128) == "−0.1128"
     ranking = make_ranking(2)
     ranking.ranked[0].aggregate_interval = (0.2, 0.2)
     html = board_table.board_html(ranking, board_table.TableRequest())

@@ -253,7 +253,7 @@ def test_header_click_sorts_on_the_server_negative_values_included(browser, serv
     page.wait_for_selector("#board-table th[aria-sort=ascending]", timeout=15000)
     assert column(page, index) == [-0.45, -0.12, 0.05, 0.31]  # ascending: numeric, not "-0.12" < "-0.45"
     texts = page.locator(f"#board-table tbody.ranked td:nth-child({index + 1}) .v").all_inner_texts()
-    assert texts == ["-0.4500", "-0.1200", "0.0500", "0.3100"]
+    assert texts == ["\u22120.4500", "\u22120.1200", "0.0500", "0.3100"]  # the true minus sign
     link = page.url
     assert "sort=agg.asc" in link
     page.close()
@@ -477,7 +477,7 @@ def test_reported_and_reproduced_bm25_on_comlq_with_their_difference(browser, co
         score = row.locator("td.c-agg")
         assert score.locator(".v").inner_text() == "0.5050"
         assert score.locator(".ci").count() == 0  # no interval
-        assert score.locator(".delta").inner_text() == f"reproduced {reproduced:.4f} · Δ {reproduced - 0.505:+.4f}"
+        assert score.locator(".delta").inner_text() == f"reproduced {reproduced:.4f} · Δ {signed(reproduced - 0.505)}"
         assert row.locator("td.c-rank").inner_text().strip() == "rep."  # never ranked
         assert "BM25" not in page.locator("#board-table tbody.ranked").inner_text()
         other = tier.locator("tr").filter(has_text="facebook/contriever").first

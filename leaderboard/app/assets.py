@@ -142,6 +142,9 @@ table.lb .c-text { white-space: nowrap; }
 table.lb td.c-file { text-align: left; white-space: normal; word-break: break-all; min-width: 12em; }
 table.lb tr.section td { text-align: left; font-weight: 600; font-size: 13px; white-space: normal;
   position: static; background: var(--background-fill-secondary); }
+/* a tier's heading stays in view (wrapped to the screen) when the table scrolls sideways */
+table.lb tr.section .section-text { position: sticky; left: 8px; display: inline-block;
+  max-width: min(60em, calc(100vw - 48px)); white-space: normal; }
 table.lb a { color: inherit; text-decoration: underline dotted; }
 .view-title { margin: 12px 0 2px 0; font-size: 16px; font-weight: 600; }
 .empty { padding: 2em 1em; text-align: center; font-size: 16px; color: var(--body-text-color-subdued); }
@@ -154,7 +157,7 @@ table.lb .c-model .rev { display: block; overflow: hidden; text-overflow: ellips
 table.lb tbody.reported td { font-style: italic; }
 table.lb tbody.reported .src { display: block; font-size: 11px; font-style: normal;
   color: var(--body-text-color-subdued); overflow: hidden; text-overflow: ellipsis; }
-table.lb .delta { display: block; font-size: 11px; font-style: normal; white-space: nowrap;
+table.lb .delta { display: block; font-size: 11px; font-style: normal; white-space: normal;
   color: var(--body-text-color-subdued); }
 table.lb td.a-better { background: rgba(46, 160, 67, 0.18); }
 table.lb td.b-better { background: rgba(218, 54, 51, 0.16); }

@@ -161,11 +161,7 @@ def _td(cell: Cell, style: str = "") -> str:
 
 def interval_text(ci: tuple[float, float] | None) -> str:
     """'0.384–0.521'; with a negative end '−8.333 to −5.542' (a dash between two minus signs reads badly)."""
-    if ci is None:
-        return ""
-    if min(ci) >= 0:
-        return span(ci)
-    return span(ci).replace("–", " to ").replace("-", "−")
+    return span(ci)
 
 
 def _value(
@@ -352,14 +348,16 @@ def board_html(
             "Only complete results of every task in the aggregate are ranked; partial (--limit) results never are."
         )
         bodies.append(
-            f'<tbody class="unranked"><tr class="section"><td colspan="{width}">{esc(heading)}</td></tr>'
+            f'<tbody class="unranked"><tr class="section"><td colspan="{width}">'
+            f'<div class="section-text">{esc(heading)}</div></td></tr>'
             + "".join(row(line) for line in page_unranked)
             + "</tbody>"
         )
     if papers and page == pages:
         heading = "Reported in papers (copied, not reproduced; never ranked, no interval; Δ = reproduced − reported)"
         bodies.append(
-            f'<tbody class="reported"><tr class="section"><td colspan="{width}">{esc(heading)}</td></tr>'
+            f'<tbody class="reported"><tr class="section"><td colspan="{width}">'
+            f'<div class="section-text">{esc(heading)}</div></td></tr>'
             + "".join(reported_row(item) for item in papers)
             + "</tbody>"
         )

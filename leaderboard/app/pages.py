@@ -138,9 +138,24 @@ def _without_prefix(formula: str) -> str:
     return rest.strip() if sep and head.strip().casefold() in ("score", "the score") else text
 
 
-def board_notes(ranking: Ranking) -> str:
-    """Below the table: what the marks mean, how intervals are made, and every column's metric."""
-    items = [ranking.test_note, ranking.interval_note]
+REPORTED_NOTE = (
+    "Reported rows are numbers copied from each paper's tables, obtained with the paper's own setup "
+    "(its tokenisation, preprocessing, data version and code), which may differ from this harness's; "
+    "Δ measures the difference to the reproduced run, it does not explain it."
+)
+
+
+def board_notes(ranking: Ranking, reported: int = 0) -> str:
+    """Below the table: what the marks mean, how intervals are made, and every column's metric.
+
+    ``reported``: how many reported (paper) rows the board shows (their note; a board of only those says so).
+    """
+    if not ranking.lines and reported:
+        items = ["No reproduced runs yet: only the papers' reported numbers are shown (never ranked)."]
+    else:
+        items = [ranking.test_note, ranking.interval_note]
+    if reported:
+        items.append(REPORTED_NOTE)
     if ranking.benchmark.formula:  # the title first: the formula may end in its own parenthesis
         items.append(f"Score ({aggregate_title(ranking)}) = {_without_prefix(ranking.benchmark.formula).rstrip('.')}.")
     metrics = [

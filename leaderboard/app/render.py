@@ -34,10 +34,13 @@ def safe_url(url: Any) -> str | None:
     return url if isinstance(url, str) and _SAFE_URL.match(url) else None
 
 
+MINUS = "\u2212"  # the true minus sign, on every number the page shows (the data-v attributes stay ASCII)
+
+
 def score(value: float | None) -> str:
     if value is None or not math.isfinite(value):
         return MISSING
-    return f"{value:.4f}" if abs(value) < 100 else f"{value:.1f}"
+    return (f"{value:.4f}" if abs(value) < 100 else f"{value:.1f}").replace("-", MINUS)
 
 
 ZERO_WIDTH = "no interval (zero width)"
@@ -56,7 +59,10 @@ def span(ci: tuple[float, float] | None) -> str:
     digits = 3 if max(abs(ci[0]), abs(ci[1])) < 100 else 1
     while f"{ci[0]:.{digits}f}" == f"{ci[1]:.{digits}f}" and digits < 6:  # narrow, not zero: show the width
         digits += 1
-    return f"{ci[0]:.{digits}f}–{ci[1]:.{digits}f}"
+    low, high = f"{ci[0]:.{digits}f}", f"{ci[1]:.{digits}f}"
+    if min(ci) < 0:  # '−8.333 to −5.542': a dash between two minus signs reads badly
+        return f"{low} to {high}".replace("-", MINUS)
+    return f"{low}–{high}"
 
 
 def parameters(count: Any) -> str:

@@ -152,10 +152,9 @@ def build_app(
         if ranking is None:
             return pages.benchmark_summary(current, name, None), render.empty("No results yet."), ""
         request = board_table.TableRequest(filters, tuple(columns or ()), url_state.parse_sort(sort or ""), _page(page))
-        html = board_table.board_html(
-            ranking, request, reported_lines(current, ranking), lambda lines: with_statistics(current, ranking, lines)
-        )
-        notes = pages.board_notes(ranking) if ranking.lines else ""
+        papers = reported_lines(current, ranking)
+        html = board_table.board_html(ranking, request, papers, lambda lines: with_statistics(current, ranking, lines))
+        notes = pages.board_notes(ranking, len(papers)) if ranking.lines or papers else ""
         return pages.benchmark_summary(current, name, ranking, filters), html, notes
 
     def render_csv(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
