@@ -239,6 +239,13 @@ def test_links_with_a_page_number_are_served_and_gradios_page_parameter_is_redir
         assert urllib.parse.parse_qs(urllib.parse.urlsplit(response.url).query)["p"] == ["2"]
 
 
+def test_a_link_to_a_benchmark_the_board_lacks_says_so(browser, server):
+    page = open_page(browser, server, DESKTOP, "?benchmark=no-such-board")
+    page.wait_for_selector("#unknown-benchmark", timeout=30000)
+    assert "No benchmark named no-such-board" in page.locator("#benchmark-summary").inner_text()
+    page.close()
+
+
 def test_header_click_sorts_on_the_server_negative_values_included(browser, server):
     """Followish has one task: its column is the Score (not repeated), sorted by a click on the server."""
     page = open_page(browser, server, DESKTOP, "?benchmark=Followish")

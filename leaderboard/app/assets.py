@@ -144,7 +144,7 @@ table.lb tr.section td { text-align: left; font-weight: 600; font-size: 13px; wh
   position: static; background: var(--background-fill-secondary); }
 /* a tier's heading stays in view (wrapped to the screen) when the table scrolls sideways */
 table.lb tr.section .section-text { position: sticky; left: 8px; display: inline-block;
-  max-width: min(60em, calc(100vw - 48px)); white-space: normal; }
+  max-width: min(60em, calc(100vw - 100px)); white-space: normal; }
 table.lb a { color: inherit; text-decoration: underline dotted; }
 .view-title { margin: 12px 0 2px 0; font-size: 16px; font-weight: 600; }
 .empty { padding: 2em 1em; text-align: center; font-size: 16px; color: var(--body-text-color-subdued); }

@@ -65,6 +65,15 @@ def status_line(board: Board) -> str:
     return f'<div class="status" id="status">{" · ".join(parts)}</div>'
 
 
+def unknown_benchmark(name: str) -> str:
+    """The line above the landing page when a link names a benchmark this board does not show."""
+    return (
+        f'<div class="summary" id="unknown-benchmark">No benchmark named <b>{esc(name)}</b> on this board '
+        "(a task is shown inside its benchmark; non-public ones only on a local board): every benchmark "
+        "is listed below.</div>"
+    )
+
+
 def home_summary(board: Board) -> str:
     counts = board.counts()
     return (

@@ -403,6 +403,8 @@ def build_app(
                 state.page,
                 chosen_set,
             )
+            if state.benchmark and state.benchmark != name:  # a link to a board this one lacks: say so
+                board_html = (pages.unknown_benchmark(state.benchmark) + board_html[0], *board_html[1:])
             ranking = ranking_of(name)
             picks_choices = _model_choices(ranking)
             picked = [v for v in state.models if v in {c[1] for c in picks_choices}]
