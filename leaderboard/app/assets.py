@@ -152,6 +152,7 @@ table.lb a { color: inherit; text-decoration: underline dotted; }
 .notes ul { margin: 0; padding-left: 1.2em; }
 table.lb td.heat { background-image: linear-gradient(rgba(46, 125, 219, var(--heat)),
   rgba(46, 125, 219, var(--heat))); }
+table.lb td.heat .ci { color: var(--body-text-color); opacity: 0.8; }  /* readable on the colour scale */
 table.lb .rev { font-size: 11px; color: var(--body-text-color-subdued); }
 table.lb .c-model .rev { display: block; overflow: hidden; text-overflow: ellipsis; }
 table.lb tbody.reported td { font-style: italic; }
