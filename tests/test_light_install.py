@@ -11,7 +11,7 @@ import subprocess
 import venv
 
 import pytest
-from conftest import REPO
+from conftest import COMLQ, NEGCONSTRAINT, REPO
 
 
 def _run(python, *args, cwd=None, timeout=600):
@@ -61,7 +61,8 @@ def test_core_commands_work_and_disabled_builtins_say_how_to_enable_them(core_ve
     served = lb("serve", "--results", str(out), "--port", "0")  # the app extra is missing: was exit 1
     assert served.returncode == 2, served.stderr
     assert "pip install 'retrieval-leaderboard[app]'" in served.stderr and "Traceback" not in served.stderr
-    valid = lb("validate", str(REPO / "submissions" / "bm25"))
+    data = ("--data-dir", f"comlq={COMLQ}", "--data-dir", f"negconstraint={NEGCONSTRAINT}")
+    valid = lb("validate", str(REPO / "submissions" / "bm25"), *data)  # its baselines check against the data
     assert valid.returncode == 0, valid.stdout + valid.stderr
 
     dense = lb("run", "-m", "all-MiniLM-L6-v2", "-t", "demo", "-o", str(out))

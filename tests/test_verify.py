@@ -6,25 +6,41 @@ import shutil
 import textwrap
 
 import pytest
-from conftest import REPO, make_plugin_dist, run_cli, word_overlap_plugin
+from conftest import (
+    COMLQ,
+    NEGCONSTRAINT,
+    REPO,
+    make_plugin_dist,
+    needs_comlq,
+    needs_negconstraint,
+    run_cli,
+    word_overlap_plugin,
+)
 
 PLUGIN = word_overlap_plugin("0.3.0")
 
 
 @pytest.fixture
 def bm25_copy(tmp_path):
+    """bm25's submission with its demo result only (its real-data baselines are verified below)."""
     folder = tmp_path / "bm25"
-    shutil.copytree(REPO / "submissions" / "bm25", folder)
+    shutil.copytree(
+        REPO / "submissions" / "bm25", folder, ignore=shutil.ignore_patterns("comlq.json", "negconstraint.json")
+    )
     return folder
 
 
+@needs_comlq
+@needs_negconstraint
 def test_verify_passes_on_the_bm25_submission():
-    ran = run_cli("verify", str(REPO / "submissions" / "bm25"), "--format", "json")
+    data = ("--data-dir", f"comlq={COMLQ}", "--data-dir", f"negconstraint={NEGCONSTRAINT}")
+    ran = run_cli("verify", str(REPO / "submissions" / "bm25"), "--all", *data, "--format", "json")
     assert ran.returncode == 0, ran.stderr
-    (check,) = json.loads(ran.stdout)
-    assert check["task"] == "demo" and check["status"] == "match" and check["difference"] <= 1e-4
+    checks = {c["task"]: c for c in json.loads(ran.stdout)}
+    assert set(checks) == {"demo", "comlq", "negconstraint"}
+    assert all(c["status"] == "match" and c["difference"] <= 1e-4 for c in checks.values())
     assert "retrieval-leaderboard==0.2.0 is installed here: re-run in this environment" in ran.stderr
-    assert "✓ 1 of 1 re-run result(s) match within 0.0001" in ran.stderr
+    assert "✓ 3 of 3 re-run result(s) match within 0.0001" in ran.stderr
 
 
 def test_verify_fails_with_exit_2_when_a_submitted_score_was_edited(bm25_copy):
