@@ -51,6 +51,7 @@ def value_problems(
     """Problems with each value (type, finite, range) and the values that passed, as {query: {metric: value}}."""
     problems: list[str] = []
     clean: dict[str, dict[str, float]] = {}
+    ranges: dict[str, tuple[float | None, float | None]] = {}  # a few metrics, thousands of values each
     for qid, row in values.items():
         if not isinstance(row, Mapping):
             problems.append(f"{where}/{qid}: expected an object of metric values, got {type(row).__name__}")
@@ -62,7 +63,9 @@ def value_problems(
             if not math.isfinite(value):
                 problems.append(f"{where}/{qid}/{metric}: {value} is not finite")
                 continue
-            low, high = metric_range(metric)
+            if metric not in ranges:
+                ranges[metric] = metric_range(metric)
+            low, high = ranges[metric]
             if (low is not None and value < low) or (high is not None and value > high):
                 shown = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
                 problems.append(f"{where}/{qid}/{metric}: {value} is outside the metric's range {shown}")
