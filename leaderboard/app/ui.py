@@ -438,31 +438,25 @@ def build_app(
                 pages.about_html(board()) if tab == "about" else gr.skip(),
             )
 
+        # What a page load and a benchmark switch both redraw, in the order their handlers return it.
+        view_outputs = [
+            sort_box,
+            page_box,
+            overall_set,
+            *board_outputs,
+            picks,
+            views_request,
+            size_plot,
+            size_note,
+            compare_a,
+            compare_b,
+            comparison,
+            provenance,
+        ]
         app.load(
             on_load,
             [query, query_width],
-            [
-                selector,
-                shown,
-                tabs,
-                active,
-                chart_width,
-                *filter_inputs,
-                sort_box,
-                page_box,
-                overall_set,
-                *board_outputs,
-                picks,
-                views_request,
-                size_plot,
-                size_note,
-                compare_a,
-                compare_b,
-                comparison,
-                provenance,
-                skipped,
-                about,
-            ],
+            [selector, shown, tabs, active, chart_width, *filter_inputs, *view_outputs, skipped, about],
             js=RESTORE_JS,
         ).then(render_csv, board_inputs, csv, show_progress="hidden")
 
@@ -483,21 +477,7 @@ def build_app(
         selector.input(
             on_benchmark,
             [selector, active, top_n, provenance_search, chart_width, *filter_inputs, sort_box, page_box, overall_set],
-            [
-                shown,
-                sort_box,
-                page_box,
-                overall_set,
-                *board_outputs,
-                picks,
-                views_request,
-                size_plot,
-                size_note,
-                compare_a,
-                compare_b,
-                comparison,
-                provenance,
-            ],
+            [shown, *view_outputs],
             js=url_state_js({0: "benchmark"}, reset=("sort", "p", "models", "a", "b", "overall")),
         ).then(render_csv, board_inputs, csv, show_progress="hidden")
 
