@@ -132,7 +132,9 @@ class SentenceTransformerModel(DenseModel):
         self.max_seq_length = self.metadata.max_length = self.model.max_seq_length
         self.similarity = self.metadata.similarity = str(self.model.similarity_fn_name or "cosine")
         self.metadata.n_parameters = sum(p.numel() for p in self.model.parameters())
-        self.metadata.embedding_dim = self.model.get_sentence_embedding_dimension()
+        # sentence-transformers 6 renamed the method (the old name warns); 3.x-5.x have only the old one
+        dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.metadata.embedding_dim = dimension()
         self.metadata.dtype = weights_dtype(self.model)
         self.device = str(self.model.device)  # where the harness searches the embeddings (GPU when here)
 
