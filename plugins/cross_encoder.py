@@ -53,13 +53,13 @@ class CrossEncoderModel(Reranker):
             **dtype_kwargs(self.request.dtype),  # --dtype, as for bi-encoders
         )
         self.metadata.n_parameters = sum(p.numel() for p in self.model.model.parameters())
-        self.metadata.max_length = self.model.max_length
+        self.metadata.max_length = max_length_of(self.model)
         self.metadata.dtype = weights_dtype(self.model.model)
 
     def settings(self) -> dict:
         self.load()  # the activation function is only known from the weights' config
         return {
-            "max_length": self.model.max_length,
+            "max_length": max_length_of(self.model),
             "activation": type(getattr(self.model, "activation_fn", None)).__name__,
         }
 
@@ -89,3 +89,8 @@ def register_models(register):
         requires=DENSE_REQUIRES,
         install=DENSE_INSTALL,
     )
+
+
+def max_length_of(model: Any) -> int | None:
+    """The cross-encoder's input limit: ``max_seq_length`` in sentence-transformers 6 (``max_length`` warns there)."""
+    return getattr(model, "max_seq_length", None) or model.max_length
