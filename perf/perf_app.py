@@ -165,7 +165,7 @@ def interactions(page) -> dict[str, float]:
             "(n) => { const s = document.querySelector('#benchmark-summary');"
             " return s && s.innerText.startsWith(n) && document.querySelector('#board-table tbody.ranked tr'); }",
             arg=name,
-            timeout=60_000,
+            timeout=300_000,
         )
 
     out["benchmark switch (Demo -> Conditions)"] = timed(lambda: select("Conditions"), lambda: shown("Conditions"))
@@ -177,7 +177,10 @@ def interactions(page) -> dict[str, float]:
     pager = page.locator("#board-pager button[data-page='2']").first
     if pager.count():
         out["next page"] = timed(
-            pager.click, lambda: page.wait_for_function("() => location.search.includes('page=2')", timeout=60_000)
+            pager.click,
+            lambda: page.wait_for_function(
+                "() => new URLSearchParams(location.search).get('p') === '2'", timeout=60_000
+            ),
         )
     page.locator("#filters").get_by_text("Filters and columns").click()
     box = page.locator("#filter-search input, #filter-search textarea").first
