@@ -21,7 +21,6 @@ is marked ``aggregate``: its task is the benchmark's name and its metric the ben
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -292,14 +291,16 @@ def reported_uploads(folder: Path) -> list[tuple[str, bytes]]:
 
 
 def json_schema() -> dict[str, Any]:
-    schema = ReportedFile.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = f"retrieval-leaderboard reported scores (one paper), schema version {SCHEMA_VERSION}"
-    return schema
+    from leaderboard.records.result import model_schema
+
+    title = f"retrieval-leaderboard reported scores (one paper), schema version {SCHEMA_VERSION}"
+    return model_schema(ReportedFile, title)
 
 
 def schema_text() -> str:
-    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
+    from leaderboard.records.result import schema_text as text
+
+    return text(json_schema())
 
 
 if __name__ == "__main__":  # regenerate the checked-in schema

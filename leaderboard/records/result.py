@@ -266,15 +266,21 @@ def validation_errors(data: Any) -> list[str]:
     return []
 
 
-def json_schema() -> dict[str, Any]:
-    schema = Result.model_json_schema()
+def model_schema(model: type[BaseModel], title: str) -> dict[str, Any]:
+    """A record model's JSON Schema as shipped in ``schema/`` (draft 2020-12, titled)."""
+    schema = model.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = f"retrieval-leaderboard result, schema version {SCHEMA_VERSION}"
+    schema["title"] = title
     return schema
 
 
-def schema_text() -> str:
-    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
+def json_schema() -> dict[str, Any]:
+    return model_schema(Result, f"retrieval-leaderboard result, schema version {SCHEMA_VERSION}")
+
+
+def schema_text(schema: dict[str, Any] | None = None) -> str:
+    """The shipped file's text: ``schema`` (default: the result's) as sorted, indented JSON."""
+    return json.dumps(json_schema() if schema is None else schema, indent=2, sort_keys=True) + "\n"
 
 
 def now() -> datetime:
