@@ -10,6 +10,7 @@ colour scale (direction-aware: the better, the darker), and the metric named onc
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -263,8 +264,7 @@ def board_html(
         bounds[f"side:{side.label}"] = (low, high)
         lower = bool(side.tasks) and side.tasks[0].direction == "lower"
         side_best[side.label] = low if lower else high
-    names = [line.name for line in ranking.lines]
-    shared = {n for n in names if names.count(n) > 1}
+    shared = {n for n, times in Counter(line.name for line in ranking.lines).items() if times > 1}
 
     def styled(cell: Cell, key: str, value: float | None, column_direction: str) -> str:
         low, high = bounds.get(key, (None, None))

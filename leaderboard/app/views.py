@@ -8,6 +8,7 @@ particular task: a third-party task declares its views and gets them drawn.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pandas as pd
@@ -82,8 +83,8 @@ def direction_of(board: Board, task: str, metric: str) -> str:
 
 def model_labels(keys: list[ModelKey]) -> dict[ModelKey, str]:
     """A model's name, with its revision only where two revisions of one model are shown."""
-    names = [k[0] for k in keys]
-    return {k: (f"{k[0]} @ {k[1]}" if names.count(k[0]) > 1 else k[0]) for k in keys}
+    times = Counter(k[0] for k in keys)
+    return {k: (f"{k[0]} @ {k[1]}" if times[k[0]] > 1 else k[0]) for k in keys}
 
 
 def view_frame(board: Board, view: View, task_paths: dict[ModelKey, str]) -> pd.DataFrame:
