@@ -571,6 +571,63 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
         page.close()
 
 
+def test_model_pickers_are_filled_when_their_tab_opens_and_a_links_picks_wait_for_it(
+    browser, comlq_server, comlq_results
+):
+    """The pickers list every model of the benchmark (thousands on a large board, seconds of browser work
+    on every redraw), so they are filled when their tab opens; a link's models, a and b wait until then."""
+    from leaderboard.app import loading
+    from leaderboard.cli.serve import registered_benchmarks
+
+    board = loading.load(comlq_results, registered_benchmarks(), persist=False)
+    keys = {line.key[0]: line.key for line in board.ranking("ComLQ").ranked}
+    value = lambda name: urllib.parse.quote("\x1f".join(keys[name]))
+    query = f"?benchmark=ComLQ&models={value('bm25-okapi')}&a={value('bm25-okapi')}&b={value('bm25')}"
+    page = open_page(browser, comlq_server, DESKTOP, query)
+    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    assert page.locator("#compare-a").count() == 0 or page.locator("#compare-a input").input_value() == ""
+    page.get_by_role("tab", name="Compare two models").click()
+    page.wait_for_selector("#compare-table tbody tr", timeout=30000)
+    assert page.locator("#compare-a input").input_value().startswith("bm25-okapi")  # the link's pair
+    assert page.locator("#compare-b input").input_value().startswith("bm25")
+    assert "okapi" not in page.locator("#compare-b input").input_value()
+    page.get_by_role("tab", name="Task views").click()
+    page.wait_for_function("() => document.querySelector('#view-models')?.innerText.includes('bm25-okapi')")
+    assert new_url_has(page, "models", "\x1f".join(keys["bm25-okapi"]))
+    # A switch drops the link's picks; the tab open now is filled for the new benchmark, the other on opening.
+    select_benchmark(page, "NegConstraint")
+    page.wait_for_function("() => document.querySelector('#benchmark-summary')?.innerText.startsWith('NegConstraint')")
+    assert all(new_url_lacks(page, parameter) for parameter in ("models", "a", "b"))
+    page.wait_for_function("() => !document.querySelector('#view-models')?.innerText.includes('bm25-okapi')")
+    page.locator("#view-models input").click()
+    assert page.get_by_role("option", name="bm25-okapi", exact=True).count() == 1  # NegConstraint's models
+    page.keyboard.press("Escape")
+    page.get_by_role("tab", name="Compare two models").click()
+    page.wait_for_selector("#compare-table tbody tr", timeout=30000)
+    top = [line.name for line in board.ranking("NegConstraint").ranked[:2]]
+    assert [page.locator(f"#compare-{x} input").input_value() for x in "ab"] == top  # #1 and #2
+    page.close()
+
+
+def test_the_selector_losing_focus_keeps_the_view(browser, comlq_server):
+    """The benchmark dropdown fires its input event again on blur: the same benchmark is not redrawn, and
+    its sort and page stay (in the table and in the URL)."""
+    page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ&sort=model.asc")
+    page.wait_for_selector("#board-table th[aria-sort=ascending]", timeout=30000)
+    page.locator("#benchmark-select input").click()
+    page.get_by_role("option", name="ComLQ", exact=True).click()  # the same benchmark again
+    page.locator("#benchmark-summary").click()
+    page.wait_for_timeout(1500)
+    assert "sort=model.asc" in page.url
+    assert page.locator("#board-table th[aria-sort=ascending]").count() == 1
+    page.close()
+
+
+def new_url_lacks(page, parameter):
+    page.wait_for_function("(p) => !new URL(location.href).searchParams.has(p)", arg=parameter)
+    return True
+
+
 def test_a_folder_without_declarations_shows_each_task_as_a_ranked_board(browser, comlq_results, tmp_path_factory):
     """No benchmarks.json and no benchmark plugin: each task with results is its own board."""
     env = plain_env(tmp_path_factory.mktemp("plain"), plugins="bm25")

@@ -79,11 +79,18 @@ def url_js(parameter: str, value: str | None = None) -> str:
     )
 
 
-def url_state_js(parameters: dict[int, str], defaults: dict[str, object] | None = None, reset: tuple = ()) -> str:
+def url_state_js(
+    parameters: dict[int, str],
+    defaults: dict[str, object] | None = None,
+    reset: tuple = (),
+    reset_on_change: bool = False,
+) -> str:
     """JS run before an event: write the inputs at the given positions into the URL (lists joined by ``|``).
 
     A value equal to its default, or empty, is removed from the URL (a shared link stays short);
-    ``reset`` names parameters the event clears (a new filter starts again at page 1).
+    ``reset`` names parameters the event clears (a new filter starts again at page 1); with
+    ``reset_on_change`` only when the written parameters changed the URL (a dropdown fires its input
+    event again when it loses focus: the view it shows is unchanged, and so is its sort and page).
     """
     import json
 
@@ -91,13 +98,14 @@ def url_state_js(parameters: dict[int, str], defaults: dict[str, object] | None 
     fallback = json.dumps(defaults or {})
     cleared = json.dumps(list(reset))
     return (
-        "(...args) => { const url = new URL(window.location.href); "
+        "(...args) => { const url = new URL(window.location.href); const before = url.search; "
         f"const names = {mapping}; const defaults = {fallback}; "
         "for (const [i, name] of Object.entries(names)) { let v = args[Number(i)]; "
         "const same = JSON.stringify(v) === JSON.stringify(defaults[name]); "
         "if (Array.isArray(v)) v = v.join('|'); "
         "if (v === null || v === undefined || v === '' || v === false || same) url.searchParams.delete(name); "
         "else url.searchParams.set(name, v === true ? '1' : String(v)); } "
+        f"if ({json.dumps(not reset_on_change)} || url.search !== before) "
         f"for (const name of {cleared}) url.searchParams.delete(name); "
         "window.history.replaceState(null, '', url); return args.length === 1 ? args[0] : args; }"
     )

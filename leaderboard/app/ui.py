@@ -30,7 +30,7 @@ from leaderboard.app.comparison_view import choice_value, comparison_html, parse
 from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, Filters
 from leaderboard.app.landing import HOME
 from leaderboard.app.live import LiveBoard
-from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.ranking import Ranking
 from leaderboard.app.reported_tier import reported_lines
 from leaderboard.app.sources import Source
@@ -38,7 +38,6 @@ from leaderboard.app.sources import Source
 TABS = ("board", "views", "size", "compare", "provenance", "skipped", "about")
 TOP_MODELS = 8
 CSV_KEEP = 32  # CSV files kept for download at once; older ones are deleted
-CSV_STATISTICS = 1000  # rows of a CSV whose intervals and tests are computed for it
 COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
 SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
 
@@ -157,10 +156,23 @@ def build_app(
         notes = pages.board_notes(ranking, len(papers)) if ranking.lines or papers else ""
         return pages.benchmark_summary(current, name, ranking, filters), html, notes
 
+    csv_paths: dict[
+        tuple, str | None
+    ] = {}  # the CSV of each view (its rows, not its sort or page) per results revision
+
     def render_csv(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
         """The download button's file: the view on screen, as numbers (after the table, off its critical path)."""
-        current = board()
         filters = _filters(kinds, kinds_present(), instructions, sizes, search)
+        key = (live.generation, name, filters, bool(revisions), tuple(chosen or ()) if name == OVERALL else ())
+        path = csv_paths.get(key)
+        if path is None or not Path(path).exists():  # a file pruned since is written again
+            if len(csv_paths) >= CSV_KEEP:
+                csv_paths.clear()
+            path = csv_paths[key] = write_csv(name, filters, revisions, chosen)
+        return path
+
+    def write_csv(name, filters, revisions, chosen):
+        current = board()
         if name == OVERALL:
             found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
             return csv_files.write(overall_view.overall_frame(found, filters), "overall-mean-rank")
@@ -168,13 +180,13 @@ def build_app(
         if ranking is None or not ranking.lines:
             return None
         exported = [line for line in ranking.lines if filters.keep(line.info)]
-        # Intervals and tests of every row exported, up to CSV_STATISTICS rows: past that, computing them
+        # Intervals and tests of every row exported, up to CSV_ROWS rows: past that, computing them
         # for each view would hold the server for seconds; rows not computed say so (narrow the view).
-        with_statistics(current, ranking, exported[:CSV_STATISTICS])
+        with_statistics(current, ranking, exported[:CSV_ROWS])
         frame = render.csv_frame(ranking, filters)
-        if len(exported) > CSV_STATISTICS:
+        if len(exported) > CSV_ROWS:
             frame["intervals"] = [
-                "" if i < CSV_STATISTICS else f"not computed: over {CSV_STATISTICS} rows (filter to narrow)"
+                "" if i < CSV_ROWS else f"not computed: over {CSV_ROWS} rows (filter to narrow)"
                 for i in range(len(frame))
             ]
         return csv_files.write(frame, name)
@@ -228,6 +240,27 @@ def build_app(
         b = wanted_b if wanted_b in values and wanted_b != a else next((v for v in top + values if v != a), None)
         return gr.update(choices=choices, value=a), gr.update(choices=choices, value=b), a, b
 
+    # The model pickers (Task views, Compare) list every model of a benchmark: thousands of choices that
+    # cost the browser seconds on every redraw. They are filled when their tab opens, for the benchmark
+    # shown; a link's picks (models=, a=, b=) wait in the page's state until then.
+    def lists_key(name) -> str:
+        return f"{name}\0{live.generation}"
+
+    def unfilled(state=None) -> dict:
+        state = state or url_state.ViewState()
+        return {"views": None, "compare": None, "models": list(state.models), "a": state.a, "b": state.b}
+
+    def fill_picks(name, lists, chosen=()):
+        """The picks dropdown filled for ``name`` (the waiting picks, else those chosen), its value, the new state."""
+        choices = _model_choices(ranking_of(name))
+        values = {v for _, v in choices}
+        picked = [v for v in (lists.get("models") or chosen or []) if v in values]
+        return gr.update(choices=choices, value=picked), picked, {**lists, "views": lists_key(name), "models": []}
+
+    def fill_compare(name, lists, a="", b=""):
+        a_update, b_update, a, b = compare_updates(name, lists.get("a") or a or "", lists.get("b") or b or "")
+        return a_update, b_update, a, b, {**lists, "compare": lists_key(name), "a": "", "b": ""}
+
     def render_compare(name, a, b, per_subset=False):
         if not name or name in (HOME, OVERALL):
             return render.empty("Pick a benchmark to compare two of its models.")
@@ -266,6 +299,7 @@ def build_app(
     # -- layout -----------------------------------------------------------------------------------------
     with gr.Blocks(title="Retrieval leaderboard", fill_width=True, delete_cache=(1800, 3600)) as app:
         generation = gr.State(live.generation)
+        model_lists = gr.State(unfilled())  # which benchmark the model pickers hold, and a link's waiting picks
         active = gr.State("board")
         views_request = gr.State(None)
         with gr.Row(equal_height=True, elem_id="top"):
@@ -405,10 +439,13 @@ def build_app(
             )
             if state.benchmark and state.benchmark != name:  # a link to a board this one lacks: say so
                 board_html = (pages.unknown_benchmark(state.benchmark) + board_html[0], *board_html[1:])
-            ranking = ranking_of(name)
-            picks_choices = _model_choices(ranking)
-            picked = [v for v in state.models if v in {c[1] for c in picks_choices}]
-            a_update, b_update, a, b = compare_updates(name, state.a, state.b)
+            lists = unfilled(state)
+            picks_update, picked = gr.skip(), []
+            if tab == "views":
+                picks_update, picked, lists = fill_picks(name, lists)
+            a_update = b_update = a = b = gr.skip()
+            if tab == "compare":
+                a_update, b_update, a, b, lists = fill_compare(name, lists)
             size = render_size(name, width) if tab == "size" else (gr.skip(), gr.skip())
             return (
                 update,
@@ -427,7 +464,7 @@ def build_app(
                 _changed(str(state.page), "1"),
                 _overall_update(board(), name, chosen_set),
                 *board_html,
-                gr.update(choices=picks_choices, value=picked),
+                picks_update,
                 views_key(name, TOP_MODELS, picked, width) if tab == "views" else gr.skip(),
                 *size,
                 a_update,
@@ -436,6 +473,7 @@ def build_app(
                 render_provenance(name, "") if tab == "provenance" else gr.skip(),
                 pages.skipped_html(board()) if tab == "skipped" else gr.skip(),
                 pages.about_html(board()) if tab == "about" else gr.skip(),
+                lists,
             )
 
         # What a page load and a benchmark switch both redraw, in the order their handlers return it.
@@ -456,29 +494,41 @@ def build_app(
         app.load(
             on_load,
             [query, query_width],
-            [selector, shown, tabs, active, chart_width, *filter_inputs, *view_outputs, skipped, about],
+            [selector, shown, tabs, active, chart_width, *filter_inputs, *view_outputs, skipped, about, model_lists],
             js=RESTORE_JS,
         ).then(render_csv, board_inputs, csv, show_progress="hidden")
 
-        def on_benchmark(name, active_tab, n, search_text, width, *state):
+        def on_benchmark(name, showing, active_tab, n, search_text, width, *state):
+            if name == showing:  # the selector's second input event (on blur), or the same choice: drawn already
+                return [gr.skip()] * (2 + len(view_outputs))
             current = board()
             chosen = state[-1]
             out: list[Any] = [name, "", "1", _overall_update(current, name, chosen)]
             out += list(render_board(*(name, *state[:-3], "", 1, chosen)))
-            out.append(gr.update(choices=_model_choices(ranking_of(name)), value=[]))
-            out.append(views_key(name, n, [], width) if active_tab == "views" else gr.skip())
+            lists = unfilled()  # the switch dropped the link's picks (models, a, b) from the URL
+            if active_tab == "views":
+                picks_update, _, lists = fill_picks(name, lists)
+                out += [picks_update, views_key(name, n, [], width)]
+            else:  # emptied: the tab fills them for this benchmark when it opens
+                out += [gr.update(choices=[], value=[]), gr.skip()]
             size = render_size(name, width) if active_tab == "size" else (gr.skip(), gr.skip())
             out += list(size)
-            a_update, b_update, a, b = compare_updates(name)
-            out += [a_update, b_update, render_compare(name, a, b) if active_tab == "compare" else gr.skip()]
+            if active_tab == "compare":
+                a_update, b_update, a, b, lists = fill_compare(name, lists)
+                out += [a_update, b_update, render_compare(name, a, b)]
+            else:
+                out += [gr.update(choices=[], value=None), gr.update(choices=[], value=None), gr.skip()]
             out.append(render_provenance(name, search_text) if active_tab == "provenance" else gr.skip())
+            out.append(lists)
             return out
 
-        selector.input(
+        selector.change(
             on_benchmark,
-            [selector, active, top_n, provenance_search, chart_width, *filter_inputs, sort_box, page_box, overall_set],
-            [shown, *view_outputs],
-            js=url_state_js({0: "benchmark"}, reset=("sort", "p", "models", "a", "b", "overall")),
+            [selector, shown, active, top_n, provenance_search, chart_width, *filter_inputs, sort_box, page_box]
+            + [overall_set],
+            [shown, *view_outputs, model_lists],
+            js=url_state_js({0: "benchmark"}, reset=("sort", "p", "models", "a", "b", "overall"), reset_on_change=True),
+            show_progress_on=table,  # one spinner where the reader looks, not one on each of 16 outputs
         ).then(render_csv, board_inputs, csv, show_progress="hidden")
 
         # A filter or column change renders page 1 of the new view; its value goes into the URL.
@@ -511,10 +561,17 @@ def build_app(
         ).then(render_csv, board_inputs, csv, show_progress="hidden")
 
         board_tab.select(lambda: "board", None, active, js=url_js("tab", "board"))
+
+        def on_views_tab(name, n, chosen, width, lists):
+            if lists.get("views") == lists_key(name):  # filled for this benchmark: only the views
+                return "views", views_key(name, n, chosen, width), gr.skip(), lists
+            picks_update, picked, lists = fill_picks(name, lists, chosen)
+            return "views", views_key(name, n, picked, width), picks_update, lists
+
         views_tab.select(
-            lambda name, n, chosen, width: ("views", views_key(name, n, chosen, width)),
-            [selector, top_n, picks, chart_width],
-            [active, views_request],
+            on_views_tab,
+            [selector, top_n, picks, chart_width, model_lists],
+            [active, views_request, picks, model_lists],
             js=url_js("tab", "views"),
         )
         top_n.release(views_key, [selector, top_n, picks, chart_width], views_request)
@@ -525,10 +582,17 @@ def build_app(
             [active, size_plot, size_note],
             js=url_js("tab", "size"),
         )
+
+        def on_compare_tab(name, a, b, lists):
+            if lists.get("compare") == lists_key(name):
+                return "compare", gr.skip(), gr.skip(), render_compare(name, a, b), lists
+            a_update, b_update, a, b, lists = fill_compare(name, lists, a, b)
+            return "compare", a_update, b_update, render_compare(name, a, b), lists
+
         compare_tab.select(
-            lambda name, a, b: ("compare", render_compare(name, a, b)),
-            [selector, compare_a, compare_b],
-            [active, comparison],
+            on_compare_tab,
+            [selector, compare_a, compare_b, model_lists],
+            [active, compare_a, compare_b, comparison, model_lists],
             js=url_js("tab", "compare"),
         )
         compare_subsets.click(
@@ -646,6 +710,9 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
     """Serve the app: no share link, the app's CSS, errors shown in the page."""
     # quiet: no "set share=True" hint; serve and the Space print their own line.
     launch_kwargs.setdefault("prevent_thread_lock", True)
+    # Gradio's run history re-serializes every past call (each with its table) into localStorage on every
+    # event: seconds per click once a reader has clicked around a large board. A board needs none.
+    launch_kwargs.setdefault("run_history", False)
     # ``?page=N`` is Gradio's multipage parameter (a 500 for any other value): old links are redirected.
     from starlette.middleware import Middleware
 
