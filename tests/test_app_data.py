@@ -13,13 +13,18 @@ import pandas as pd
 import pytest
 from app_fixtures import BENCHMARKS, HOSTILE, build_results
 
-from leaderboard.app import loading, pages, render, views
+from leaderboard.app import board_table, loading, pages, render, views
 from leaderboard.app.board import OVERALL, label_of
 from leaderboard.app.filters import DEFAULT_COLUMNS, OPTIONAL_COLUMNS, Filters, size_bucket
 from leaderboard.app.values import MISSING
 from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE
 from leaderboard.metrics.significance import bootstrap_ci, randomization_test
 from leaderboard.records.result import PerQuery, decode_per_query
+
+
+def board_html(ranking, filters, columns):
+    """The board's first page as the app draws it (``board_table``: sorted and paged on the server)."""
+    return board_table.board_html(ranking, board_table.TableRequest(filters, tuple(columns)))
 
 
 @pytest.fixture(scope="module")
@@ -123,13 +128,13 @@ def test_intervals_and_significance_agree_with_the_library(board):
 
 
 def test_board_html_is_numeric_escaped_and_bolds_the_best(board):
-    html = render.board_table(board.ranking("Followish"), Filters(), OPTIONAL_COLUMNS)
+    html = board_html(board.ranking("Followish"), Filters(), OPTIONAL_COLUMNS)
     assert 'data-v="-0.12"' in html  # sorting reads the number, negative included
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
-    assert '<td data-v="0.31" class="c-agg best">' in html
+    assert '<td data-v="0.31" class="c-agg best heat"' in html
     assert ">22.7M<" in html and ">7.6B<" in html and 'data-v="22700000.0"' in html
     assert "Revision" in html and "Harness" in html
-    default = render.board_table(board.ranking("Followish"), Filters(), DEFAULT_COLUMNS)
+    default = board_html(board.ranking("Followish"), Filters(), DEFAULT_COLUMNS)
     assert "Revision" not in default and "Harness" not in default  # hidden by default
     # text reaching Gradio's HTML template cannot be read as template syntax
     assert render.esc("${x} {{y}} `z` it's") == "&#36;&#123;x&#125; &#123;&#123;y&#125;&#125; &#96;z&#96; it&#x27;s"
@@ -194,7 +199,7 @@ def test_empty_board_says_no_results_yet(tmp_path):
     empty = loading.load(tmp_path, public=True, persist=False)
     ranking = empty.ranking("Demo retrieval")
     assert ranking.lines == []
-    assert "No results yet" in render.board_table(ranking, Filters(), DEFAULT_COLUMNS)
+    assert "No results yet" in board_html(ranking, Filters(), DEFAULT_COLUMNS)
     assert "No results yet" in pages.provenance_html(empty, ["demo"])
     about = pages.about_html(empty)
     assert all(b["reference"] in about for b in BENCHMARKS if b.get("public", True))
@@ -266,7 +271,7 @@ def test_schema_valid_results_missing_what_a_view_or_benchmark_expects_never_rai
     for name in hostile.benchmark_names:  # every page renders, with "—" where a value is missing
         ranking = hostile.ranking(name) if name != OVERALL else None
         if ranking is not None:
-            html = render.board_table(ranking, Filters(), OPTIONAL_COLUMNS)
+            html = board_html(ranking, Filters(), OPTIONAL_COLUMNS)
             assert MISSING in html if ranking.lines else "No results yet" in html
             pages.board_notes(ranking)
             render.csv_frame(ranking, Filters())
@@ -347,7 +352,7 @@ def test_side_means_and_the_views_a_benchmark_names(root):
     ranking = board.ranking("With extras")
     bm25 = ranking.ranked[0]
     assert bm25.side["mean MRR"] == pytest.approx(0.7639, abs=1e-4)  # its MRR@10, the mean of one task
-    html = render.board_table(ranking, Filters(), DEFAULT_COLUMNS)
+    html = board_html(ranking, Filters(), DEFAULT_COLUMNS)
     assert "mean MRR" in html and "not ranked" in html
     frame = render.csv_frame(ranking, Filters())
     assert frame.loc[frame["rank"].notna(), "also:mean MRR"].notna().all()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -132,20 +131,6 @@ class Board:
         return overall_ranking(self, chosen, all_revisions)
 
     # -- data behind the views ----------------------------------------------------------------------
-    def warm(self, pause: float = 2.0) -> None:
-        """Compute every ranking (a background thread calls this after a load), so switching is instant.
-
-        The first benchmark (the one a page opens on) comes first; the others after a pause, so that
-        they do not compete with serving the first pages.
-        """
-        names = [b.name for b in self.benchmarks]
-        for position, name in enumerate(names):
-            if position == 1 and pause:
-                time.sleep(pause)
-            self.ranking(name)
-        if OVERALL in self.benchmark_names:
-            self.overall_ranking()
-
     def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any] | None]:
         """Per-query values by result path; None when absent or damaged.
 

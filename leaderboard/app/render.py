@@ -1,4 +1,4 @@
-"""HTML for the board's tables, and the CSV of the view on screen.
+"""HTML pieces of the board's tables (escaping, numbers, cells, a plain table), and the CSV of the view on screen.
 
 Every text that comes from a result or a declaration goes through ``esc`` (HTML-escaped, and the
 characters Gradio's templates treat specially made inert), so a model named
@@ -11,14 +11,14 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from leaderboard.app.filters import Filters, size_bucket
-from leaderboard.app.ranking import Line, Ranking
+from leaderboard.app.ranking import Ranking
 from leaderboard.app.values import MISSING, finite
 
 ARROW = {"higher": "↑", "lower": "↓"}
@@ -134,16 +134,6 @@ def model_cell(info: dict[str, Any], cls: str = "c-model") -> Cell:
     return Cell(text, name, cls, name + (f" (revision {info.get('revision')})" if info.get("revision") else ""))
 
 
-def _header(label: str, sub: str, title: str = "", cls: str = "") -> tuple[str, str, str]:
-    return f'<span class="h">{esc(label)}</span><span class="m">{esc(sub)}</span>', title, cls
-
-
-def _value_cell(value: float | None, ci: tuple[float, float] | None, best: float | None, cls: str = "") -> Cell:
-    classes = " ".join(c for c in (cls, "best" if value is not None and value == best else "") if c)
-    interval = f'<span class="ci">{span(ci)}</span>' if ci else ""
-    return Cell(f'<span class="v">{score(value)}</span>{interval}', value, classes)
-
-
 # -- the benchmark table ----------------------------------------------------------------------------
 
 
@@ -156,114 +146,6 @@ def aggregate_title(ranking: Ranking) -> str:
     )
 
 
-def visible_lines(ranking: Ranking, filters: Filters, limit: int) -> tuple[list[Line], list[Line], int, int]:
-    ranked = [line for line in ranking.ranked if filters.keep(line.info)]
-    unranked = [line for line in ranking.unranked if filters.keep(line.info)]
-    return ranked[:limit], unranked[:limit], len(ranked), len(unranked)
-
-
-def board_table(ranking: Ranking, filters: Filters, shown: Iterable[str], limit: int = 500) -> str:
-    shown = set(shown)
-    direction = ranking.direction
-    headers = [
-        ("Rank", "Rank by the aggregate; ≈ and † are explained below the table", "c-rank"),
-        ("Model", "Model name (links to its reference when it has one)", "c-model"),
-        _header("Score", f"{aggregate_title(ranking)} · 95% CI {ARROW[direction]}", ranking.benchmark.formula, "c-agg"),
-    ]
-    sides = list(getattr(ranking.benchmark, "also", ()) or ())
-    for side in sides:
-        arrow = ARROW[side.tasks[0].direction] if side.tasks else ""
-        headers.append(_header(side.label, f"mean {arrow} · not ranked", side.formula, "c-side"))
-    for column in ranking.columns:
-        sub = f"{column.metric_label} {ARROW[column.direction]}" + ("" if column.spec.in_aggregate else " · not ranked")
-        headers.append(_header(column.label, sub, f"{column.spec.metric}: {column.description}".strip(": ")))
-    extra = [
-        c for c in ("Coverage", "Parameters", "Kind", "Instructions", "Revision", "Harness", "Updated") if c in shown
-    ]
-    missing = "Missing" in shown
-    headers += [(c, "", "") for c in extra] + (
-        [("Missing", "What keeps the model off the ranking", "c-missing")] if missing else []
-    )
-    best = {c.key: ranking.best(c.key) for c in ranking.columns}
-    best_aggregate = ranking.ranked[0].aggregate if ranking.ranked else None
-    best_side = {}
-    for side in getattr(ranking.benchmark, "also", ()) or ():
-        values = [v for line in ranking.ranked if (v := line.side.get(side.label)) is not None]
-        lower = bool(side.tasks) and side.tasks[0].direction == "lower"
-        best_side[side.label] = (min(values) if lower else max(values)) if values else None
-
-    def row(line: Line) -> list[Cell]:
-        rank = Cell(esc(f"{line.rank}{(' ' + line.marker) if line.marker else ''}") if line.rank else MISSING)
-        rank.sort, rank.classes = line.rank, "c-rank"
-        if line.p_value is not None:
-            rank.title = f"paired randomization test against #1: p = {line.p_value:.3g}"
-        cells = [
-            rank,
-            model_cell(line.info),
-            _value_cell(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"),
-        ]
-        cells += [_value_cell(line.side.get(side.label), None, best_side.get(side.label)) for side in sides]
-        for column in ranking.columns:
-            value = line.values.get(column.key)
-            cells.append(_value_cell(value, line.intervals.get(column.key), best[column.key] if line.rank else None))
-        info = line.info
-        values = {
-            "Coverage": Cell(f"{line.covered}/{ranking.aggregated}", line.covered / max(ranking.aggregated, 1)),
-            "Parameters": Cell(parameters(info.get("n_parameters")), finite(info.get("n_parameters"))),
-            "Kind": Cell(esc(info.get("kind", "")), info.get("kind")),
-            "Instructions": Cell(
-                "yes" if info.get("takes_instructions") else "no", bool(info.get("takes_instructions"))
-            ),
-            "Revision": Cell(esc(info.get("revision") or MISSING), info.get("revision")),
-            "Harness": Cell(esc(line.harness), line.harness),
-            "Updated": Cell(esc(line.updated[:10]), line.updated),
-        }
-        cells += [values[c] for c in extra]
-        if missing:
-            cells.append(Cell(esc("; ".join(line.missing)), "; ".join(line.missing), "c-missing"))
-        return cells
-
-    ranked, unranked, n_ranked, n_unranked = visible_lines(ranking, filters, limit)
-    bodies = [("ranked", "", [row(line) for line in ranked])]
-    if unranked:
-        heading = (
-            f"Not ranked: incomplete coverage ({n_unranked} model{'s' if n_unranked != 1 else ''}). "
-            "Only complete results of every task in the aggregate are ranked; partial (--limit) results never are."
-        )
-        bodies.append(("unranked", esc(heading), [row(line) for line in unranked]))
-    shown_note = ""
-    if n_ranked > limit or n_unranked > limit:
-        shown_note = (
-            f"Showing the first {limit} of {n_ranked} ranked and {n_unranked} unranked models; narrow with the filters."
-        )
-    if not ranked and not unranked:
-        return empty("No results yet for this benchmark" + (" matching the filters." if ranking.lines else "."))
-    return table(headers, bodies, "board-table") + (f'<p class="note">{esc(shown_note)}</p>' if shown_note else "")
-
-
-def overall_table(names: list[str], rows: list[dict[str, Any]], filters: Filters, limit: int = 500) -> str:
-    rows = [r for r in rows if filters.keep(r["line"].info)]
-    if not rows:
-        return empty("No model is ranked in every benchmark yet.")
-    headers = [
-        ("Rank", "", "c-rank"),
-        ("Model", "", "c-model"),
-        _header("Mean rank", "over benchmarks ↓", "", "c-agg"),
-    ] + [_header(name, "rank ↓") for name in names]
-    best = min(r["mean_rank"] for r in rows)
-    body = []
-    for r in rows[:limit]:
-        line: Line = r["line"]
-        cells = [
-            Cell(str(r["rank"]), r["rank"], "c-rank"),
-            model_cell(line.info),
-            Cell(f"{r['mean_rank']:.2f}", r["mean_rank"], "c-agg" + (" best" if r["mean_rank"] == best else "")),
-        ]
-        cells += [Cell(str(r["ranks"][n]), r["ranks"][n], "best" if r["ranks"][n] == 1 else "") for n in names]
-        body.append(cells)
-    return table(headers, [("ranked", "", body)], "board-table")
-
-
 def empty(message: str) -> str:
     return f'<div class="empty" id="board-empty">{esc(message)}</div>'
 
@@ -272,9 +154,8 @@ def empty(message: str) -> str:
 
 
 def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
-    ranked, unranked, _, _ = visible_lines(ranking, filters, limit=10**9)
     records = []
-    for line in ranked + unranked:
+    for line in (line for line in ranking.lines if filters.keep(line.info)):  # ranked, then unranked
         info = line.info
         record: dict[str, Any] = {
             "rank": line.rank,
