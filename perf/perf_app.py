@@ -14,7 +14,11 @@ Builds result folders from real runs (bm25 on the demo task and three MultiConIR
 * interactions in that page, each timed from the click or keystroke to the table (or tab) redrawn:
   benchmark switch, header sort (server side, over every row), search, page 2, tab switch; the slowest.
 
-    python perf/perf_app.py [--files 10000] [--small 30]
+    python perf/perf_app.py [--files 10000] [--small 30] [--keep DIR] [--large-only]
+
+``--keep DIR`` (for iterating): the seed runs, folders and index caches live in DIR and are reused
+when present (the index-build line is then a start over a built index); ``--large-only`` skips the
+30-file folder (and so the ratio line). The default run measures everything from scratch.
 
 Chromium: /usr/bin/chromium (Playwright drives it; ``pip install playwright``).
 """
@@ -237,6 +241,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--small", type=int, default=30)
+    parser.add_argument("--keep", type=Path, help="reuse the seed, folders and caches in this folder")
+    parser.add_argument("--large-only", action="store_true", help="measure the large folder only")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -244,16 +250,19 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        tmp_path = Path(tmp)
-        leaderboard.evaluate(["bm25"], TASKS, output=tmp_path / "seed")
+        tmp_path = args.keep or Path(tmp)
+        if not (tmp_path / "seed").exists():
+            leaderboard.evaluate(["bm25"], TASKS, output=tmp_path / "seed")
         seed = [json.loads(p.read_text()) for p in sorted((tmp_path / "seed").rglob("*.json"))]
         results = {}
-        for label, count in (("small", args.small), ("large", args.files)):
-            root = tmp_path / label
-            started = time.perf_counter()
-            make_results(root, seed, count)
-            print(f"{count} files: written in {time.perf_counter() - started:.1f}s", flush=True)
-            found = measure(browser, root, tmp_path / f"cache-{label}")
+        sizes = [("small", args.small)] * (not args.large_only) + [("large", args.files)]
+        for label, count in sizes:
+            root = tmp_path / (label if args.keep is None else f"{label}-{count}")
+            if not root.exists():
+                started = time.perf_counter()
+                make_results(root, seed, count)
+                print(f"{count} files: written in {time.perf_counter() - started:.1f}s", flush=True)
+            found = measure(browser, root, tmp_path / f"cache-{root.name}")
             results[label] = found
             worst = max(found["steps"].items(), key=lambda kv: kv[1])  # type: ignore[union-attr]
             print(
@@ -268,6 +277,8 @@ def main() -> None:
             for step, seconds in found["steps"].items():  # type: ignore[union-attr]
                 print(f"    {seconds * 1000:8.0f} ms  {step}", flush=True)
         browser.close()
+        if args.large_only:
+            return
         small, large = results["small"], results["large"]
         print(
             f"ratio {args.files} vs {args.small} files: cold first table "
