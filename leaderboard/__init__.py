@@ -8,7 +8,7 @@ The public API, importable from here:
 * ``BadInput``: the exception a plugin raises for a user's mistake (exit code 2).
 * ``leaderboard.toolkit``: what plugins may use besides the contract (metrics, data helpers, hashing, ...).
 
-Names are loaded on first use, so ``leaderboard --help`` imports neither numpy nor pydantic.
+Names are loaded on first use, so ``leaderboard --help`` imports neither numpy, pydantic nor pluggy.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.contract.hookspecs import hookimpl
-
 _LAZY = {
+    "hookimpl": "leaderboard.contract.hookspecs",  # pluggy and the contract: not for `show` or `--help`
     "evaluate": "leaderboard.engine.api",
     "RunOptions": "leaderboard.engine.api",
     "RunOutcome": "leaderboard.engine.api",
@@ -59,10 +58,11 @@ _CONTRACT = (
 )
 _LAZY.update({name: "leaderboard.contract" for name in _CONTRACT})
 
-__all__ = ["__version__", "hookimpl", *_LAZY]
+__all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
     from leaderboard.contract import *  # noqa: F403
+    from leaderboard.contract.hookspecs import hookimpl  # noqa: F401
 
     __version__: str
     from leaderboard.engine.api import RunOptions, RunOutcome, evaluate  # noqa: F401

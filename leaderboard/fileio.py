@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 import time
 from collections.abc import Iterator
 from functools import cache
@@ -26,6 +25,8 @@ def atomic_open(path: Path, mode: str = "w") -> Iterator[IO]:
     An interrupted write leaves the old file (or no file), no temporary and no folder it created.
     The file gets the permissions the umask gives a new file (mkstemp alone would give 0600).
     """
+    import tempfile  # only writers need it (~6 ms to import): `show` does not
+
     path = Path(path)
     created = _make_parents(path.parent)
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import traceback
 import warnings
 from typing import Any
 
@@ -15,12 +14,41 @@ from leaderboard.cli.console import err, escape
 DEBUG_HINT = "(set LEADERBOARD_DEBUG=1 for the traceback)"
 
 
+# Command name -> the module (under leaderboard.cli) that defines it in its COMMANDS. A command's
+# module is imported only when that command runs (or --help lists them all), as click's docs show
+# for lazily loaded subcommands: ``leaderboard show`` pays for no other command's imports.
+# tests/test_cli_output.py checks this map against every module's COMMANDS.
+COMMAND_MODULES = {
+    "run": "run",
+    **dict.fromkeys(("tasks", "models", "benchmarks", "judges", "plugins"), "catalog"),
+    **dict.fromkeys(("show", "push", "pull", "export", "import", "validate"), "records"),
+    "serve": "serve",
+    "verify": "verify",
+    "compare": "compare",
+    "cite": "cite",
+    "new-plugin": "scaffold",
+    "space": "space",
+}
+
+
 class Group(click.Group):
     """Turns our exceptions into exit codes: bad input 2, push conflict 3, internal failure 1, no traceback.
 
     An exception may carry a ``label`` (e.g. "Push conflict") that heads its message instead of the
     default "Error" (bad input) or "Internal error".
     """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMAND_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            from importlib import import_module
+
+            module = import_module(f"leaderboard.cli.{COMMAND_MODULES[cmd_name]}")
+            for command in module.COMMANDS:
+                self.add_command(command)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context):
         from leaderboard.errors import BadInput, LeaderboardError
@@ -97,6 +125,8 @@ def _fail(ctx: click.Context, message: str, code: int) -> None:
     message = _cut_long_words(message)
     err().print(message, highlight=False, soft_wrap=True)
     if os.environ.get("LEADERBOARD_DEBUG"):
+        import traceback
+
         traceback.print_exc()
     ctx.exit(code)
 
@@ -105,17 +135,6 @@ def _fail(ctx: click.Context, message: str, code: int) -> None:
 @click.version_option(package_name="retrieval-leaderboard", prog_name="leaderboard")
 def cli() -> None:
     """Evaluate retrievers and rerankers on hard-query benchmarks and publish the results."""
-
-
-def _register_commands() -> None:
-    from leaderboard.cli import catalog, cite, compare, records, run, scaffold, serve, space, verify
-
-    for module in (run, catalog, records, serve, verify, compare, cite, scaffold, space):
-        for command in module.COMMANDS:
-            cli.add_command(command)
-
-
-_register_commands()
 
 
 def main() -> None:

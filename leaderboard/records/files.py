@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +19,12 @@ from leaderboard.errors import BadInput
 from leaderboard.fileio import atomic_open
 from leaderboard.records.result import Result, validation_errors
 
+# Re-exported (``X as X``): reading a file's text needs no pydantic (the plain reader uses it too).
+from leaderboard.records.result_text import MAX_RESULT_BYTES as MAX_RESULT_BYTES
+from leaderboard.records.result_text import read_result_text as read_result_text
+
 # Settings that only change speed, not scores: excluded from a result's identity.
 OPERATIONAL_SETTINGS = ("batch_size", "device", "libraries")
-# A result file is tens of kilobytes (per-query values compressed); anything far larger is not one.
-MAX_RESULT_BYTES = 64 * 2**20
 # A path component longer than this (bytes) is cut and completed with a hash: file systems allow 255.
 MAX_COMPONENT_BYTES = 100
 NAME_HASH_CHARS = 10
@@ -81,39 +81,6 @@ def read_result(path: Path) -> Result:
         return build_result(data, str(path))
     except RecursionError:  # unreachable below safe_json.MAX_DEPTH; a reader must still never crash
         raise BadInput(f"{path}: nested too deeply; expected a result file.") from None
-
-
-def read_result_text(path: Path, max_bytes: int = MAX_RESULT_BYTES) -> str:
-    """The text of a result file: a regular file, at most ``max_bytes``, UTF-8; BadInput otherwise."""
-    path = Path(path)
-    try:
-        info = os.stat(path)  # follows links: a broken one is "not found"
-    except FileNotFoundError:
-        raise BadInput(f"{path}: {'a broken symbolic link' if path.is_symlink() else 'no such file'}.") from None
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot be read ({exc.strerror or exc}).") from None
-    if not stat.S_ISREG(info.st_mode):
-        what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a FIFO, socket or device)"
-        raise BadInput(f"{path}: {what}; expected a result file.")
-    if info.st_size > max_bytes:
-        raise BadInput(f"{path}: {info.st_size} bytes; a result file is at most {max_bytes}.")
-    try:
-        # O_NONBLOCK: should a FIFO replace the file after the stat, opening it must not wait for a writer.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise BadInput(f"{path}: not a regular file; expected a result file.")
-            raw = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot be read ({exc.strerror or exc}).") from None
-    if len(raw) > max_bytes:
-        raise BadInput(f"{path}: larger than {max_bytes} bytes; a result file is not.")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        byte = f"byte 0x{raw[exc.start]:02x} at offset {exc.start}"
-        raise BadInput(f"{path}, line {line}: not UTF-8 ({byte}); expected a result file.") from None
 
 
 def slug(name: str) -> str:

@@ -19,23 +19,10 @@ numbers are unreadable, so nothing is resampled): readers drop it and show no in
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from leaderboard.records.per_query import PerQuery
-
-
-class Checked(Protocol):
-    """What the checks read of a result (``records.result.Result``; named here without importing it,
-    since Result's validation calls these checks)."""
-
-    per_query: PerQuery | None
-    scores: dict[str, dict[str, dict[str, float]]]
-    subset_sizes: dict[str, dict[str, int]]
-    task: Any
-
-    def metric_range(self, name: str) -> tuple[float | None, float | None]: ...
-
+Range = Callable[[str], tuple[float | None, float | None]]
 
 MEAN_TOLERANCE = 1e-9
 _LISTED = 3  # problems named per kind before "and N more"
@@ -98,20 +85,22 @@ def mean_problems(
     return problems
 
 
-def per_query_problems(result: Checked) -> list[str]:
-    """Every reason ``result.per_query`` is not the set of values behind ``result.scores`` (empty: it is)."""
-    field = result.per_query
+def per_query_problems(record: Mapping[str, Any], split: str, metric_range: Range) -> list[str]:
+    """Every reason ``record["per_query"]`` is not the set of values behind its scores (empty: it is).
+
+    ``record`` is the plain result (``records.result_checks``), ``split`` its main split and
+    ``metric_range`` the values each metric can take."""
+    field = record.get("per_query")
     if field is None:
         return []
-    from leaderboard.records.per_query import decode_per_query
+    from leaderboard.records.per_query_codec import decode_per_query
 
     try:
         values = decode_per_query(field)
     except (ValueError, TypeError, RecursionError):
         return []  # unreadable, not a claim: readers drop it (see the module docstring)
-    problems, clean = value_problems(values, result.metric_range)
-    split = result.task.main_split
-    counted = result.subset_sizes.get(split, {}).get("default")
+    problems, clean = value_problems(values, metric_range)
+    counted = record.get("subset_sizes", {}).get(split, {}).get("default")
     if counted is not None and len(values) != counted:
         problems.append(
             f"per_query: holds {len(values)} queries, but subset_sizes/{split}/default counts {counted} "
@@ -119,7 +108,7 @@ def per_query_problems(result: Checked) -> list[str]:
         )
     if problems:
         return _listed(problems)
-    scores = result.scores.get(split, {})
+    scores = record["scores"].get(split, {})
     problems = mean_problems(
         clean, scores.get("default", {}), where="per_query", scores_where=f"scores/{split}/default"
     )
@@ -133,9 +122,9 @@ def per_query_problems(result: Checked) -> list[str]:
 
 def _membership(field: Any) -> dict[str, list[str]]:
     """Subset -> its query ids, where the field says (files written before membership was stored do not)."""
-    if getattr(field, "subsets", None) is None:
+    if field.get("subsets") is None:
         return {}
-    from leaderboard.records.per_query import decode_subset_queries
+    from leaderboard.records.per_query_codec import decode_subset_queries
 
     try:
         return decode_subset_queries(field)

@@ -1,15 +1,15 @@
 """The result record: one pydantic model that builds, reads and validates every result file.
 
 Like mteb's ``TaskResult``, it is the single place a result's shape is defined. The JSON Schema
-shipped in ``schema/result-2.json`` is generated from it (``python -m leaderboard.records.result``)
-and a test fails when the checked-in copy differs. Version 1 files (the first release) are a
+shipped in ``schema/result-2.json`` and the core schema the plain reader validates with
+(``schema/result-2.core.json``, ``records.plain_read``) are generated from it (``python -m
+leaderboard.records.result``); a test fails when a checked-in copy differs. Version 1 files (the first release) are a
 subset of version 2 and still read.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -24,9 +24,9 @@ from leaderboard.records.per_query import SubsetQueries as SubsetQueries
 from leaderboard.records.per_query import decode_per_query as decode_per_query
 from leaderboard.records.per_query import decode_subset_queries as decode_subset_queries
 from leaderboard.records.per_query import encode_per_query as encode_per_query
-
-SCHEMA_VERSION = "2"
-READABLE_VERSIONS = ("1", "2")
+from leaderboard.records.result_checks import READABLE_VERSIONS as READABLE_VERSIONS
+from leaderboard.records.result_checks import SCHEMA_VERSION as SCHEMA_VERSION
+from leaderboard.records.result_checks import record_problems, scores_problem
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 ScoreTable = dict[str, dict[str, dict[str, Finite]]]  # split -> subset -> metric -> value
@@ -152,22 +152,19 @@ class Result(_Record):
     created_at: AwareDatetime
     imported_from: ImportedFrom | None = None
 
+    # The checks live in records.result_checks, on the plain record, so that the plain reader
+    # (records.plain_read, no pydantic) runs exactly these (core_schema.PYTHON_CHECKS names them).
     @field_validator("scores")
     @classmethod
     def _not_empty(cls, scores: ScoreTable) -> ScoreTable:
-        if not scores or any(not subsets for subsets in scores.values()):
-            raise ValueError("scores must hold at least one split with at least one subset")
+        problem = scores_problem(scores)
+        if problem:
+            raise ValueError(problem)
         return scores
 
     @model_validator(mode="after")
     def _consistent(self) -> Result:
-        if self.imported_from is None and self.task.source.content_hash is None:
-            raise ValueError("task.source.content_hash is required for a result run here")
-        if self.imported_from is None and self.settings.batch_size is None:
-            raise ValueError("settings.batch_size is required for a result run here")
-        from leaderboard.records.per_query_checks import per_query_problems
-
-        problems = self._main_score_problems() + self._range_problems() + per_query_problems(self)
+        problems = record_problems(self.model_dump())
         if problems:
             more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
             raise ValueError("; ".join(problems[:5]) + more)
@@ -181,40 +178,6 @@ class Result(_Record):
 
             return bounds(name)
         return declared.low, declared.high
-
-    def _range_problems(self) -> list[str]:
-        problems = []
-        for split, subsets in self.scores.items():
-            for subset, values in subsets.items():
-                for name, value in values.items():
-                    low, high = self.metric_range(name)
-                    if (low is not None and value < low) or (high is not None and value > high):
-                        problems.append(f"scores/{split}/{subset}/{name}: {value} is outside {_shown(low, high)}")
-        for split, interval_subsets in self.confidence_intervals.items():
-            for subset, intervals in interval_subsets.items():
-                for name, (lower, upper) in intervals.items():
-                    low, high = self.metric_range(name)
-                    if lower > upper or (low is not None and lower < low) or (high is not None and upper > high):
-                        problems.append(
-                            f"confidence_intervals/{split}/{subset}/{name}: [{lower}, {upper}] is not an interval "
-                            f"inside {_shown(low, high)}"
-                        )
-        return problems
-
-    def _main_score_problems(self) -> list[str]:
-        """main_score is scores[splits[0]]["default"][task.main_score] (an import may lack "default")."""
-        name, split = self.task.main_score, self.task.main_split
-        where = f"scores/{split}/default/{name}"
-        value = self.score(name)
-        if value is None and self.imported_from is not None:
-            candidates = [v[name] for v in self.scores.get(split, {}).values() if name in v]
-            value = next((v for v in candidates if _same(v, self.main_score)), None)
-            where = f"a subset of scores/{split} holding {name}"
-        if value is None:
-            return [f"main_score: the task's main score {name!r} is missing from its own scores ({where})"]
-        if not _same(value, self.main_score):
-            return [f"main_score: {self.main_score} differs from {where} = {value}"]
-        return []
 
     # -- reading ------------------------------------------------------------------------------
     @property
@@ -235,14 +198,6 @@ class Result(_Record):
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=False)
-
-
-def _same(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)  # equal up to a JSON round trip
-
-
-def _shown(low: float | None, high: float | None) -> str:
-    return f"the metric's range [{'-inf' if low is None else low}, {'inf' if high is None else high}]"
 
 
 def _message(error: Any) -> str:
@@ -283,6 +238,14 @@ def schema_text(schema: dict[str, Any] | None = None) -> str:
     return json.dumps(json_schema() if schema is None else schema, indent=2, sort_keys=True) + "\n"
 
 
+def core_schema_text() -> str:
+    """The shipped ``schema/result-<version>.core.json``: the model's core schema for the plain reader."""
+    from leaderboard.records.core_schema import core_schema_text as text
+    from leaderboard.records.core_schema import plain_core_schema
+
+    return text(plain_core_schema(Result.__pydantic_core_schema__))
+
+
 def now() -> datetime:
 
     return datetime.now(UTC).replace(microsecond=0)
@@ -291,7 +254,9 @@ def now() -> datetime:
 if __name__ == "__main__":  # regenerate the checked-in schema
     from importlib import resources
 
-    target = resources.files("leaderboard.records").joinpath("schema", f"result-{SCHEMA_VERSION}.json")
-    print(schema_text(), end="")
-    with open(str(target), "w", encoding="utf-8") as handle:
-        handle.write(schema_text())
+    folder = resources.files("leaderboard.records").joinpath("schema")
+    shipped = {f"result-{SCHEMA_VERSION}.json": schema_text(), f"result-{SCHEMA_VERSION}.core.json": core_schema_text()}
+    for name, text in shipped.items():
+        with open(str(folder.joinpath(name)), "w", encoding="utf-8") as handle:
+            handle.write(text)
+        print(f"wrote {name}")

@@ -1,0 +1,121 @@
+"""The checks a result's schema cannot express, on the plain record (the validated result as a dict).
+
+One implementation for both readers: the pydantic model (``records.result.Result``, whose
+validators call these on its own ``model_dump()``) and the plain reader (``records.plain_read``,
+which validates with the shipped core schema and then calls these). They read a record as
+``Result.model_dump()`` writes it, which is what the plain validator returns (tested).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from leaderboard.records.per_query_checks import per_query_problems
+
+Record = Mapping[str, Any]
+
+SCHEMA_VERSION = "2"
+READABLE_VERSIONS = ("1", "2")  # version 1 files (the first release) are a subset of version 2
+
+
+def scores_problem(scores: Mapping[str, Any]) -> str | None:
+    if not scores or any(not subsets for subsets in scores.values()):
+        return "scores must hold at least one split with at least one subset"
+    return None
+
+
+def record_problems(record: Record) -> list[str]:
+    """Every reason a schema-valid record is not a result (empty: it is one)."""
+    imported = record.get("imported_from") is not None
+    if not imported and record["task"]["source"]["content_hash"] is None:
+        return ["task.source.content_hash is required for a result run here"]
+    if not imported and record["settings"]["batch_size"] is None:
+        return ["settings.batch_size is required for a result run here"]
+    return (
+        _main_score_problems(record)
+        + _range_problems(record)
+        + per_query_problems(record, main_split(record), lambda name: metric_range(record, name))
+    )
+
+
+def main_split(record: Record) -> str:
+    """The main score lives in the first split, subset "default"."""
+    return str(record["task"]["splits"][0])
+
+
+def declared_metric(record: Record, name: str) -> Mapping[str, Any] | None:
+    return next((m for m in record["task"]["metrics"] if m["name"] == name), None)
+
+
+def metric_range(record: Record, name: str) -> tuple[float | None, float | None]:
+    """The values a metric can take: as the task declared it; version 1 and imported files declare none."""
+    declared = declared_metric(record, name)
+    if declared is None or record["schema_version"] == "1" or record.get("imported_from") is not None:
+        from leaderboard.metrics.bounds import bounds
+
+        return bounds(name)
+    return declared["low"], declared["high"]
+
+
+def direction(record: Record) -> str:
+    metric = declared_metric(record, record["task"]["main_score"])
+    return str(metric["direction"]) if metric else "higher"
+
+
+def is_complete(record: Record) -> bool:
+    """A version 1 file has no coverage record: complete unless it was run with --limit."""
+    coverage = record.get("coverage")
+    if coverage is not None:
+        return bool(coverage["complete"])
+    return record["settings"]["limit"] is None
+
+
+def score(record: Record, metric: str, subset: str = "default", split: str | None = None) -> float | None:
+    value: float | None = record["scores"].get(split or main_split(record), {}).get(subset, {}).get(metric)
+    return value
+
+
+def _range_problems(record: Record) -> list[str]:
+    problems = []
+    for split, subsets in record["scores"].items():
+        for subset, values in subsets.items():
+            for name, value in values.items():
+                low, high = metric_range(record, name)
+                if (low is not None and value < low) or (high is not None and value > high):
+                    problems.append(f"scores/{split}/{subset}/{name}: {value} is outside {_shown(low, high)}")
+    for split, interval_subsets in record.get("confidence_intervals", {}).items():
+        for subset, intervals in interval_subsets.items():
+            for name, (lower, upper) in intervals.items():
+                low, high = metric_range(record, name)
+                if lower > upper or (low is not None and lower < low) or (high is not None and upper > high):
+                    problems.append(
+                        f"confidence_intervals/{split}/{subset}/{name}: [{lower}, {upper}] is not an interval "
+                        f"inside {_shown(low, high)}"
+                    )
+    return problems
+
+
+def _main_score_problems(record: Record) -> list[str]:
+    """main_score is scores[splits[0]]["default"][task.main_score] (an import may lack "default")."""
+    name, split = record["task"]["main_score"], main_split(record)
+    where = f"scores/{split}/default/{name}"
+    value = score(record, name)
+    if value is None and record.get("imported_from") is not None:
+        candidates = [v[name] for v in record["scores"].get(split, {}).values() if name in v]
+        value = next((v for v in candidates if same(v, record["main_score"])), None)
+        where = f"a subset of scores/{split} holding {name}"
+    if value is None:
+        return [f"main_score: the task's main score {name!r} is missing from its own scores ({where})"]
+    if not same(value, record["main_score"]):
+        return [f"main_score: {record['main_score']} differs from {where} = {value}"]
+    return []
+
+
+def same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)  # equal up to a JSON round trip
+
+
+def _shown(low: float | None, high: float | None) -> str:
+    return f"the metric's range [{'-inf' if low is None else low}, {'inf' if high is None else high}]"
