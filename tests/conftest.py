@@ -41,6 +41,20 @@ def _fresh_registry(monkeypatch, tmp_path):
     plugins._cached = None
 
 
+# The stand-in hub (tests/hub_server.py) is local; huggingface_hub refuses every URL when offline.
+HUB_ONLINE = {"HF_HUB_OFFLINE": "0"}
+HUB_TOKEN = "hf_TestTokenThatMustNeverBePrinted123"
+
+
+@pytest.fixture
+def hub_online(monkeypatch):
+    """huggingface_hub in this process may reach the local stand-in hub (the autouse fixture sets offline)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+
+
 def run_cli(
     *args: str, env: dict | None = None, cwd: Path | None = None, python: str | None = None
 ) -> subprocess.CompletedProcess:
@@ -95,6 +109,21 @@ def similarity_matrix(queries, documents, similarity: str):
         q = q / np.linalg.norm(q, axis=1, keepdims=True)
         d = d / np.linalg.norm(d, axis=1, keepdims=True)
     return (q @ d.T).astype(np.float32)
+
+
+# The pyproject of the word-overlap plugin as a distribution (``word_overlap_plugin`` is its module).
+WORD_OVERLAP_PYPROJECT = """
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "leaderboard-word-overlap"
+version = "0.3.0"
+
+[project.entry-points.leaderboard]
+word-overlap = "leaderboard_word_overlap"
+"""
 
 
 def word_overlap_plugin(revision: str) -> str:

@@ -1,31 +1,17 @@
 """A third-party plugin distribution, built and installed into a fresh venv, is listed and runnable."""
 
 import json
-import textwrap
 
-from conftest import run_cli, word_overlap_plugin
+from conftest import WORD_OVERLAP_PYPROJECT, run_cli, word_overlap_plugin
 from venv_helpers import make_child_venv, pip_install_offline
 
 PLUGIN_MODULE = word_overlap_plugin("1.0")
-
-PYPROJECT = """
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "leaderboard-word-overlap"
-version = "0.3.0"
-
-[project.entry-points.leaderboard]
-word-overlap = "leaderboard_word_overlap"
-"""
 
 
 def test_out_of_tree_plugin_in_a_fresh_venv(tmp_path):
     project = tmp_path / "plugin-src"
     project.mkdir()
-    (project / "pyproject.toml").write_text(textwrap.dedent(PYPROJECT))
+    (project / "pyproject.toml").write_text(WORD_OVERLAP_PYPROJECT)
     (project / "leaderboard_word_overlap.py").write_text(PLUGIN_MODULE)
     python = make_child_venv(tmp_path / "venv")
 

@@ -10,7 +10,7 @@ import socket
 
 import pytest
 from click.testing import CliRunner
-from conftest import make_plugin_dist, run_cli
+from conftest import HUB_ONLINE, HUB_TOKEN, make_plugin_dist, run_cli
 from hub_server import HubServer
 
 from leaderboard.cli import cli
@@ -27,16 +27,9 @@ from leaderboard.records.store import (
     redact,
 )
 
-TOKEN = "hf_TestTokenThatMustNeverBePrinted123"
-ONLINE = {"HF_HUB_OFFLINE": "0"}  # the test server is local; huggingface_hub refuses every URL when offline
-
-
-@pytest.fixture(autouse=True)
-def _online(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    import huggingface_hub.constants
-
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+TOKEN = HUB_TOKEN
+ONLINE = HUB_ONLINE
+pytestmark = pytest.mark.usefixtures("hub_online")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO, run_cli
+from conftest import HUB_ONLINE, HUB_TOKEN, REPO, run_cli
 from hub_server import HubServer
 
 from leaderboard.cli import cli
@@ -16,15 +16,8 @@ from leaderboard.records.reported import load_reported, reported_uploads
 from leaderboard.records.store import HubStore, Upload, collect
 
 SEED = REPO / "submissions" / "reported"
-ONLINE = {"HF_HUB_OFFLINE": "0", "HF_TOKEN": "hf_TestTokenThatMustNeverBePrinted123"}
-
-
-@pytest.fixture(autouse=True)
-def _online(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    import huggingface_hub.constants
-
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+ONLINE = {**HUB_ONLINE, "HF_TOKEN": HUB_TOKEN}
+pytestmark = pytest.mark.usefixtures("hub_online")
 
 
 @pytest.fixture(scope="module")

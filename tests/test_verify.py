@@ -10,6 +10,7 @@ from conftest import (
     COMLQ,
     NEGCONSTRAINT,
     REPO,
+    WORD_OVERLAP_PYPROJECT,
     make_plugin_dist,
     needs_comlq,
     needs_negconstraint,
@@ -59,20 +60,7 @@ def test_verify_installs_a_missing_plugin_into_a_temporary_venv(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
     (source / "leaderboard_word_overlap.py").write_text(textwrap.dedent(PLUGIN))
-    (source / "pyproject.toml").write_text(
-        textwrap.dedent("""
-        [build-system]
-        requires = ["setuptools>=61"]
-        build-backend = "setuptools.build_meta"
-
-        [project]
-        name = "leaderboard-word-overlap"
-        version = "0.3.0"
-
-        [project.entry-points.leaderboard]
-        word-overlap = "leaderboard_word_overlap"
-        """)
-    )
+    (source / "pyproject.toml").write_text(WORD_OVERLAP_PYPROJECT)
     submission = tmp_path / "subs" / "word-overlap"
     exposed = make_plugin_dist(
         tmp_path / "exposed", "leaderboard-word-overlap", "leaderboard_word_overlap", PLUGIN,
