@@ -226,10 +226,11 @@ def board_html(
     columns = shown_columns(ranking)
     sides = list(getattr(ranking.benchmark, "also", ()) or ())
     # Dimension and Max tokens only where some model's metadata has them (not a column of dashes).
+    facts = _facts(ranking)
     extra = [
         c
         for c in EXTRA_COLUMNS
-        if c in shown and (c in ("Coverage", "Parameters") or c not in MODEL_COLUMNS or _any_metadata(ranking, c))
+        if c in shown and (c in ("Coverage", "Parameters") or c not in MODEL_COLUMNS or c in facts.metadata)
     ]
     missing = "Missing" in shown and any(line.missing for line in unranked)
     direction = ranking.direction
@@ -252,19 +253,8 @@ def board_html(
     if missing:
         headers.append(("Missing", "Missing", "", "What keeps the model off the ranking", "c-missing"))
 
-    # Colour scale and best values over every ranked model (not only this page).
-    scale_rows = ranking.ranked or ranking.unranked
-    bounds = {c.key: _bounds(line.values.get(c.key) for line in scale_rows) for c in columns}
-    bounds["agg"] = _bounds(line.aggregate for line in ranking.ranked)
-    best = {c.key: ranking.best(c.key) for c in columns}
+    bounds, best, side_best, shared = facts.bounds, facts.best, facts.side_best, facts.shared
     best_aggregate = ranking.ranked[0].aggregate if ranking.ranked else None
-    side_best: dict[str, float | None] = {}
-    for side in sides:
-        low, high = _bounds(line.side.get(side.label) for line in ranking.ranked)
-        bounds[f"side:{side.label}"] = (low, high)
-        lower = bool(side.tasks) and side.tasks[0].direction == "lower"
-        side_best[side.label] = low if lower else high
-    shared = {n for n, times in Counter(line.name for line in ranking.lines).items() if times > 1}
 
     def styled(cell: Cell, key: str, value: float | None, column_direction: str) -> str:
         low, high = bounds.get(key, (None, None))
@@ -369,8 +359,46 @@ def board_html(
     return table + _pager(page, pages, first, last, total)
 
 
-def _any_metadata(ranking: Ranking, column: str) -> bool:
-    return any(metadata_value(line.info, column) is not None for line in ranking.lines)
+@dataclass(frozen=True)
+class _Facts:
+    """What every page of a ranking's table shares, read from all its rows once (not on each sort or page)."""
+
+    metadata: frozenset[str]  # the model columns some model's metadata fills
+    bounds: dict[str, tuple[float | None, float | None]]  # the colour scale of each score column
+    best: dict[str, float | None]  # each task column's best value among ranked models
+    side_best: dict[str, float | None]
+    shared: frozenset[str]  # names of two or more rows (each says its revision)
+
+
+def _facts(ranking: Ranking) -> _Facts:
+    found = ranking.__dict__.get("_table_facts")  # a ranking's rows and values never change once ranked
+    if found is None:
+        found = ranking.__dict__["_table_facts"] = _compute_facts(ranking)
+    return found
+
+
+def _compute_facts(ranking: Ranking) -> _Facts:
+    # Colour scale and best values over every ranked model (not only this page).
+    columns = shown_columns(ranking)
+    scale_rows = ranking.ranked or ranking.unranked
+    bounds = {c.key: _bounds(line.values.get(c.key) for line in scale_rows) for c in columns}
+    bounds["agg"] = _bounds(line.aggregate for line in ranking.ranked)
+    side_best: dict[str, float | None] = {}
+    for side in getattr(ranking.benchmark, "also", ()) or ():
+        low, high = _bounds(line.side.get(side.label) for line in ranking.ranked)
+        bounds[f"side:{side.label}"] = (low, high)
+        lower = bool(side.tasks) and side.tasks[0].direction == "lower"
+        side_best[side.label] = low if lower else high
+    metadata = frozenset(
+        c for c in MODEL_COLUMNS if any(metadata_value(line.info, c) is not None for line in ranking.lines)
+    )
+    return _Facts(
+        metadata=metadata,
+        bounds=bounds,
+        best={c.key: ranking.best(c.key) for c in columns},
+        side_best=side_best,
+        shared=frozenset(n for n, times in Counter(line.name for line in ranking.lines).items() if times > 1),
+    )
 
 
 def _named(row: ReportedLine, filters: Filters) -> bool:

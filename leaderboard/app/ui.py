@@ -130,7 +130,7 @@ def build_app(
         return gr.update(choices=choices, value=value)
 
     def kinds_present() -> list[str]:
-        return sorted({str(r["model"]["kind"]) for r in board().shown_rows}) or ["sparse", "dense", "reranker"]
+        return board().kinds or ["sparse", "dense", "reranker"]
 
     def ranking_of(name: str | None, revisions: bool = False) -> Ranking | None:
         if not name or name in (OVERALL, HOME):
