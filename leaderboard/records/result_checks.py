@@ -79,16 +79,23 @@ def score(record: Record, metric: str, subset: str = "default", split: str | Non
 
 def _range_problems(record: Record) -> list[str]:
     problems = []
+    ranges: dict[str, tuple[float | None, float | None]] = {}  # a few metrics, hundreds of cells
+
+    def range_of(name: str) -> tuple[float | None, float | None]:
+        if name not in ranges:
+            ranges[name] = metric_range(record, name)
+        return ranges[name]
+
     for split, subsets in record["scores"].items():
         for subset, values in subsets.items():
             for name, value in values.items():
-                low, high = metric_range(record, name)
+                low, high = range_of(name)
                 if (low is not None and value < low) or (high is not None and value > high):
                     problems.append(f"scores/{split}/{subset}/{name}: {value} is outside {_shown(low, high)}")
     for split, interval_subsets in record.get("confidence_intervals", {}).items():
         for subset, intervals in interval_subsets.items():
             for name, (lower, upper) in intervals.items():
-                low, high = metric_range(record, name)
+                low, high = range_of(name)
                 if lower > upper or (low is not None and lower < low) or (high is not None and upper > high):
                     problems.append(
                         f"confidence_intervals/{split}/{subset}/{name}: [{lower}, {upper}] is not an interval "
