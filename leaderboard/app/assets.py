@@ -111,6 +111,13 @@ def url_state_js(
     )
 
 
+# The file a click on "Download CSV" wrote, downloaded by the browser (as a DownloadButton does with its value).
+DOWNLOAD_JS = (
+    "(file) => { if (file && file.url) { const a = document.createElement('a'); a.href = file.url; "
+    "a.download = file.orig_name || 'leaderboard.csv'; document.body.appendChild(a); a.click(); a.remove(); } }"
+)
+
+
 # The query the page was opened with, kept before any event can rewrite the URL (a tab's select event
 # fires when the page mounts): the page load restores the whole view from it (``url_state.parse``).
 HEAD = "<script>window.leaderboardQuery = window.location.search;</script>"

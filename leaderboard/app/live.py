@@ -78,18 +78,15 @@ class LiveBoard:
 
 
 def _warm(board: Board) -> None:
-    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then Overall,
-    then the statistics of each benchmark's CSV (written after each switch).
+    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then Overall.
 
     Statistics of other rows are computed when a reader pages to them (``page_statistics``): at
     thousands of models, all of them at once would cost seconds and hundreds of megabytes.
     """
-    from leaderboard.app.page_statistics import csv_rows, first_pages
+    from leaderboard.app.page_statistics import first_pages
 
     try:
-        names = [b.name for b in board.benchmarks]
-        first_pages(board, names)
+        first_pages(board, [b.name for b in board.benchmarks])
         board.overall_ranking()
-        csv_rows(board, names)
     except Exception as exc:  # a ranking that fails here fails again, visibly, when it is asked for
         print(f"leaderboard: could not precompute the rankings: {exc}", file=sys.stderr)

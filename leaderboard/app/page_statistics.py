@@ -29,18 +29,25 @@ _LOCK = threading.Lock()
 
 
 def with_statistics(board: Board, ranking: Ranking, lines: Iterable[Line]) -> None:
-    """Give ``lines`` (rows of ``ranking``) their intervals and test against #1, if they do not have them yet."""
+    """Give ``lines`` (rows of ``ranking``) their intervals and test against #1, if they do not have them yet.
+
+    Rows already computed need no lock (a page's rows are usually computed ahead); the others are
+    computed one chunk at a time under the ranking's lock, so a page waits for one chunk of another
+    page's (or a CSV's) rows at most, never for all of them.
+    """
     with _LOCK:
         state = ranking.__dict__.setdefault(_DONE, {"keys": set(), "lock": threading.Lock()})
-    with state["lock"]:
-        done: set = state["keys"]
-        best = ranking.ranked[0] if ranking.ranked else None
-        ranked_keys = {line.key for line in ranking.ranked}
-        todo = list({line.key: line for line in lines if line.key not in done}.values())
-        if best is not None and best.key not in done and best not in todo:
-            todo.insert(0, best)
-        for start in range(0, len(todo), CHUNK):
-            chunk = todo[start : start + CHUNK]
+    done: set = state["keys"]
+    best = ranking.ranked[0] if ranking.ranked else None
+    todo = list({line.key: line for line in lines if line.key not in done}.values())
+    if best is not None and best.key not in done and best not in todo:
+        todo.insert(0, best)
+    ranked_keys = {line.key for line in ranking.ranked}
+    for start in range(0, len(todo), CHUNK):
+        with state["lock"]:
+            chunk = [line for line in todo[start : start + CHUNK] if line.key not in done]
+            if not chunk:
+                continue
             ranked = [line for line in chunk if line.key in ranked_keys and line is not best]
             unranked = [line for line in chunk if line.key not in ranked_keys]
             part = Ranking(
@@ -61,15 +68,3 @@ def first_pages(board: Board, names: Iterable[str], rows: int = 100) -> None:
         ranking = board.ranking(name, with_stats=False)
         if ranking is not None:
             with_statistics(board, ranking, ranking.lines[:rows])
-
-
-def csv_rows(board: Board, names: Iterable[str]) -> None:
-    """The statistics of each benchmark's unfiltered CSV (its first ``CSV_ROWS`` rows), computed ahead.
-
-    The app writes a view's CSV right after drawing its table; at thousands of models its statistics
-    cost about a second per benchmark, which would slow the reader's next click after a switch.
-    """
-    for name in names:
-        ranking = board.ranking(name, with_stats=False)
-        if ranking is not None:
-            with_statistics(board, ranking, ranking.lines[:CSV_ROWS])

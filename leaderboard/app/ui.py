@@ -24,7 +24,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 import gradio as gr
 
 from leaderboard.app import board_table, charts, landing, loading, overall_view, pages, render, url_state, views
-from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, SORT_JS, TABLE_CSS, url_js, url_state_js
+from leaderboard.app.assets import DOWNLOAD_JS, HEAD, PAGE_CSS, RESTORE_JS, SORT_JS, TABLE_CSS, url_js, url_state_js
 from leaderboard.app.board import OVERALL, Board, label_of
 from leaderboard.app.comparison_view import choice_value, comparison_html, parse_choice
 from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, Filters
@@ -161,7 +161,8 @@ def build_app(
     ] = {}  # the CSV of each view (its rows, not its sort or page) per results revision
 
     def render_csv(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
-        """The download button's file: the view on screen, as numbers (after the table, off its critical path)."""
+        """The CSV of the view on screen, as numbers: written when the reader asks for it (its statistics cost
+        about a second at thousands of models; written after every view change, they slowed the next click)."""
         filters = _filters(kinds, kinds_present(), instructions, sizes, search)
         key = (live.generation, name, filters, bool(revisions), tuple(chosen or ()) if name == OVERALL else ())
         path = csv_paths.get(key)
@@ -355,7 +356,8 @@ def build_app(
                 board_go = gr.Button("sort or page", elem_id="board-go", elem_classes=["state-box"])
                 table = _table_html('<div class="empty" id="board-loading">Loading…</div>', elem_id="board")
                 with gr.Row():
-                    csv = gr.DownloadButton("Download CSV of this view", elem_id="download-csv", size="sm", scale=0)
+                    csv = gr.Button("Download CSV of this view", elem_id="download-csv", size="sm", scale=0)
+                    csv_file = gr.File(visible=False)  # the file the click writes, handed to the browser
                 notes = gr.HTML("", elem_id="notes", js_on_load=None)
             with gr.Tab("Task views", id="views") as views_tab:
                 with gr.Row():
@@ -496,26 +498,31 @@ def build_app(
             [query, query_width],
             [selector, shown, tabs, active, chart_width, *filter_inputs, *view_outputs, skipped, about, model_lists],
             js=RESTORE_JS,
-        ).then(render_csv, board_inputs, csv, show_progress="hidden")
+        )
 
-        def on_benchmark(name, showing, active_tab, n, search_text, width, *state):
-            if name == showing:  # the selector's second input event (on blur), or the same choice: drawn already
+        def on_benchmark(name, showing, filled, active_tab, n, search_text, width, *state):
+            """The new benchmark's board; only what changed is sent (each update costs the browser a redraw)."""
+            if name == showing:  # set by a page load or a tick that drew it already
                 return [gr.skip()] * (2 + len(view_outputs))
             current = board()
-            chosen = state[-1]
-            out: list[Any] = [name, "", "1", _overall_update(current, name, chosen)]
+            sort, page, chosen = state[-3:]
+            out: list[Any] = [name, _changed("", sort), _changed("1", str(page))]
+            hidden = OVERALL not in (name, showing)  # the Overall set stays hidden
+            out.append(gr.skip() if hidden else _overall_update(current, name, chosen))
             out += list(render_board(*(name, *state[:-3], "", 1, chosen)))
             lists = unfilled()  # the switch dropped the link's picks (models, a, b) from the URL
             if active_tab == "views":
                 picks_update, _, lists = fill_picks(name, lists)
                 out += [picks_update, views_key(name, n, [], width)]
-            else:  # emptied: the tab fills them for this benchmark when it opens
-                out += [gr.update(choices=[], value=[]), gr.skip()]
+            else:  # emptied (if filled): the tab fills them for this benchmark when it opens
+                out += [gr.skip() if filled.get("views") is None else gr.update(choices=[], value=[]), gr.skip()]
             size = render_size(name, width) if active_tab == "size" else (gr.skip(), gr.skip())
             out += list(size)
             if active_tab == "compare":
                 a_update, b_update, a, b, lists = fill_compare(name, lists)
                 out += [a_update, b_update, render_compare(name, a, b)]
+            elif filled.get("compare") is None:
+                out += [gr.skip(), gr.skip(), gr.skip()]
             else:
                 out += [gr.update(choices=[], value=None), gr.update(choices=[], value=None), gr.skip()]
             out.append(render_provenance(name, search_text) if active_tab == "provenance" else gr.skip())
@@ -524,12 +531,12 @@ def build_app(
 
         selector.change(
             on_benchmark,
-            [selector, shown, active, top_n, provenance_search, chart_width, *filter_inputs, sort_box, page_box]
-            + [overall_set],
+            [selector, shown, model_lists, active, top_n, provenance_search, chart_width, *filter_inputs, sort_box]
+            + [page_box, overall_set],
             [shown, *view_outputs, model_lists],
             js=url_state_js({0: "benchmark"}, reset=("sort", "p", "models", "a", "b", "overall"), reset_on_change=True),
             show_progress_on=table,  # one spinner where the reader looks, not one on each of 16 outputs
-        ).then(render_csv, board_inputs, csv, show_progress="hidden")
+        )
 
         # A filter or column change renders page 1 of the new view; its value goes into the URL.
         def on_filter(*state):
@@ -549,16 +556,17 @@ def build_app(
                 [page_box, *board_outputs],
                 js=url_state_js({position: parameters[position]}, defaults, reset=("p",)),
                 show_progress="hidden",
-            ).then(render_csv, board_inputs, csv, show_progress="hidden")
+            )
         # Header clicks and the pager write the state boxes (assets.SORT_JS): one page, sorted over all rows.
         board_go.click(render_board, board_inputs, board_outputs, show_progress="hidden")
+        csv.click(render_csv, board_inputs, csv_file, show_progress_on=csv).then(None, csv_file, None, js=DOWNLOAD_JS)
         overall_set.input(
             on_filter,
             board_inputs,
             [page_box, *board_outputs],
             js=url_state_js({9: "overall"}),
             show_progress="hidden",
-        ).then(render_csv, board_inputs, csv, show_progress="hidden")
+        )
 
         board_tab.select(lambda: "board", None, active, js=url_js("tab", "board"))
 
@@ -628,9 +636,7 @@ def build_app(
         if poll_seconds:
             timer = gr.Timer(min(max(poll_seconds / 4, 5.0), 60.0))
             outputs = [generation, status, selector, shown, *board_outputs]
-            timer.tick(on_tick, [generation, *board_inputs], outputs).then(
-                render_csv, board_inputs, csv, show_progress="hidden"
-            )
+            timer.tick(on_tick, [generation, *board_inputs], outputs)
     app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
     return app
 
