@@ -171,6 +171,21 @@ def test_provenance_names_its_interval_column_as_the_files_own(board):
     assert any("File" in h for h in headers[:4])  # the file early, not cut off at the right edge
 
 
+def test_provenance_is_paged_and_every_result_is_on_some_page(board, monkeypatch):
+    """One page of results at a time (a 10,000-file board's full list cost the browser a second), all reachable."""
+    tasks = [t.task for t in board.benchmark("Demo retrieval").tasks]
+    files = lambda html: re.findall(r'<td data-v="([^"]*)" class="c-file">', html)
+    everything = files(pages.provenance_html(board, tasks))
+    assert len(everything) > 3 and "provenance-pager" not in pages.provenance_html(board, tasks)  # one page
+    monkeypatch.setattr(pages, "PAGE_SIZE", 3)
+    first = pages.provenance_html(board, tasks)
+    assert 'data-box="provenance-page" data-go="provenance-go"' in first and "results 1–3 of" in first
+    count = -(-len(everything) // 3)
+    paged = [f for number in range(1, count + 1) for f in files(pages.provenance_html(board, tasks, page=number))]
+    assert paged == everything  # the same order, each result once
+    assert files(pages.provenance_html(board, tasks, page=99)) == everything[(count - 1) * 3 :]  # past the end: last
+
+
 def test_page_sentences_are_not_garbled(board):
     # no doubled parentheticals, no "Overall: Overall =", no arrow twice in one About row
     for name in ("Demo retrieval", "Conditions", "Followish"):

@@ -17,7 +17,10 @@ const toBox = (id, value) => {
   box.dispatchEvent(new Event('input', { bubbles: true }));
 };
 // The boxes hold the request; a click on the (hidden) button sends it (a script's input event does not).
-const send = () => setTimeout(() => { const go = document.querySelector('#board-go'); if (go) go.click(); }, 0);
+const send = (id = 'board-go') => setTimeout(() => {
+  const go = document.querySelector('#' + id);
+  if (go) go.click();
+}, 0);
 const toUrl = (entries) => {
   const url = new URL(window.location.href);
   for (const [k, v] of entries) {
@@ -26,12 +29,12 @@ const toUrl = (entries) => {
   window.history.replaceState(null, '', url);
 };
 element.addEventListener('click', (event) => {
-  const pageButton = event.target.closest('button[data-page]');
+  const pageButton = event.target.closest('.pager[data-box] button[data-page]');
   if (pageButton && element.contains(pageButton)) {
-    const page = pageButton.dataset.page;
-    toUrl([['p', page === '1' ? '' : page]]);
-    toBox('page-state', page);
-    send();
+    const page = pageButton.dataset.page, pager = pageButton.closest('.pager');
+    if (pager.dataset.box === 'page-state') toUrl([['p', page === '1' ? '' : page]]);  // the board's page: in the URL
+    toBox(pager.dataset.box, page);
+    send(pager.dataset.go);
     return;
   }
   const th = event.target.closest('th[data-col]');

@@ -19,12 +19,14 @@ from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Line, Ranking
 from leaderboard.app.render import (
     ARROW,
+    PAGE_SIZE,
     ZERO_WIDTH_RULE,
     Cell,
     aggregate_title,
     empty,
     esc,
     model_cell,
+    pager,
     parameters,
     score,
     span,
@@ -32,7 +34,6 @@ from leaderboard.app.render import (
 from leaderboard.app.reported_tier import ReportedLine
 from leaderboard.app.values import MISSING, finite
 
-PAGE_SIZE = 100
 # Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them.
 MODEL_COLUMNS = ("Parameters", "Dimension", "Max tokens")
 EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", "Kind", "Instructions")
@@ -176,21 +177,6 @@ def _value(
     elif ci and not ci[1] > ci[0]:
         title = ZERO_WIDTH_RULE
     return Cell(f'<span class="v">{score(value)}</span>{interval}', value, classes, title)
-
-
-def _pager(page: int, pages: int, first: int, last: int, total: int) -> str:
-    if pages <= 1:
-        return ""
-
-    def button(target: int, text: str) -> str:
-        disabled = " disabled" if target == page or not 1 <= target <= pages else ""
-        return f'<button type="button" data-page="{target}"{disabled}>{text}</button>'
-
-    return (
-        f'<div class="pager" id="board-pager">{button(1, "« first")}{button(page - 1, "‹ previous")}'
-        f"<span>models {first}–{last} of {total} · page {page} of {pages}</span>"
-        f"{button(page + 1, 'next ›')}{button(pages, 'last »')}</div>"
-    )
 
 
 def board_html(
@@ -356,7 +342,7 @@ def board_html(
         f"<thead><tr>{head}</tr></thead>{''.join(bodies)}</table></div>"
     )
     first, last = (start + 1, min(stop, total)) if total else (0, 0)
-    return table + _pager(page, pages, first, last, total)
+    return table + pager(page, pages, first, last, total, "models", "board-pager", "page-state", "board-go")
 
 
 @dataclass(frozen=True)

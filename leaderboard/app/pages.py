@@ -13,11 +13,13 @@ from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Ranking
 from leaderboard.app.render import (
     ARROW,
+    PAGE_SIZE,
     ZERO_WIDTH_RULE,
     Cell,
     aggregate_title,
     esc,
     model_cell,
+    pager,
     safe_url,
     score,
     span,
@@ -221,7 +223,8 @@ def view_heading(task: str, view: View) -> str:
 # -- provenance and skipped --------------------------------------------------------------------------
 
 
-def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int = 500) -> str:
+def provenance_html(board: Board, tasks: list[str], search: str = "", page: int = 1) -> str:
+    """Every result behind the view, one page (``PAGE_SIZE`` rows) at a time, with a pager to the others."""
     wanted = set(tasks)
     rows = [r for r in board.shown_rows if r["task"]["name"] in wanted]
     if search:
@@ -244,8 +247,11 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
         ("Date", "", "c-text"),
         ("Source", "", "c-text"),
     ]
+    pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
+    page = min(max(1, page), pages)
+    start, stop = (page - 1) * PAGE_SIZE, min(page * PAGE_SIZE, len(rows))
     body = []
-    for r in rows[:limit]:
+    for r in rows[start:stop]:
         task, digest = r["task"], r["task"].get("content_hash") or ""
         complete = "complete" if r["complete"] else f"partial ({r.get('coverage_reason') or 'subset'})"
         harness = f"{r.get('harness') or ''} {(r.get('harness_commit') or '')[:8]}".strip()
@@ -267,7 +273,9 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", limit: int
                 Cell("imported from mteb" if r.get("imported") else "run here", int(bool(r.get("imported"))), "c-text"),
             ]
         )
-    more = f'<p class="note">Showing {limit} of {len(rows)} results; search to narrow.</p>' if len(rows) > limit else ""
+    more = pager(
+        page, pages, start + 1, stop, len(rows), "results", "provenance-pager", "provenance-page", "provenance-go"
+    )
     return table(headers, [("rows", "", body)], "provenance-table") + more
 
 

@@ -126,6 +126,29 @@ def table(
     return "".join(parts)
 
 
+PAGE_SIZE = 100  # rows of a page of a server-paged table (the board, provenance)
+
+
+def pager(
+    page: int, pages: int, first: int, last: int, total: int, noun: str, element_id: str, box: str, go: str
+) -> str:
+    """Buttons to another page of a server-paged table: a click writes the page into the state box ``box``
+    and clicks the hidden button ``go`` (``assets.SORT_JS``). Empty when everything fits one page."""
+    if pages <= 1:
+        return ""
+
+    def button(target: int, text: str) -> str:
+        disabled = " disabled" if target == page or not 1 <= target <= pages else ""
+        return f'<button type="button" data-page="{target}"{disabled}>{text}</button>'
+
+    return (
+        f'<div class="pager" id="{element_id}" data-box="{box}" data-go="{go}">'
+        f"{button(1, '« first')}{button(page - 1, '‹ previous')}"
+        f"<span>{noun} {first}–{last} of {total} · page {page} of {pages}</span>"
+        f"{button(page + 1, 'next ›')}{button(pages, 'last »')}</div>"
+    )
+
+
 def model_cell(info: dict[str, Any], cls: str = "c-model") -> Cell:
     name = str(info.get("name", ""))
     url = safe_url(info.get("reference"))

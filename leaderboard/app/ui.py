@@ -209,7 +209,7 @@ def build_app(
             return None, render.empty(f"Charts need altair: {charts.INSTALL}") + note
         return charts.size_chart(frame, y_label, width), note
 
-    def render_provenance(name, search):
+    def render_provenance(name, search, page=1):
         current = board()
         if name in (OVERALL, HOME) or not name:
             wanted = set(current.overall_benchmarks) if name == OVERALL else set(benchmark_list(current))
@@ -223,7 +223,7 @@ def build_app(
             "intervals are computed from the per-query values, so a result without a stored one still has "
             "its interval on the board).</p>"
         )
-        return intro + pages.provenance_html(current, tasks, search or "")
+        return intro + pages.provenance_html(current, tasks, search or "", _page(page))
 
     def compare_choices(name) -> tuple[list[tuple[str, str]], list[str]]:
         """Every model (each revision) with results on the benchmark, and the default pair (#1 and #2)."""
@@ -388,6 +388,10 @@ def build_app(
                 comparison = _table_html("", elem_id="compare")
             with gr.Tab("Provenance", id="provenance") as provenance_tab:
                 provenance_search = gr.Textbox(label="Search models", elem_id="provenance-search")
+                provenance_page = gr.Textbox(
+                    "1", elem_id="provenance-page", elem_classes=["state-box"], show_label=False
+                )
+                provenance_go = gr.Button("page", elem_id="provenance-go", elem_classes=["state-box"])
                 provenance = _table_html("", elem_id="provenance")
             with gr.Tab("Skipped", id="skipped") as skipped_tab:
                 skipped = _table_html("", elem_id="skipped")
@@ -620,6 +624,9 @@ def build_app(
             js=url_js("tab", "provenance"),
         )
         provenance_search.change(render_provenance, [selector, provenance_search], provenance, show_progress="hidden")
+        provenance_go.click(  # the pager (assets.SORT_JS)
+            render_provenance, [selector, provenance_search, provenance_page], provenance, show_progress="hidden"
+        )
         skipped_tab.select(
             lambda: ("skipped", pages.skipped_html(board())), None, [active, skipped], js=url_js("tab", "skipped")
         )
