@@ -180,10 +180,12 @@ def interactions(page) -> dict[str, float]:
     )
     pager = page.locator("#board-pager button[data-page='2']").first
     if pager.count():
-        out["next page"] = timed(
+        out["next page"] = timed(  # to page 2 drawn (the URL changes before the request is sent)
             pager.click,
             lambda: page.wait_for_function(
-                "() => new URLSearchParams(location.search).get('p') === '2'", timeout=60_000
+                "() => new URLSearchParams(location.search).get('p') === '2' && "
+                "(document.querySelector('#board-pager span')?.innerText || '').includes('page 2 of')",
+                timeout=60_000,
             ),
         )
     page.locator("#filters").get_by_text("Filters and columns").click()
