@@ -26,6 +26,7 @@ from leaderboard.app.render import (
     empty,
     esc,
     model_cell,
+    page_slice,
     pager,
     parameters,
     score,
@@ -202,9 +203,7 @@ def board_html(
         papers = sort_lines(papers, _reported_sort_value(sort[0]), sort[1])  # the reported tier follows the sort
     # One page over the two tiers of runs (ranked first); reported rows follow on the last page.
     total = len(ranked) + len(unranked)
-    pages = max(1, math.ceil(total / PAGE_SIZE))
-    page = min(max(1, request.page), pages)
-    start, stop = (page - 1) * PAGE_SIZE, page * PAGE_SIZE
+    page, pages, start, stop = page_slice(total, request.page, PAGE_SIZE)
     page_ranked = ranked[start:stop]
     page_unranked = unranked[max(0, start - len(ranked)) : max(0, stop - len(ranked))]
     if prepare is not None:
@@ -357,9 +356,9 @@ class _Facts:
 
 
 def _facts(ranking: Ranking) -> _Facts:
-    found = ranking.__dict__.get("_table_facts")  # a ranking's rows and values never change once ranked
+    found = ranking.memo.get("table_facts")
     if found is None:
-        found = ranking.__dict__["_table_facts"] = _compute_facts(ranking)
+        found = ranking.memo["table_facts"] = _compute_facts(ranking)
     return found
 
 

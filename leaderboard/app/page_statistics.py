@@ -36,7 +36,7 @@ def with_statistics(board: Board, ranking: Ranking, lines: Iterable[Line]) -> No
     page's (or a CSV's) rows at most, never for all of them.
     """
     with _LOCK:
-        state = ranking.__dict__.setdefault(_DONE, {"keys": set(), "lock": threading.Lock()})
+        state = ranking.memo.setdefault(_DONE, {"keys": set(), "lock": threading.Lock()})
     done: set = state["keys"]
     best = ranking.ranked[0] if ranking.ranked else None
     todo = list({line.key: line for line in lines if line.key not in done}.values())

@@ -19,6 +19,7 @@ from leaderboard.app.render import (
     aggregate_title,
     esc,
     model_cell,
+    page_slice,
     pager,
     safe_url,
     score,
@@ -247,9 +248,7 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", page: int 
         ("Date", "", "c-text"),
         ("Source", "", "c-text"),
     ]
-    pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
-    page = min(max(1, page), pages)
-    start, stop = (page - 1) * PAGE_SIZE, min(page * PAGE_SIZE, len(rows))
+    page, pages, start, stop = page_slice(len(rows), page, PAGE_SIZE)
     body = []
     for r in rows[start:stop]:
         task, digest = r["task"], r["task"].get("content_hash") or ""

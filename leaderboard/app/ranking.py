@@ -87,6 +87,9 @@ class Ranking:
     aggregated: int  # number of tasks in the aggregate
     interval_note: str = ""
     test_note: str = ""
+    # What views derive from a ranking once (its rows and values never change once ranked): the
+    # statistics computed so far (page_statistics), what every page of its table shares (board_table).
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def lines(self) -> list[Line]:

@@ -129,6 +129,13 @@ def table(
 PAGE_SIZE = 100  # rows of a page of a server-paged table (the board, provenance)
 
 
+def page_slice(total: int, page: int, size: int = PAGE_SIZE) -> tuple[int, int, int, int]:
+    """(page, pages, start, stop) of ``total`` rows, ``size`` a page, ``page`` clamped to the pages there are."""
+    pages = max(1, math.ceil(total / size))
+    page = min(max(1, page), pages)
+    return page, pages, (page - 1) * size, min(page * size, total)
+
+
 def pager(
     page: int, pages: int, first: int, last: int, total: int, noun: str, element_id: str, box: str, go: str
 ) -> str:

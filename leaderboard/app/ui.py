@@ -156,9 +156,8 @@ def build_app(
         notes = pages.board_notes(ranking, len(papers)) if ranking.lines or papers else ""
         return pages.benchmark_summary(current, name, ranking, filters), html, notes
 
-    csv_paths: dict[
-        tuple, str | None
-    ] = {}  # the CSV of each view (its rows, not its sort or page) per results revision
+    # The CSV of each view (its rows, not its sort or page) per results revision.
+    csv_paths: dict[tuple, str | None] = {}
 
     def render_csv(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
         """The CSV of the view on screen, as numbers: written when the reader asks for it (its statistics cost

@@ -42,11 +42,10 @@ def plain_record(data: Any) -> dict[str, Any] | None:
         return None
     try:
         record: dict[str, Any] = validator.validate_python(data)
-        if scores_problem(record["scores"]) is None and not record_problems(record):
-            return record
+        accepted = scores_problem(record["scores"]) is None and not record_problems(record)
     except Exception:  # any doubt goes to the canonical reader (read_plain)
         return None
-    return None
+    return record if accepted else None
 
 
 def read_plain(path: Path) -> dict[str, Any]:
