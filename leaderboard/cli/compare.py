@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from leaderboard.cli.console import err, escape, out, progress
-from leaderboard.cli.formats import at_floor, format_p
+from leaderboard.cli.formats import at_floor, check_columns, columns_option, format_p
 from leaderboard.cli.run import data_dirs_option
 
 DATA_DIR_HELP = "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task."
@@ -49,7 +49,10 @@ FORMATS = ("table", "json", "markdown", "latex")
     show_default=True,
     help="A table, JSON, or a paper-ready Markdown or LaTeX table.",
 )
-def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt) -> None:
+@columns_option(
+    "task, metric, queries, a, b, difference, p, p_holm (default: all; with one task p, not p_holm, which equals it)"
+)
+def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt, columns) -> None:
     """Is A better than B? Paired bootstrap and randomization tests per task, Holm-corrected across tasks.
 
     Complete results of A and B under --results are reused (no data or task plugin needed); missing
@@ -59,6 +62,7 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
     from leaderboard.metrics.bootstrap import N_RESAMPLES  # declared once there; numpy only when comparing
 
     resamples = resamples or N_RESAMPLES
+    check_columns(columns, fmt)
     from leaderboard.errors import BadInput
     from leaderboard.records.comparison import compare_task, with_holm
 
@@ -87,7 +91,7 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
     if fmt in ("markdown", "latex"):
         from leaderboard.cli.paper_tables import comparison_table
 
-        click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt), nl=False)
+        click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt, columns), nl=False)
         return
     _table(model_a, model_b, comparisons, resamples)
 

@@ -49,6 +49,7 @@ def progress() -> Progress:
 
 
 def escape(text: object) -> str:
-    from rich.markup import escape as rich_escape
+    """Text from a result, a plugin or the user, for rich: without control or bidi characters, markup escaped."""
+    from leaderboard.cli.sanitize import terminal
 
-    return rich_escape(str(text))
+    return terminal(text)
