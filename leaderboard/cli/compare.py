@@ -15,7 +15,7 @@ import click
 
 from leaderboard.cli.console import err, escape, out, progress
 from leaderboard.cli.formats import at_floor, check_columns, columns_option, format_p
-from leaderboard.cli.run import data_dirs_option
+from leaderboard.cli.run import QUIET_HELP, data_dirs_option
 
 DATA_DIR_HELP = "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task."
 FORMATS = ("table", "json", "markdown", "latex")
@@ -52,7 +52,8 @@ FORMATS = ("table", "json", "markdown", "latex")
 @columns_option(
     "task, metric, queries, a, b, difference, p, p_holm (default: all; with one task p, not p_holm, which equals it)"
 )
-def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt, columns) -> None:
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt, columns, quiet) -> None:
     """Is A better than B? Paired bootstrap and randomization tests per task, Holm-corrected across tasks.
 
     Complete results of A and B under --results are reused (no data or task plugin needed); missing
@@ -70,7 +71,7 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
     finder = _Finder(results_dir)
     runner = _Runner(results_dir, data_dirs, tasks)
     comparisons, pairs = [], []
-    with progress() as bar:
+    with progress(quiet) as bar:
         for task in tasks:
             found = [finder.find(spec, task) or runner.run(spec, task, bar) for spec in (model_a, model_b)]
             for status, path, _ in found:
