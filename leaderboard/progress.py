@@ -20,7 +20,9 @@ class Reporter(Protocol):
 
     def advance(self, task_id: Any, advance: float = ...) -> None: ...
 
-    def update(self, task_id: Any, *, total: float | None = ..., completed: float | None = ...) -> None: ...
+    def update(
+        self, task_id: Any, *, total: float | None = ..., completed: float | None = ..., visible: bool | None = ...
+    ) -> None: ...
 
 
 _current: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar("progress", default=None)
@@ -57,6 +59,9 @@ def step(description: str, total: float | None = None) -> Iterator[_Step]:
     handle = _Step(progress, task_id)
     try:
         yield handle
-    finally:
+    except BaseException:
         if progress is not None and task_id is not None:
-            progress.update(task_id, total=total or 1, completed=total or 1)  # shown as finished
+            progress.update(task_id, visible=False)  # a phase that failed is not shown as done: the error says why
+        raise
+    if progress is not None and task_id is not None:
+        progress.update(task_id, total=total or 1, completed=total or 1)  # shown as finished

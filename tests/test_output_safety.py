@@ -175,3 +175,27 @@ def register_models(register):
         ran = run_cli(*command, env=env)
         assert ran.returncode == 0, ran.stderr
         assert "evil-model" in ran.stdout and "\x1b" not in ran.stdout and BIDI not in ran.stdout, command
+
+
+def test_cite_of_a_hostile_benchmark_strips_control_and_bidi_characters(tmp_path):
+    source = """
+from leaderboard import Benchmark, BenchmarkTask, hookimpl
+
+@hookimpl
+def register_benchmarks(register):
+    register(
+        "Evil",
+        lambda: Benchmark(
+            name="Evil",
+            description="x",
+            reference="https://example.org",
+            tasks=(BenchmarkTask("demo", "ndcg_at_10"),),
+            bibtex="@misc{evil,\\n  title = {\\x1b[2J\\x1b]0;pwned\\x07Evil \\u202etxt.exe},\\n  year = {2026}\\n}",
+        ),
+    )
+"""
+    site = tmp_path / "site"
+    make_plugin_dist(site, "evil-bench", "evil_bench", source, {"evil-bench": "evil_bench"})
+    ran = run_cli("cite", "Evil", env={"PYTHONPATH": str(site)})
+    assert ran.returncode == 0, ran.stderr
+    assert "title = {Evil txt.exe}," in ran.stdout and "\x1b" not in ran.stdout and BIDI not in ran.stdout

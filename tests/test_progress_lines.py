@@ -68,6 +68,18 @@ def test_a_phase_mirrored_from_ray_ends_once():
     assert _lines(stream) == ["job 1 · encoding corpus: 200/200 done in 4.0s (50.0/s)"]
 
 
+def test_a_phase_that_fails_is_not_reported_as_done():
+    import pytest
+
+    clock, stream = Clock(), io.StringIO()
+    lines = ProgressLines(stream, interval=15, clock=clock, background=False)
+    with use_progress(lines), pytest.raises(ValueError), step("loading data"):
+        raise ValueError("bad row")
+    clock.now += 60
+    lines.report_due()
+    assert stream.getvalue() == ""
+
+
 def test_durations_read_as_a_person_writes_them():
     assert [duration(s) for s in (8.24, 288, 3720)] == ["8.2s", "4m48s", "1h02m"]
 

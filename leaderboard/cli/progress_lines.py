@@ -103,16 +103,26 @@ class ProgressLines:
             if phase is not None:
                 phase.completed += advance
 
-    def update(self, task_id: int, total: float | None = None, completed: float | None = None, **_: Any) -> None:
+    def update(
+        self,
+        task_id: int,
+        total: float | None = None,
+        completed: float | None = None,
+        visible: bool | None = None,
+        **_: Any,
+    ) -> None:
         with self._lock:
             phase = self._phases.get(task_id)
-            if phase is None:
+            if phase is None or phase.finished:
+                return
+            if visible is False:  # hidden (a phase that failed): no line, now or later
+                phase.finished = True
                 return
             if total is not None:
                 phase.total = total
             if completed is not None:
                 phase.completed = completed
-            if not phase.finished and phase.total is not None and phase.completed >= phase.total:
+            if phase.total is not None and phase.completed >= phase.total:
                 phase.finished = True  # progress.step marks a phase finished this way when it ends
                 self._write(self._ended(phase))
 
