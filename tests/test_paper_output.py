@@ -188,3 +188,20 @@ def test_compare_runs_only_what_is_missing(tmp_path):
     assert f"reused: {first.path}" in ran.stderr
     written = [line for line in ran.stderr.splitlines() if line.startswith("written: ")]
     assert len(written) == 1 and "bm25-okapi" in written[0] and "skipped" not in ran.stderr
+
+
+def test_markdown_tables_parse_as_gfm_tables(results_only):
+    """GitHub renders them as tables: a GFM reader (markdown-it-py with tables) finds one table, every row full."""
+    from markdown_it import MarkdownIt
+
+    folder, env = results_only
+    args = ("compare", "bm25", "bm25-okapi", "--task", "negconstraint", "--results", str(folder))
+    for ran in (run_cli(*args, "--format", "markdown", env=env), run_cli("show", str(folder), "--format", "markdown")):
+        assert ran.returncode == 0, ran.stderr
+        tokens = MarkdownIt("commonmark").enable("table").parse(ran.stdout)
+        kinds = [t.type for t in tokens]
+        assert kinds.count("table_open") == 1
+        cells_per_row = [
+            kinds[i : kinds.index("tr_close", i)].count("td_open") for i, k in enumerate(kinds) if k == "tr_open"
+        ]
+        assert len(set(cells_per_row[1:])) == 1 and cells_per_row[1] == kinds.count("th_open") > 1
