@@ -205,3 +205,11 @@ def test_markdown_tables_parse_as_gfm_tables(results_only):
             kinds[i : kinds.index("tr_close", i)].count("td_open") for i, k in enumerate(kinds) if k == "tr_open"
         ]
         assert len(set(cells_per_row[1:])) == 1 and cells_per_row[1] == kinds.count("th_open") > 1
+
+
+def test_a_paper_table_of_no_complete_result_is_refused(tmp_path):
+    ran = run_cli("run", "-m", "bm25", "-t", "demo", "--limit", "3", "--output", str(tmp_path / "r"), "--quiet")
+    assert ran.returncode == 0, ran.stderr
+    shown = run_cli("show", str(tmp_path / "r"), "--format", "latex")
+    assert shown.returncode == 2 and shown.stdout == ""
+    assert "no complete result to put in a table (1 partial result: complete runs have no --limit" in shown.stderr

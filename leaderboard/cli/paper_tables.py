@@ -292,6 +292,19 @@ def results_table(index: Any, fmt: str, title: str = "", columns: Sequence[str] 
     from leaderboard.records.comparison import compare_values
 
     complete = [(path, s) for path, s in index.summaries() if s["complete"]]
+    if not complete:
+        from leaderboard.errors import BadInput
+
+        partial = len(index.summaries())
+        raise BadInput(
+            f"{index.root}: no complete result to put in a table"
+            + (
+                f" ({partial} partial result{'s' if partial != 1 else ''}: complete runs have no --limit or --corpus-sample)"
+                if partial
+                else ""
+            )
+            + "."
+        )
     tasks = sorted({s["task"]["name"] for _, s in complete})
     models = sorted({(s["model"]["name"], s["model"]["revision"]) for _, s in complete})
     several_revisions = len({name for name, _ in models}) < len(models)
