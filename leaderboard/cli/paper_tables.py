@@ -296,15 +296,8 @@ def results_table(index: Any, fmt: str, title: str = "", columns: Sequence[str] 
         from leaderboard.errors import BadInput
 
         partial = len(index.summaries())
-        raise BadInput(
-            f"{index.root}: no complete result to put in a table"
-            + (
-                f" ({partial} partial result{'s' if partial != 1 else ''}: complete runs have no --limit or --corpus-sample)"
-                if partial
-                else ""
-            )
-            + "."
-        )
+        why = f" ({_count(partial, 'partial result')}: complete runs have no --limit or --corpus-sample)"
+        raise BadInput(f"{index.root}: no complete result to put in a table{why if partial else ''}.")
     tasks = sorted({s["task"]["name"] for _, s in complete})
     models = sorted({(s["model"]["name"], s["model"]["revision"]) for _, s in complete})
     several_revisions = len({name for name, _ in models}) < len(models)
