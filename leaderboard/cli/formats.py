@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from leaderboard.cli.console import escape, out
+from leaderboard.records import p_value_text
 
 FORMATS = ("table", "json", "csv")
 PAPER_FORMATS = ("markdown", "latex")  # paper-ready tables (``leaderboard.cli.paper_tables``)
@@ -88,9 +89,7 @@ def emit(
 
 def at_floor(comparison, resamples: int) -> bool:
     """A sampled test's smallest p, 2 / (resamples + 1) two-sided: the true p may be smaller."""
-    return not comparison.exact and comparison.p_value <= 2 / (resamples + 1) * (1 + 1e-9)
+    return p_value_text.at_floor(comparison.p_value, resamples, comparison.exact)
 
 
-def format_p(value: float, upper_bound: bool) -> str:
-    text = f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
-    return f"≤{text}" if upper_bound else text
+format_p = p_value_text.format_p  # the one writing of a p-value, the app's comparison view's too

@@ -75,6 +75,15 @@ def _positions(stored: Mapping[str, Any], subset: str, n: int) -> list[int] | st
     return positions
 
 
+def subset_ids(stored: Mapping[str, Any] | None, subset: str) -> tuple[str, ...] | str:
+    """The ids of the queries that form ``subset`` (all for "default"), whatever metrics they have; or why not."""
+    ids = (stored or {}).get("ids")
+    if not isinstance(ids, list) or not ids:
+        return "the result has no per-query values"
+    positions = _positions(stored or {}, subset, len(ids))
+    return positions if isinstance(positions, str) else tuple(ids[p] for p in positions)
+
+
 def strata(stored: Mapping[str, Any] | None, metric: str, subset: str = "default") -> list[Stratum] | str:
     """The per-query values behind ``metric`` on ``subset`` (main split), or why there are none.
 
