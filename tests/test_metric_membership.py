@@ -66,8 +66,9 @@ def test_lsnc_cells_have_the_interval_of_the_queries_each_judge_labelled(board_w
 
 
 def test_new_comlq_results_record_which_queries_lsnc_is_computed_on(tmp_path):
-    import leaderboard
     from app_fixtures import write_comlq
+
+    import leaderboard
 
     types = write_comlq(tmp_path / "data")
     queries = [json.loads(line) for line in (tmp_path / "data" / "queries.jsonl").read_text().splitlines()]
