@@ -6,6 +6,9 @@ The public API, importable from here:
 * ``evaluate(models, tasks, *, output=..., batch_size=..., ...)``: run models on tasks and write result files
   (typed keywords, one per field of ``RunOptions``);
 * ``BadInput``: the exception a plugin raises for a user's mistake (exit code 2).
+* ``per_query_frame(results, metrics=None)``: the per-query values of one result or many (a ``Result``,
+  a file, a folder, or a list) as a pandas DataFrame: model, revision, task, result_path, query_id,
+  subsets, metric, value (``leaderboard.records.per_query_frame``).
 * ``leaderboard.toolkit``: what plugins may use besides the contract (metrics, data helpers, hashing, ...).
 
 Names are loaded on first use, so ``leaderboard --help`` imports neither numpy, pydantic nor pluggy.
@@ -23,6 +26,7 @@ _LAZY = {
     "RunOutcome": "leaderboard.engine.api",
     "BadInput": "leaderboard.errors",
     "LeaderboardError": "leaderboard.errors",
+    "per_query_frame": "leaderboard.records.per_query_frame",
 }
 _CONTRACT = (
     "Benchmark",
@@ -67,6 +71,7 @@ if TYPE_CHECKING:
     __version__: str
     from leaderboard.engine.api import RunOptions, RunOutcome, evaluate  # noqa: F401
     from leaderboard.errors import BadInput, LeaderboardError  # noqa: F401
+    from leaderboard.records.per_query_frame import per_query_frame  # noqa: F401
 
 
 def _version() -> str:

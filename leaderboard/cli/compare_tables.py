@@ -18,6 +18,12 @@ SUBSET_HEADERS = ["Subset", "Metric", "Queries", "A", "B", "A − B [95% CI]", "
 TEXT_WIDTH = 160  # characters of a query's text shown in a table (JSON has all of it)
 
 
+def subset_text(label: str, subset: str) -> str:
+    """A subset as the task's views name it, with its own name where the label does not contain it ("¬2in
+    (type=2in)", "#1 (evidence=1)"; "A - a" for "category=A - a")."""
+    return label if label == "all queries" or label in subset else f"{label} ({subset})"
+
+
 def subset_json(row: Any, labels: tuple[str, str]) -> dict[str, Any]:
     return {**row.to_json(), "subset_label": labels[0], "metric_label": labels[1]}
 
@@ -31,7 +37,7 @@ def _queries(row: Any) -> str:
 def subset_cells(row: Any, labels: tuple[str, str]) -> list[str]:
     floor = at_floor(row.p_value, row.resamples, row.exact)
     metric = labels[1] + (" ↓" if row.direction == "lower" else "")
-    subset = labels[0] if labels[0] in (row.subset, "all queries") else f"{labels[0]} ({row.subset})"
+    subset = subset_text(labels[0], row.subset)
     return [
         subset,
         metric,
