@@ -73,11 +73,7 @@ def wide(rows: Any) -> tuple[list[str], list[list[str]]]:
         model = row["model"] + ("" if row["complete"] else " (partial)")
         if row["revision"]:
             model += f" @ {row['revision']}"
-        subset = (
-            row["subset_label"]
-            if row["subset_label"] in (row["subset"], "all queries")
-            else (f"{row['subset_label']} ({row['subset']})")
-        )
+        subset = subset_text(row["subset_label"], row["subset"])
         lines.setdefault((row["file"], model, subset), {})[row["metric"]] = _cell(row)
     headers = ["Model", "Subset", *metrics.values()]
     body = [[model, subset, *(cells.get(m, "–") for m in metrics)] for (_, model, subset), cells in lines.items()]
