@@ -52,6 +52,18 @@ class ModelComparison:
             out += [task_row, *self.subsets.get(task_row.task, [])]
         return out
 
+    def ordered(self, ranking: Ranking | None = None) -> list[TaskComparison]:
+        """``rows`` with each task's subset rows in the order the board shows their columns (the ranking's), the
+        others after them in ``comparison_cells``' order (declared subsets, then strata by number)."""
+        order: dict[tuple[str, str, str], int] = {}
+        for column in ranking.columns if ranking else []:
+            order.setdefault((column.spec.task, column.spec.subset, column.spec.metric), len(order))
+        out = []
+        for task_row in self.tasks:
+            subsets = self.subsets.get(task_row.task, [])  # a stable sort keeps their own order among the rest
+            out += [task_row, *sorted(subsets, key=lambda r: order.get((r.task, r.subset, r.metric), len(order)))]
+        return out
+
     def labels(self) -> dict[tuple[str, str, str], tuple[str, str]]:
         """(task, subset, metric) -> how the task's views name the row's subset and metric."""
         return {
