@@ -20,6 +20,7 @@ from leaderboard.app.values import ModelKey
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 from leaderboard.records.comparison import TaskComparison, cell_labels, compare_cell, compare_cells, with_holm
+from leaderboard.records.subset_text import subset_text
 
 
 class ComparisonSource(Protocol):
@@ -65,11 +66,13 @@ class ModelComparison:
         return out
 
     def labels(self) -> dict[tuple[str, str, str], tuple[str, str]]:
-        """(task, subset, metric) -> how the task's views name the row's subset and metric."""
-        return {
-            (row.task, row.subset, row.metric): cell_labels(self.declarations.get(row.task, {}), row.subset, row.metric)
-            for row in self.rows()
-        }
+        """(task, subset, metric) -> how the task's views name the row's subset (with the subset's own name where the
+        label hides it: "#1 (evidence=1)") and its metric."""
+        found = {}
+        for row in self.rows():
+            subset, metric = cell_labels(self.declarations.get(row.task, {}), row.subset, row.metric)
+            found[(row.task, row.subset, row.metric)] = (subset_text(subset, row.subset), metric)
+        return found
 
 
 def compare_models(

@@ -148,7 +148,8 @@ def _aggregate_intervals(
     ranking.interval_note = (
         f"95% intervals: percentile bootstrap over queries ({N_RESAMPLES:,} resamples; each task's queries "
         "resampled on their own). A task column's interval comes from the queries behind that cell: a subset "
-        "column (type, domain, stratum) resamples only that subset's queries, as the result names them; where a "
+        "column (type, domain, stratum) resamples only that subset's queries, as the result names them, and a metric "
+        "computed on some queries only (LSNC: those its judge labelled) only those; where a "
         "result does not name them, or has no per-query values, the cell says 'no interval' "
         "(the notes and the CSV say why). "
         "A task that computes its own interval (stored in the result) keeps it."

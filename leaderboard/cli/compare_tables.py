@@ -13,15 +13,10 @@ from typing import Any
 
 from leaderboard.cli.console import escape, out
 from leaderboard.records.p_value_text import at_floor, format_p
+from leaderboard.records.subset_text import subset_text
 
 SUBSET_HEADERS = ["Subset", "Metric", "Queries", "A", "B", "A − B [95% CI]", "p", "p (Holm)"]
 TEXT_WIDTH = 160  # characters of a query's text shown in a table (JSON has all of it)
-
-
-def subset_text(label: str, subset: str) -> str:
-    """A subset as the task's views name it, with its own name where the label does not contain it ("¬2in
-    (type=2in)", "#1 (evidence=1)"; "A - a" for "category=A - a")."""
-    return label if label == "all queries" or label in subset else f"{label} ({subset})"
 
 
 def subset_json(row: Any, labels: tuple[str, str]) -> dict[str, Any]:

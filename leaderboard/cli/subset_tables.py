@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from leaderboard.cli.compare_tables import subset_text
 from leaderboard.cli.formats import emit
+from leaderboard.records.subset_text import subset_text
 
 
 def show_subsets(paths: Sequence[Path], fmt: str, title: str) -> None:
