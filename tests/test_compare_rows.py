@@ -110,6 +110,10 @@ def test_every_row_of_comlq_and_negconstraint_is_recomputed_from_the_two_files(r
     assert {("group=negation", LSNC10), ("group=negation", "lsnc_lexical_v1_at_100")} <= checked["comlq"]
     assert {(f"type={t}", LSNC10) for t in ("2in", "3in", "inp", "pin", "pni")} <= checked["comlq"]
     assert {("default", "paired_win_rate"), ("default", "violation_at_1")} <= checked["negconstraint"]
+    # a view's metric stored only as a mean is named under the table, never compared on something else
+    assert found["NegConstraint"].problems() == [
+        "negconstraint: not compared per subset: the result has no per-query values of lsnc_at_100: lsnc_at_100"
+    ]
     lsnc = next(r for r in found["ComLQ"].subsets["comlq"] if (r.subset, r.metric) == ("group=negation", LSNC10))
     assert lsnc.queries == 874 and lsnc.mean_a == pytest.approx(0.4892549862145238, abs=1e-12)
     labels = found["ComLQ"].labels()

@@ -19,7 +19,14 @@ from leaderboard.app.ranking import Ranking
 from leaderboard.app.values import ModelKey
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
-from leaderboard.records.comparison import TaskComparison, cell_labels, compare_cell, compare_cells, with_holm
+from leaderboard.records.comparison import (
+    TaskComparison,
+    cell_labels,
+    compare_cell,
+    compare_cells,
+    skipped_text,
+    with_holm,
+)
 from leaderboard.records.subset_text import subset_text
 
 
@@ -45,6 +52,12 @@ class ModelComparison:
     subsets: dict[str, list[TaskComparison]] = field(default_factory=dict)  # task -> its subsets, Holm per task
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (task, why it could not be compared)
     declarations: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> as its results declare it
+    subset_skipped: dict[str, str] = field(default_factory=dict)  # task -> the subset rows left out, and why
+
+    def problems(self) -> list[str]:
+        """What could not be compared, one line per task (the task rows', then the subset rows')."""
+        found = [f"{task}: {why}" for task, why in self.skipped]
+        return found + [f"{task}: not compared per subset: {why}" for task, why in self.subset_skipped.items()]
 
     def rows(self) -> list[TaskComparison]:
         """Each task's row, then its subset rows (in ``records.comparison.comparison_cells``' order)."""
@@ -123,8 +136,12 @@ def compare_models(
         out.tasks.append(got)
         out.declarations[task] = board.tasks.get(task, {})
         if subsets:
-            rows, _ = compare_cells(task, out.declarations[task], stored[path_a], stored[path_b], n_resamples, seed)
+            rows, left_out = compare_cells(
+                task, out.declarations[task], stored[path_a], stored[path_b], n_resamples, seed
+            )
             if rows:
                 out.subsets[task] = rows
+            if left_out:
+                out.subset_skipped[task] = skipped_text(left_out)
     with_holm(out.tasks)
     return out

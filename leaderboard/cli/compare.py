@@ -140,7 +140,7 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
 def _extras(tasks, pairs, paths, per_subset, top_queries, data_dirs, resamples, seed) -> dict[str, Any]:
     """--per-subset rows (with their labels) and --queries lists, per task."""
     from leaderboard.errors import BadInput
-    from leaderboard.records.comparison import cell_labels, comparable, compare_cells
+    from leaderboard.records.comparison import cell_labels, comparable, compare_cells, skipped_text
     from leaderboard.records.per_query_columns import of_result
     from leaderboard.records.query_differences import largest_differences
 
@@ -154,7 +154,9 @@ def _extras(tasks, pairs, paths, per_subset, top_queries, data_dirs, resamples, 
             labels = {(r.subset, r.metric): cell_labels(declaration, r.subset, r.metric) for r in rows}
             extra["subsets"][task] = (rows, labels)
             if skipped:
-                err().print(f"{escape(task)}: not compared per subset: {escape('; '.join(skipped))}", highlight=False)
+                err().print(
+                    f"{escape(task)}: not compared per subset: {escape(skipped_text(skipped))}", highlight=False
+                )
         if top_queries:
             metric = a.task.main_score
             found = largest_differences(of_result(a), of_result(b), metric, a.direction, top_queries)

@@ -33,6 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 from leaderboard.metrics.significance import holm, stratified_paired
@@ -178,12 +180,8 @@ def compare_strata(
     the mean over strata of each stratum's mean, as ``significance.stratified_paired`` (one stratum:
     ``paired_bootstrap`` and ``randomization_test`` exactly)."""
     ids = [sorted(part) for part in parts_a]
-    a = [[part[q] for q in order] for part, order in zip(parts_a, ids)]
-    b = [[part[q] for q in order] for part, order in zip(parts_b, ids)]
-    import numpy as np
-
-    xs = [np.asarray(x, dtype=float) for x in a]
-    ys = [np.asarray(y, dtype=float) for y in b]
+    xs = [np.asarray([part[q] for q in order], dtype=float) for part, order in zip(parts_a, ids)]
+    ys = [np.asarray([part[q] for q in order], dtype=float) for part, order in zip(parts_b, ids)]
     interval, test = stratified_paired(xs, ys, n_resamples=n_resamples, seed=seed)
     n = interval.n
     return TaskComparison(
@@ -318,9 +316,9 @@ def compare_cells(
     stored_b: Mapping[str, Any] | None,
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
-) -> tuple[list[TaskComparison], list[str]]:
+) -> tuple[list[TaskComparison], list[tuple[str, str, str]]]:
     """Every per-subset row of a task (``comparison_cells``), Holm-adjusted as one family, and why the
-    cells that could not be compared were left out ("subset · metric: why")."""
+    cells that could not be compared were left out (``skipped_text`` says it in one line)."""
     named_a = (stored_a or {}).get("subsets") or {}
     named_b = (stored_b or {}).get("subsets") or {}
     rows, skipped = [], []
@@ -329,10 +327,19 @@ def compare_cells(
             task, metric, direction_of(declaration, metric), stored_a, stored_b, subset, n_resamples, seed
         )
         if isinstance(got, str):
-            skipped.append(f"{subset} · {metric}: {got}")
+            skipped.append((subset, metric, got))
         else:
             rows.append(got)
     return with_holm(rows), skipped
+
+
+def skipped_text(skipped: Iterable[tuple[str, str, str]]) -> str:
+    """The cells left out of a per-subset comparison, by reason: "why: subset · metric, ...; why: ..."."""
+    by_reason: dict[str, list[str]] = {}
+    for subset, metric, why in skipped:
+        cell = metric if subset == "default" else f"{subset} · {metric}"
+        by_reason.setdefault(why, []).append(cell)
+    return "; ".join(f"{why}: {', '.join(cells)}" for why, cells in by_reason.items())
 
 
 def compare_subsets(

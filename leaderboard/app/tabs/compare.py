@@ -61,7 +61,7 @@ def build(shell: Shell) -> Tab:
             return render.empty(str(exc))
         rows = found.ordered(shell.ranking(name))  # subsets in the board's column order, strata by number
         labels = views.model_labels([key_a, key_b])
-        problems = [f"{task}: {why}" for task, why in found.skipped]
+        problems = found.problems()
         return comparison_html(
             labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset), labels=found.labels()
         )
