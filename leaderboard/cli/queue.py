@@ -21,6 +21,7 @@ def queue(request_id: str | None, requests_repo: str, endpoint: str | None, fmt:
     from leaderboard.queue.requests import now
 
     dataset = RequestsDataset(requests_repo, endpoint)
+    dataset.require_exists()
     snapshot = dataset.snapshot()
     for path, why in snapshot.unreadable:
         err().print(f"[yellow]skipped {escape(path)}:[/] {escape(why)}", highlight=False)

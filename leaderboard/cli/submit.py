@@ -62,6 +62,7 @@ def submit(
         raise BadInput(
             "No Hugging Face token: set HF_TOKEN or log in with `hf auth login` (the token is never printed)."
         )
+    dataset.require_exists()
     request = submit(
         dataset,
         Submission(plugin, model, benchmarks, contact, revision),

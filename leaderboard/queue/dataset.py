@@ -68,12 +68,21 @@ def repo_id(value: str, option: str) -> str:
 class RequestsDataset:
     def __init__(self, repo: str, endpoint: str | None = None, token: str | None = None, option: str = "--requests"):
         self.store = HubStore(repo_id(repo, option), endpoint, token)
+        self.option = option
         self._cache: dict[str, EvalRequest | str] = {}  # content id -> request, or why it is unreadable
         self._lock = threading.Lock()
 
     @property
     def repo_id(self) -> str:
         return self.store.repo_id
+
+    def require_exists(self) -> None:
+        """BadInput naming the option when the dataset is missing (submitting never creates one)."""
+        if not self.store.exists():
+            raise BadInput(
+                f"{self.option} {self.repo_id}: no such dataset at {self.store.endpoint_shown}; "
+                "the leaderboard's `leaderboard worker` creates it."
+            )
 
     def ensure_exists(self) -> None:
         """Create the dataset when missing (the operator's worker does; submitting never creates one)."""

@@ -124,7 +124,9 @@ class Worker:
             with LeaseKeeper(self.requests, request, self.settings.lease, self.log) as keeper:
                 try:
                     outcome: dict[str, Any] = self.evaluate(request, folder, keeper, journal)
-                    status, note = "finished", f"{len(outcome['results'])} result file(s) pushed"
+                    where = outcome["pull_request"] or outcome["commit"] or "unchanged"
+                    status, note = "finished", f"{len(outcome['results'])} result file(s) pushed: {where}"
+                    outcome.pop("commit")
                 except RequestFailed as failed:
                     journal.append(failed.log)
                     status, note, outcome = "failed", failed.reason, {"failure": failed.reason}
@@ -224,8 +226,9 @@ class Worker:
         for name in names:
             benchmark = entries[name].factory()
             declarations.append(benchmark.to_json())
-            rows = [*benchmark.tasks, *(row for side in benchmark.also for row in side.tasks)]
-            tasks += [row.task for row in rows if row.task not in tasks]
+            for row in [*benchmark.tasks, *(row for side in benchmark.also for row in side.tasks)]:
+                if row.task not in tasks:
+                    tasks.append(row.task)
         return declarations, tasks
 
     def push(self, request: EvalRequest, uploads: list[Upload], keeper: LeaseKeeper) -> dict[str, Any]:
@@ -242,13 +245,16 @@ class Worker:
                 )
             message = f"Evaluation request {request.id}: {request.model} on {', '.join(request.benchmarks)}"
             try:
-                report = self.results.push(uploads, message, create_pr=self.settings.create_pr, parent_commit=head)
+                report = self.results.push(
+                    uploads, message, create_pr=self.settings.create_pr, parent_commit=head, flat_table=True
+                )
             except PushConflict:
                 continue
             return {
                 "results": sorted(u.path_in_repo for u in uploads if _is_result(u.path_in_repo)),
                 "results_repo": self.results.repo_id,
                 "pull_request": report.url if self.settings.create_pr else None,
+                "commit": None if self.settings.create_pr else report.url,
             }
         raise RequestFailed(f"{self.results.repo_id} kept changing during {PUSH_TRIES} push attempts")
 

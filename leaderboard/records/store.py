@@ -414,6 +414,10 @@ class HubStore:
         return benchmarks_upload(merge_benchmarks(existing, json.loads(upload.data)))
 
     # -- single files (the evaluation queue's requests dataset) ------------------------------------
+    def exists(self) -> bool:
+        with self._hub_errors("read"):
+            return self.api.repo_exists(self.repo_id, repo_type="dataset")
+
     def create(self) -> None:
         """Create the dataset when it does not exist yet."""
         with self._hub_errors("create"):
