@@ -60,12 +60,16 @@ from leaderboard import ModelKind, ModelMetadata, SparseModel, hookimpl
 class Hostile(SparseModel):
     metadata = ModelMetadata("{name}", ModelKind.SPARSE, revision="1.0.0", similarity="overlap")
 
+    def score(self, query, documents):
+        words = set(query.split())
+        return [float(len(words & set(d.split()))) for d in documents]
+
     def search(self, corpus, queries, top_k):
 {textwrap.indent(textwrap.dedent(body).strip(), " " * 8)}
+        ids = list(corpus)
         run = {{}}
         for qid, text in queries.items():
-            words = set(text.split())
-            scored = {{d: float(len(words & set(t.split()))) for d, t in corpus.items()}}
+            scored = dict(zip(ids, self.score(text, [corpus[d] for d in ids])))
             run[qid] = dict(sorted(scored.items(), key=lambda x: -x[1])[:top_k])
         return run
 
