@@ -305,3 +305,53 @@ def test_a_worker_that_lost_its_lease_writes_nothing(hub):
     with pytest.raises(LeaseLost, match="held by w2"):
         settle(dataset(hub), mine.id, mine.lease, "failed", "x", failure="x")
     assert dataset(hub).store.head() == head
+
+
+def test_a_cancelled_request_is_dropped_by_its_worker_and_a_settled_one_cannot_be_cancelled(hub):
+    put(hub, request())
+    mine = claim(dataset(hub), "w1", LeaseSettings())
+    ran = run_cli("queue", mine.id, "--requests", REQUESTS, "--cancel", "wrong plugin", env=hub_env(hub.endpoint))
+    assert ran.returncode == 0, ran.stderr
+    assert "cancelled: wrong plugin" in ran.stdout and "leaderboard queue --cancel" in ran.stdout
+    with pytest.raises(LeaseLost, match="is cancelled now"):
+        heartbeat(dataset(hub), mine.id, mine.lease)
+    again = run_cli("queue", mine.id, "--requests", REQUESTS, "--cancel", "x", env=hub_env(hub.endpoint))
+    assert again.returncode == 2 and "is cancelled; only a pending or running one can be cancelled" in again.stderr
+
+
+# -- the Queue and Submit tabs ---------------------------------------------------------------------------------
+def test_the_queue_page_shows_each_state_with_its_time_or_reason_and_escapes_everything():
+    from leaderboard.app.queue_page import queue_html
+
+    at = now()
+    lease = Lease(worker="w<1>", attempt=1, claimed_at=at - timedelta(minutes=3), heartbeat=at)
+    hostile = "<img src=x onerror=alert(1)>"
+    requests = [
+        request("pending-model", minutes_ago=2),
+        request("running-model", "running", attempts=1, lease=lease, started_at=at - timedelta(minutes=3)),
+        request("done", "finished", attempts=1, started_at=at - timedelta(minutes=9), finished_at=at,
+                results=["results/done/1/negconstraint.json"]),
+        request("bad", "failed", attempts=1, failure=f"the evaluation failed: {hostile}", finished_at=at),
+    ]  # fmt: skip
+    page = queue_html(Snapshot("h", {r.id: r for r in requests}), at, "lb/requests")
+    for section in ("Running (1)", "Pending (1)", "Finished (1)", "Failed (1)"):
+        assert section in page
+    assert "running for 3m 00s" in page and "attempt 1 on w&lt;1&gt;" in page and "waiting for 2m 00s" in page
+    assert "took 9m 00s" in page and "1 result(s)" in page
+    assert hostile not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "me@example.org" not in page  # contacts are kept out of the public page
+    assert page.index("Running (1)") < page.index("Pending (1)") < page.index("Finished (1)")
+
+
+def test_the_app_has_submit_and_queue_tabs_only_with_a_requests_dataset(hub, tmp_path):
+    from leaderboard.app.ui import build_app
+
+    results = tmp_path / "results"
+    results.mkdir()
+    without = json.dumps(build_app(results).get_config_file(), default=str)
+    assert "submit-plugin" not in without and '"label": "Queue"' not in without
+    app = build_app(results, endpoint=hub.endpoint, requests=REQUESTS)
+    config = json.dumps(app.get_config_file(), default=str)
+    assert "submit-plugin" in config and '"label": "Queue"' in config
+    assert "queue-table" not in config  # drawn when opened, not inlined
+    assert HUB_TOKEN not in config

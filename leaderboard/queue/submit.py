@@ -122,3 +122,22 @@ def submit(
 
     dataset.update(decide)
     return request
+
+
+def cancel(dataset: RequestsDataset, request_id: str, by: str, reason: str = "") -> EvalRequest:
+    """Cancel a pending or running request (a running one's worker stops at its next heartbeat, writing nothing)."""
+    cancelled: dict[str, EvalRequest] = {}
+
+    def decide(snapshot: Snapshot) -> Change:
+        current = snapshot.requests.get(request_id)
+        if current is None:
+            raise BadInput(f"No request {request_id!r} in {dataset.repo_id}.")
+        if current.status not in OPEN:
+            raise BadInput(f"Request {request_id} is {current.status}; only a pending or running one can be cancelled.")
+        note = f"cancelled{': ' + reason if reason else ''}"
+        at = now()
+        cancelled["request"] = current.moved("cancelled", by, note, at, lease=None, finished_at=at)
+        return Change({current.path: cancelled["request"].to_bytes()}, f"Cancel {request_id}")
+
+    dataset.update(decide)
+    return cancelled["request"]
