@@ -355,3 +355,12 @@ def test_the_app_has_submit_and_queue_tabs_only_with_a_requests_dataset(hub, tmp
     assert "submit-plugin" in config and '"label": "Queue"' in config
     assert "queue-table" not in config  # drawn when opened, not inlined
     assert HUB_TOKEN not in config
+
+
+def test_a_worker_against_a_failing_hub_says_so_without_the_token(tmp_path):
+    with HubServer(fail_status=500) as hub:
+        ran = run_cli("worker", "--requests", REQUESTS, "--results", "lb/results", "--once", "--isolation", "process",
+                      "--work-dir", str(tmp_path), env=hub_env(hub.endpoint))  # fmt: skip
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert f"Hub error: Cannot create {REQUESTS} at {hub.endpoint}: the hub answered HTTP 500" in ran.stderr
+    assert HUB_TOKEN not in ran.stdout + ran.stderr and "Traceback" not in ran.stderr

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import glob
 import os
 import re
 import shutil
@@ -200,6 +201,8 @@ class Sandbox:
         args += ["--cap-drop", "ALL"] if os.geteuid() == 0 else []
         args += ["--share-net"] if network else []
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc"]
+        for device in sorted(glob.glob("/dev/nvidia*")):  # GPUs (untested here: this machine has none)
+            args += ["--dev-bind", device, device]
         hidden = [h for h in self.hidden if h.is_dir() and h != Path("/")]
         for path in _outermost(hidden):
             args += ["--tmpfs", str(path)]

@@ -96,22 +96,29 @@ class Worker:
         """Claim and evaluate requests until interrupted (``once``: at most one, then return)."""
         self.requests.ensure_exists()
         self.results.create()
-        settled: list[EvalRequest] = []
         while True:
-            request = claim(self.requests, self.settings.worker_id, self.settings.lease)
+            try:
+                request = claim(self.requests, self.settings.worker_id, self.settings.lease)
+                if request is not None:
+                    what = f"{request.model} ({request.plugin}) on {', '.join(request.benchmarks)}"
+                    self.log(f"claimed {request.id}: {what}")
+                    final = self.process(request)
+            except LeaderboardError as exc:  # the hub is down or refusing: a long-running worker waits and retries
+                if once:
+                    raise
+                self.log(f"{redact(exc, self.results.token)}; trying again in {poll_seconds:g} s")
+                time.sleep(poll_seconds)
+                continue
             if request is None:
                 if once:
                     self.log("no pending request")
-                    return settled
+                    return []
                 time.sleep(poll_seconds)
                 continue
-            self.log(f"claimed {request.id}: {request.model} ({request.plugin}) on {', '.join(request.benchmarks)}")
-            final = self.process(request)
             if final is not None:
-                settled.append(final)
                 self.log(f"{final.id}: {final.status}" + (f" ({final.failure})" if final.failure else ""))
             if once:
-                return settled
+                return [final] if final is not None else []
 
     def process(self, request: EvalRequest) -> EvalRequest | None:
         """Evaluate a claimed request and settle it; None when the lease was lost (nothing written)."""
