@@ -364,3 +364,22 @@ def test_a_worker_against_a_failing_hub_says_so_without_the_token(tmp_path):
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert f"Hub error: Cannot create {REQUESTS} at {hub.endpoint}: the hub answered HTTP 500" in ran.stderr
     assert HUB_TOKEN not in ran.stdout + ran.stderr and "Traceback" not in ran.stderr
+
+
+def test_relative_paths_given_to_a_worker_are_taken_from_its_folder(tmp_path, monkeypatch):
+    """Runs start in their own folder: `--find-links=wheels` and `--data-dir task=data` must not move with them."""
+    from leaderboard.queue.worker import WorkerSettings
+
+    (tmp_path / "wheels").mkdir()
+    (tmp_path / "data").mkdir()
+    monkeypatch.chdir(tmp_path)
+    settings = WorkerSettings(
+        REQUESTS, "lb/results", data_dirs=("negconstraint=data", "data"),
+        pip_args=("--no-index", "--find-links=wheels", "--index-url=https://example.org/simple"),
+    )  # fmt: skip
+    assert settings.data_dirs == (f"negconstraint={tmp_path / 'data'}", str(tmp_path / "data"))
+    assert settings.pip_args == (
+        "--no-index",
+        f"--find-links={tmp_path / 'wheels'}",
+        "--index-url=https://example.org/simple",
+    )

@@ -194,6 +194,7 @@ class Sandbox:
             "PIP_NO_INPUT": "1",
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
             "GIT_TERMINAL_PROMPT": "0",
+            "LEADERBOARD_DEBUG": "1",  # the traceback of a failing plugin goes into its log, for its author
         }
 
     def bwrap_args(self, network: bool) -> list[str]:
@@ -292,7 +293,11 @@ def _failure(returncode: int, log: str, limits: Limits) -> str | None:
         return f"killed by signal {name}"
     if any("MemoryError" in line for line in lines[-20:]):
         return f"ran out of memory: the limit is {limits.memory_bytes / 2**30:g} GiB (MemoryError)"
-    said = next((line for line in reversed(lines) if re.search(r"(?i)error|exception|exit", line)), None)
+    # `leaderboard` prints one "Error: ..." or "Internal error: ..." line (then, with LEADERBOARD_DEBUG, the
+    # traceback, which stays in the log for the plugin's author); other commands: their last error-like line.
+    said = next((line for line in reversed(lines) if line.startswith(("Error:", "Internal error:"))), None)
+    said = said or next((line for line in reversed(lines) if re.search(r"(?i)error|exception|exit", line)), None)
+    said = re.sub(r"\s*\(set LEADERBOARD_DEBUG=1 for the traceback\)", "", said or "")
     return f"exited with code {returncode}" + (f": {said[:500]}" if said else "")
 
 

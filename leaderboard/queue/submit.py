@@ -56,8 +56,10 @@ def field_problems(submission: Submission, known_benchmarks: Collection[str] | N
         if unknown:
             known = ", ".join(sorted(known_benchmarks)) or "none"
             problems.append(f"benchmarks: unknown {', '.join(map(repr, unknown))} (known: {known})")
-    if not submission.plugin.strip():
-        problems.append(f"plugin: {plugin_spec.EXPECTED}")
+    try:
+        plugin_spec.parse(submission.plugin)
+    except BadInput as exc:
+        problems.append(str(exc).rstrip("."))
     return problems
 
 

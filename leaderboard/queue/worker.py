@@ -71,8 +71,29 @@ class WorkerSettings:
     work_dir: Path | None = None
     keep: bool = False  # keep each request's folder (venv, results, log) after it is settled
 
+    def __post_init__(self) -> None:
+        # Runs start in their own folder: relative paths are taken from the worker's folder, now.
+        self.data_dirs = tuple(_absolute_data_dir(value) for value in self.data_dirs)
+        self.pip_args = tuple(_absolute_pip_arg(value) for value in self.pip_args)
+
     def limits(self, seconds: float) -> Limits:
         return Limits(seconds, int(self.memory_gb * GIB), int(self.file_gb * GIB))
+
+
+def _absolute_data_dir(value: str) -> str:
+    """TASK=DIR or DIR with DIR made absolute (as `run` tells them apart: an existing path is a DIR)."""
+    task, sep, folder = value.partition("=")
+    if sep and task and not Path(value).exists():
+        return f"{task}={Path(folder).absolute()}"
+    return str(Path(value).absolute())
+
+
+def _absolute_pip_arg(value: str) -> str:
+    """A pip argument naming a local path (``--find-links=wheels``, ``./pkg``) with the path made absolute."""
+    option, sep, rest = value.partition("=")
+    if sep and option.startswith("-") and Path(rest).exists():
+        return f"{option}={Path(rest).absolute()}"
+    return str(Path(value).absolute()) if not value.startswith("-") and Path(value).exists() else value
 
 
 def _say(message: str) -> None:
