@@ -1,9 +1,10 @@
 """The evaluation queue through the Space, in Chromium: a model author submits in the Submit tab, a worker
 evaluates the plugin (a wheel in a local index) on local NegConstraint data, the model appears on the
-board and the Queue shows the request finished. The Space is space/app.py itself, served against the
-stand-in hub with a results dataset (a bm25 baseline) and a requests dataset; its write token is a
-server-side secret that never reaches the browser. Screenshots go to a temporary folder, and to
-docs/screenshots/ only with LEADERBOARD_UPDATE_SCREENSHOTS=1.
+board and the Queue shows the request finished (and another author's failing plugin failed, with the
+reason). The Space is space/app.py itself, served against the stand-in hub with a results dataset (a
+bm25 baseline) and a requests dataset; its write token is a server-side secret that never reaches the
+browser. Screenshots go to a temporary folder, and to docs/screenshots/ only with
+LEADERBOARD_UPDATE_SCREENSHOTS=1.
 """
 
 import os
@@ -17,7 +18,7 @@ import pytest
 from app_fixtures import write_negconstraint
 from conftest import HUB_TOKEN, REPO, run_cli
 from hub_server import HubServer
-from queue_fixtures import BENCHMARK, REQUESTS, RESULTS, WORD_OVERLAP, build_wheel, hub_env
+from queue_fixtures import BENCHMARK, REQUESTS, RESULTS, WORD_OVERLAP, build_wheel, hostile_plugin, hub_env
 from test_app_browser import CHROMIUM, DESKTOP, free_port, settle
 
 from leaderboard.queue.dataset import RequestsDataset
@@ -92,6 +93,8 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
 
     wheels = tmp_path / "wheels"
     build_wheel(tmp_path / "src", wheels, "leaderboard-word-overlap", "leaderboard_word_overlap", WORD_OVERLAP, "0.3.0")
+    build_wheel(tmp_path / "src", wheels, "leaderboard-quitter", "leaderboard_quitter",
+                hostile_plugin("quitter", "import sys\nsys.exit(3)"), "1.0.0")  # fmt: skip
     write_negconstraint(tmp_path / "data")
     with HubServer() as hub:
         baseline(hub, tmp_path)
@@ -126,19 +129,32 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
                 settle(page)
                 page.screenshot(path=str(shots / "queue-2-pending.png"), full_page=True)
 
-                worker = run_cli(
-                    "worker", "--requests", REQUESTS, "--results", RESULTS, "--once",
-                    "--data-dir", f"negconstraint={tmp_path / 'data'}",
-                    "--pip-arg=--no-index", f"--pip-arg=--find-links={wheels}",
+                # A second author's plugin exits in its search: its request fails, with the reason shown.
+                quitter = run_cli(
+                    "submit", "--plugin", "leaderboard-quitter==1.0.0", "--model", "quitter", "--benchmark", BENCHMARK,
+                    "--contact", "other@example.org", "--requests", REQUESTS, "--find-links", str(wheels),
                     env=hub_env(hub.endpoint),
                 )  # fmt: skip
-                assert worker.returncode == 0, worker.stdout + worker.stderr
-                assert f"{request_id} finished" in worker.stdout
+                assert quitter.returncode == 0, quitter.stderr
+                outputs = ""
+                for _ in range(2):
+                    worker = run_cli(
+                        "worker", "--requests", REQUESTS, "--results", RESULTS, "--once",
+                        "--data-dir", f"negconstraint={tmp_path / 'data'}",
+                        "--pip-arg=--no-index", f"--pip-arg=--find-links={wheels}",
+                        env=hub_env(hub.endpoint),
+                    )  # fmt: skip
+                    assert worker.returncode == 0, worker.stdout + worker.stderr
+                    outputs += worker.stdout + worker.stderr
+                assert f"{request_id} finished" in outputs
 
                 # The open Queue tab follows the requests dataset with the board's poll: no reload.
                 page.wait_for_selector("#queue-table tbody.queue-finished", timeout=60000)
+                page.wait_for_selector("#queue-table tbody.queue-failed", timeout=60000)
                 finished = page.locator("#queue-table tbody.queue-finished").inner_text()
                 assert "word-overlap" in finished and "1 result(s)" in finished
+                failed = page.locator("#queue-table tbody.queue-failed").inner_text()
+                assert "quitter" in failed and "plugin or library code called sys.exit(3)" in failed
                 settle(page)
                 page.screenshot(path=str(shots / "queue-3-finished.png"), full_page=True)
 
@@ -159,4 +175,4 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
         finally:
             space.terminate()
             output = space.communicate(timeout=30)[0].decode()
-    assert HUB_TOKEN not in output + worker.stdout + worker.stderr
+    assert HUB_TOKEN not in output + outputs
