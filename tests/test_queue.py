@@ -383,3 +383,9 @@ def test_relative_paths_given_to_a_worker_are_taken_from_its_folder(tmp_path, mo
         f"--find-links={tmp_path / 'wheels'}",
         "--index-url=https://example.org/simple",
     )
+
+
+def test_a_worker_without_a_token_says_so_before_touching_anything(tmp_path):
+    env = {k: v for k, v in hub_env("http://127.0.0.1:9").items() if k != "HF_TOKEN"} | {"HF_HOME": str(tmp_path)}
+    ran = run_cli("worker", "--requests", REQUESTS, "--results", "lb/results", "--isolation", "process", env=env)
+    assert ran.returncode == 2 and "No Hugging Face token" in ran.stderr, ran.stderr

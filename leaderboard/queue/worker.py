@@ -34,7 +34,7 @@ from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.queue import plugin_spec
 from leaderboard.queue.claim import LeaseKeeper, LeaseLost, LeaseSettings, claim, settle
 from leaderboard.queue.dataset import RequestsDataset, repo_id
-from leaderboard.queue.requests import EvalRequest, log_path
+from leaderboard.queue.requests import EvalRequest, Status, log_path
 from leaderboard.queue.results_check import RequestFailed, check_results, replaced_results
 from leaderboard.queue.sandbox import Isolation, Limits, Sandbox
 from leaderboard.records.store import HubStore, PushConflict, Upload, redact
@@ -148,6 +148,7 @@ class Worker:
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         journal: list[str] = []
+        status: Status
         try:
             with LeaseKeeper(self.requests, request, self.settings.lease, self.log) as keeper:
                 try:
@@ -171,7 +172,7 @@ class Worker:
                 self.requests,
                 request.id,
                 request.lease,
-                status,  # type: ignore[arg-type]
+                status,
                 redact(note, self.results.token),
                 extra_files={log_path(request.id): log.encode()},
                 log=log_path(request.id),
@@ -195,7 +196,7 @@ class Worker:
         except BadInput as exc:
             raise RequestFailed(str(exc)) from None
         benchmarks, tasks = self.resolve(request.benchmarks)
-        data = [Path(folder) for folder in task_data_dirs(settings.data_dirs).values()]
+        data = [Path(where) for where in task_data_dirs(settings.data_dirs).values()]
         sandbox = Sandbox(
             folder,
             settings.isolation,
