@@ -16,9 +16,9 @@ from typing import Any
 import click
 
 from leaderboard.cli.compare_tables import query_tables, subset_json, subset_table
-from leaderboard.cli.console import err, escape, out, progress
+from leaderboard.cli.console import QUIET_HELP, err, escape, out, progress
 from leaderboard.cli.formats import at_floor, check_columns, columns_option, format_p
-from leaderboard.cli.run import QUIET_HELP, data_dirs_option
+from leaderboard.cli.run import data_dirs_option
 
 DATA_DIR_HELP = "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task."
 FORMATS = ("table", "json", "markdown", "latex")

@@ -34,6 +34,13 @@ def err() -> Console:
     return Console(stderr=True, width=_width(2), soft_wrap=not os.isatty(2), emoji=False)
 
 
+# --quiet's help, for every command that reports progress through ``progress``
+QUIET_HELP = (
+    "No progress on stderr. Without it: bars on a terminal; when stderr is a file or a pipe, a line per phase "
+    "as it ends and every 15 s (LEADERBOARD_PROGRESS_INTERVAL) the running phase's done/total, rate and ETA."
+)
+
+
 def progress(quiet: bool = False) -> Progress | ProgressLines:
     """Where long steps report: rich bars on a terminal (or with LEADERBOARD_PROGRESS=1), plain timed lines
     when stderr is a file or a pipe (``cli.progress_lines``), nothing with ``quiet`` (``--quiet``)."""

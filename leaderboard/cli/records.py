@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from leaderboard.cli.console import err, escape, out, progress
+from leaderboard.cli.console import QUIET_HELP, err, escape, out, progress
 from leaderboard.cli.formats import PAPER_FORMATS, check_columns, columns_option, emit, paper_format_option
 
 
@@ -226,12 +226,13 @@ def push(
 @click.option("--repo", required=True, help="The results dataset, ORG/NAME.")
 @click.option("--endpoint", default=None, help="Hub endpoint.")
 @click.option("--revision", default=None, help="A commit, branch or refs/pr/N (default: main).")
-def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None) -> None:
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None, quiet: bool) -> None:
     """Fetch the dataset's results/ and benchmarks.json into DEST (nothing else: no hub cache folder)."""
     from leaderboard.progress import use_progress
     from leaderboard.records.store import HubStore
 
-    with progress() as bar, use_progress(bar):
+    with progress(quiet) as bar, use_progress(bar):
         report = HubStore(repo, endpoint).pull_report(dest, revision)
     out().print(
         f"Pulled {_plural(len(report.files), 'file')} from {escape(repo)} at {escape((report.revision or '?')[:12])} "

@@ -6,13 +6,9 @@ from pathlib import Path
 
 import click
 
-from leaderboard.cli.console import escape, out, progress
+from leaderboard.cli.console import QUIET_HELP, escape, out, progress
 from leaderboard.contract.model import DEFAULT_BATCH_SIZE, DTYPES
 
-QUIET_HELP = (
-    "No progress on stderr. Without it: bars on a terminal; when stderr is a file or a pipe, a line per phase "
-    "as it ends and every 15 s (LEADERBOARD_PROGRESS_INTERVAL) the running phase's done/total, rate and ETA."
-)
 EXAMPLES = """Examples:
   leaderboard run --model bm25 --task demo
   leaderboard run -m all-MiniLM-L6-v2 -m bm25 -t comlq --data-dir comlq=../shared/data/comlq"""
