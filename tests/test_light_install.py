@@ -57,7 +57,7 @@ def test_core_commands_work_and_disabled_builtins_say_how_to_enable_them(core_ve
     ran = lb("run", "-m", "bm25", "-t", "demo", "-o", str(out))
     assert ran.returncode == 0, ran.stderr
     shown = lb("show", str(out))
-    assert shown.returncode == 0 and "ndcg_at_10" in shown.stdout
+    assert shown.returncode == 0 and "nDCG@10" in shown.stdout
     served = lb("serve", "--results", str(out), "--port", "0")  # the app extra is missing: was exit 1
     assert served.returncode == 2, served.stderr
     assert "pip install 'retrieval-leaderboard[app]'" in served.stderr and "Traceback" not in served.stderr

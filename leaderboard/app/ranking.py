@@ -125,12 +125,10 @@ def _metric_info(board: RankingSource, task: str, metric: str) -> dict[str, Any]
 
 
 def _metric_label(board: RankingSource, spec: BenchmarkTask) -> str:
-    """A metric's display name: from a view's labels when the task declares one, else its name."""
-    for view in board.tasks.get(spec.task, {}).get("views", []):
-        label = (view.get("labels") or {}).get(spec.metric) if isinstance(view, dict) else None
-        if isinstance(label, str) and label:
-            return label
-    return spec.metric
+    """A metric's display name, as the CLI's and the paper tables name it (``metrics.labels``: nDCG@10)."""
+    from leaderboard.metrics.labels import metric_label
+
+    return metric_label(board.tasks.get(spec.task), spec.metric)
 
 
 def columns_of(board: RankingSource, benchmark: Benchmark) -> list[Column]:

@@ -77,6 +77,12 @@ def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, col
     ]
     listing = ["model", "revision", "task", "main_score", "value", "queries", "coverage", "created"]
     listing += ["file"] if fmt == "csv" else []
+    if fmt.lower() == "table":  # a reader's table names the metric as every table does (nDCG@10); JSON/CSV the key
+        from leaderboard.metrics.labels import metric_label
+
+        declarations = index.tasks()
+        for row in rows:
+            row["main_score"] = metric_label(declarations.get(row["task"]), row["main_score"])
     if with_reported:
         from leaderboard.records.reported import LISTING_COLUMNS, listing_rows, load_reported
 

@@ -139,6 +139,8 @@ def run(
 def _report(outcomes, session) -> None:
     from rich.table import Table
 
+    from leaderboard.metrics.labels import metric_label
+
     table = Table(title="Results")
     for column in ("model", "task", "main score", "value", "status", "file"):
         table.add_column(column, overflow="fold")
@@ -147,7 +149,7 @@ def _report(outcomes, session) -> None:
         table.add_row(
             escape(o.model),
             escape(o.task),
-            escape(r.task.main_score),
+            escape(metric_label(r.task.model_dump(mode="json"), r.task.main_score)),  # nDCG@10, as every table
             f"{r.main_score:.4f}",
             o.status + ("" if r.is_complete else " (partial)"),
             escape(o.path),
