@@ -40,7 +40,15 @@ class Cell:
     mark: str = ""
 
 
+@dataclass(frozen=True)
+class Section:
+    """A row that heads the rows below it across the whole table (e.g. the metric of a per-subset block)."""
+
+    text: str
+
+
 CellLike = Cell | tuple[str, bool]
+Row = Sequence[CellLike] | Section
 
 
 def _cell(value: CellLike) -> Cell:
@@ -76,7 +84,7 @@ def sentences(*parts: str) -> str:
 
 def render(
     headers: Sequence[str],
-    rows: Sequence[Sequence[CellLike]],
+    rows: Sequence[Row],
     fmt: str,
     caption: str,
     notes: Sequence[str],
@@ -88,8 +96,9 @@ def render(
     """A table in GitHub Markdown (a caption line, a pipe table, a notes paragraph) or LaTeX (a booktabs
     ``table``: the caption is ``caption`` and ``notes``). The first ``text_columns`` columns are
     left-aligned, the others right-aligned. ``subheaders``: a second header line (e.g. the metric
-    under each task); in Markdown it is put in parentheses after the header."""
-    cells = [[_cell(c) for c in row] for row in rows]
+    under each task); in Markdown it is put in parentheses after the header. A ``Section`` row heads the
+    rows below it (LaTeX: a line across the table in italics; Markdown: its text, bold, in the first cell)."""
+    cells = [row if isinstance(row, Section) else [_cell(c) for c in row] for row in rows]
     if fmt == "markdown":
         return _markdown(headers, cells, caption, notes, text_columns, subheaders)
     return _latex(headers, cells, caption, notes, text_columns, subheaders, label)
@@ -109,7 +118,10 @@ def _markdown(headers, rows, caption, notes, text_columns, subheaders) -> str:
     lines = [f"**{sanitize.markdown(caption)}**", ""]
     lines.append("| " + " | ".join(head(i, h) for i, h in enumerate(headers)) + " |")
     lines.append("|" + "|".join(["---"] * text_columns + ["---:"] * (len(headers) - text_columns)) + "|")
-    lines += ["| " + " | ".join(cell(c) or " " for c in row) + " |" for row in rows]
+    for row in rows:
+        if isinstance(row, Section):
+            row = [Cell(row.text, bold=True)] + [Cell("")] * (len(headers) - 1)
+        lines.append("| " + " | ".join(cell(c) or " " for c in row) + " |")
     if notes:
         lines += ["", sanitize.markdown(sentences(*notes))]
     return "\n".join(lines) + "\n"
@@ -141,6 +153,11 @@ def _latex(headers, rows, caption, notes, text_columns, subheaders, label) -> st
         lines.append(" & ".join(sanitize.latex(s) for s in subheaders) + r" \\")
     lines.append(r"\midrule")
     for i, row in enumerate(rows):
+        if isinstance(row, Section):
+            if i:
+                lines.append(r"\addlinespace[4pt]")
+            lines.append(rf"\multicolumn{{{len(headers)}}}{{l}}{{\emph{{{sanitize.latex(row.text)}}}}} \\")
+            continue
         lines.append(" & ".join(cell(c) for c in row) + r" \\")
         if any(c.below for c in row):
             lines.append(" & ".join(small(c.below) for c in row) + r" \\")

@@ -33,21 +33,20 @@ def _registry():
     help="Each task's numbers per subset (ComLQ per query type with LSNC, NegConstraint per category with the "
     "violation metrics, MultiConIR per domain: what the task's views show), each with its 95% interval.",
 )
-@columns_option("model, revision and task names (default: model, revision where a model has several, every task)")
+@columns_option(
+    "model, revision and task names (default: model, revision where a model has several, every task); with "
+    "--subsets, metric names as JSON names them (ndcg_at_10,paired_win_rate; default: every metric)"
+)
 def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, columns: tuple[str, ...]) -> None:
     """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
     check_columns(columns, fmt)
-    if with_subsets and columns:
-        from leaderboard.errors import BadInput
-
-        raise BadInput("--columns chooses the columns of the models x tasks table, not of --subsets.")
     index = build_index(directory)
     if with_subsets:  # the per-subset tables (cli/subset_tables.py) instead of the listing
         from leaderboard.cli.subset_tables import show_subsets
 
-        show_subsets([path for path, _ in index.rows], fmt, f"Results in {directory}")
+        show_subsets([path for path, _ in index.rows], fmt, f"Results in {directory}", columns)
         for path, reason in index.skipped:
             err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
         return
