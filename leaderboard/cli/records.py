@@ -244,35 +244,87 @@ def export_cmd(destination: Path, fmt: str, results_dir: Path) -> None:
 
 
 @click.command("import")
-@click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("source", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--repo", default=None, help="Read the hub dataset ORG/NAME (e.g. mteb/results) instead of a folder.")
+@click.option("--endpoint", default=None, help="Hub endpoint (with --repo).")
+@click.option("--revision", default=None, help="A commit, branch or refs/pr/N of --repo (default: main).")
+@click.option(
+    "--repository",
+    default=None,
+    help="Where the folder comes from (its GitHub URL), for links to each file; a git checkout's origin is read.",
+)
+@click.option("--commit", default=None, help="The commit the folder holds (a git checkout's HEAD is read).")
 @click.option("--format", "fmt", type=click.Choice(["mteb"]), default="mteb", show_default=True)
 @click.option(
     "--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
 )
-def import_cmd(source: Path, fmt: str, output: Path) -> None:
-    """Import mteb result files for tasks we also run (marked as imported, with their provenance)."""
-    from leaderboard.records.mteb_results import import_mteb
+@click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path), help="Also write the counts as JSON.")
+def import_cmd(
+    source: Path | None,
+    repo: str | None,
+    endpoint: str | None,
+    revision: str | None,
+    repository: str | None,
+    commit: str | None,
+    fmt: str,
+    output: Path,
+    summary_json: Path | None,
+) -> None:
+    """Import mteb's results (its repository's folder, or the hub dataset with --repo) as runs made by mteb.
 
-    written, skipped = import_mteb(source, output, _main_score_of)
-    out().print(
-        f"Imported {len(written)} result(s) into {escape(str(output))}; skipped {len(skipped)}", highlight=False
+    Every text retrieval and reranking result is imported (a task a plugin registers keeps its name,
+    any other becomes mteb:<Task>); files of other task types are counted, never read. Re-importing
+    writes only what changed. Exit 4 when a file was skipped (each reason counted, with examples).
+    """
+    from leaderboard.errors import BadInput
+    from leaderboard.mteb_import import ImportIncomplete, import_results
+    from leaderboard.mteb_import.sources import FolderSource, HubSource, ResultSource
+
+    if (source is None) == (repo is None):
+        raise BadInput("leaderboard import: give a folder (SOURCE) or --repo ORG/NAME, not both.")
+    found: ResultSource = (
+        HubSource(repo, endpoint, revision) if repo is not None else FolderSource(source, repository, commit)  # type: ignore[arg-type]
     )
-    for reason in skipped:
-        err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
+    try:
+        with progress() as bar:
+            task = bar.add_task("importing", total=None)
+            report = import_results(found, output, _task_naming(), advance=lambda n: bar.advance(task, n))
+    finally:
+        if isinstance(found, HubSource):
+            found.close()
+    if summary_json is not None:
+        import json
+
+        from leaderboard.fileio import atomic_open
+
+        with atomic_open(summary_json) as handle:
+            json.dump(report.to_json(), handle, indent=2)
+    lines = report.lines()
+    out().print(escape(lines[0]), highlight=False, soft_wrap=True)
+    for line in lines[1:]:
+        err().print(escape(line), highlight=False, soft_wrap=True)
+    if report.skipped_total:
+        raise ImportIncomplete(
+            f"{_plural(report.skipped_total, 'file')} skipped (counted by reason above); the others are imported."
+        )
 
 
-def _main_score_of(task_name: str) -> str | None:
-    """The main score our task of that name declares, or None when no installed plugin has it."""
+def _task_naming():
+    """How imported tasks are named: a task a plugin registers under mteb's name keeps it (and its declaration)."""
     from leaderboard.engine.runner import RunOptions, make_task
     from leaderboard.errors import LeaderboardError
+    from leaderboard.mteb_import import TaskNaming
 
-    if task_name not in _registry().names("task"):
-        return None
-    try:
-        task, _ = make_task(_registry(), task_name, RunOptions())
-    except LeaderboardError:
-        return None
-    return task.metadata.main_score
+    registry = _registry()
+
+    def declare(name: str):
+        try:
+            task, _ = make_task(registry, name, RunOptions())
+            return task.metadata.to_json(task.evaluation)
+        except (LeaderboardError, ImportError):
+            return None  # the plugin's extra is not installed: the record carries mteb's own description
+
+    return TaskNaming(registry.names("task"), declare)
 
 
 DATA_DIR_HELP = (

@@ -40,7 +40,7 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("complete", "bool", "the result covers the whole task (only complete runs are published)"),
     ("data_hash", "string", "sha256 of the task data the run read (null for imported results)"),
     ("harness_version", "string", "retrieval-leaderboard version that produced the result"),
-    ("created_at", "string", "when the result was written (ISO 8601, UTC)"),
+    ("created_at", "string", "when the result was made (ISO 8601, UTC); empty for an imported file without a date"),
     ("result_path", "string", "path of the full result file in this dataset"),
 )
 COLUMN_NAMES = tuple(name for name, _, _ in COLUMNS)
@@ -79,7 +79,7 @@ def rows_of(result: Result, result_path: str) -> list[dict[str, Any]]:
                         "complete": result.is_complete,
                         "data_hash": result.task.source.content_hash,
                         "harness_version": result.harness.version,
-                        "created_at": result.created_at.isoformat(),
+                        "created_at": result.created_at.isoformat() if result.created_at else None,
                         "result_path": result_path,
                     }
                 )

@@ -33,6 +33,8 @@ def record_problems(record: Record) -> list[str]:
         return ["task.source.content_hash is required for a result run here"]
     if not imported and record["settings"]["batch_size"] is None:
         return ["settings.batch_size is required for a result run here"]
+    if not imported and record["created_at"] is None:
+        return ["created_at is required for a result run here (only an imported file may have no date)"]
     return (
         _main_score_problems(record)
         + _range_problems(record)
@@ -51,8 +53,10 @@ def declared_metric(record: Record, name: str) -> Mapping[str, Any] | None:
 
 def metric_range(record: Record, name: str) -> tuple[float | None, float | None]:
     """The values a metric can take: as the task declared it; version 1 and imported files declare none."""
-    declared = declared_metric(record, name)
-    if declared is None or record["schema_version"] == "1" or record.get("imported_from") is not None:
+    declared = None
+    if record["schema_version"] != "1" and record.get("imported_from") is None:  # the others declare none
+        declared = declared_metric(record, name)
+    if declared is None:
         from leaderboard.metrics.bounds import bounds
 
         return bounds(name)

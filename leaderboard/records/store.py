@@ -177,7 +177,8 @@ def collect(results_dir: Path, benchmarks: list[dict[str, Any]] | None = None) -
             continue
         uploads.append(Upload(f"{PREFIX}/{rel}", path.read_bytes()))
         model_dir = rel.split("/")[0]
-        if model_dir not in cards or result["created_at"] > cards[model_dir]["updated_at"]:
+        # an imported result may have no date (its file had none): it never counts as the newest
+        if model_dir not in cards or (result["created_at"] or "") > (cards[model_dir]["updated_at"] or ""):
             cards[model_dir] = {
                 "name": result["model"]["name"],
                 "kind": result["model"]["kind"],
