@@ -1,4 +1,4 @@
-"""A synthetic MTEB results repository at the real one's scale, built from the real files in ../shared/data/mteb-results.
+"""A synthetic MTEB results repository of the real one's scale, built from the real files (../shared/data).
 
 The real repository (embeddings-benchmark/results) holds about 105,000 result files over about a
 thousand tasks, about 35,000 of them text retrieval or reranking. This writes a folder in its

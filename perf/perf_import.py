@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mteb_replica import REAL, build, json_files  # noqa: E402
+from mteb_replica import REAL, build, json_files
 
 TARGET_SECONDS = 300
 
@@ -81,7 +81,7 @@ def main() -> None:
     load_all(imported[:2000])  # the page cache warm for both sides alike
     all_seconds = load_all(everything)
     read_seconds = load_all(imported)
-    print(f"json.load: {len(everything):,} files {all_seconds:.1f} s; the {len(imported):,} imported {read_seconds:.1f} s")
+    print(f"json.load: {len(everything):,} files {all_seconds:.1f} s; {len(imported):,} imported {read_seconds:.1f} s")
     out = Path(tempfile.mkdtemp(prefix="perf-import-"))
     try:
         first, first_rss, said = run_import(args.replica, out / "replica")
