@@ -28,14 +28,36 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from leaderboard.app.values import ModelKey, model_key
 
-if TYPE_CHECKING:
-    from leaderboard.app.ranking import Column, Line
-
 EXTERNAL_REASON = "an `external` result: the model's authors' own number (mteb's results repository), never ranked"
+IMPORTED_NOTE = (
+    "† run by mteb, imported: mteb's result files hold no per-query values, so these rows have no interval and "
+    "are never tested for significance (nor is any model against one of them at #1). Each links to its file."
+)
+# The rules above, as the About page states them.
+IMPORT_RULES_HTML = (
+    "<h3>Imported runs (mteb's results)</h3><ul>"
+    "<li>Results imported from mteb's results repository (<code>leaderboard import</code>) are runs made by mteb, "
+    'not numbers copied from papers: each row says "run by mteb X.Y, imported", links to its file, and is '
+    "marked †: mteb's files hold no per-query values, so it has no interval and no significance test.</li>"
+    "<li><b>Comparability.</b> Results of an mteb task, imported or run here from the hub, are compared by the "
+    "<b>dataset revision</b> they ran on; other results by the sha256 of the data they loaded. Each task ranks "
+    "the results on the data most of its complete results share; the others are listed, unranked, with the "
+    "revision they ran on. An imported file that names no dataset revision is never ranked.</li>"
+    "<li><b><code>external</code> results</b> (numbers the model's authors reported, copied into mteb's "
+    "repository, not runs of mteb) are shown, marked as such, and never ranked; a model's <code>external</code> "
+    "revision is shown only when it has no other.</li>"
+    "<li><b>Revisions.</b> A result without a date (mteb wrote none before 1.14) counts as older than any "
+    "dated one; among undated ones, the newer mteb version wins.</li>"
+    "<li>Where this harness has its own run of a model and task that an import also has, the model is one row: "
+    "this harness's run, with mteb's value and the difference (this harness − mteb) under it.</li>"
+    "<li><b>Zero-shot</b>, as MTEB's leaderboard decides it: a model whose training datasets (with their similar "
+    "tasks) include a task of the benchmark is not zero-shot; one whose model_meta.json names none is "
+    "unknown.</li></ul>"
+)
 
 
 def data_key(row: dict[str, Any]) -> str | None:
@@ -113,8 +135,8 @@ class MtebCell:
 
 
 def add_comparisons(
-    lines: Iterable[Line],
-    columns: Iterable[Column],
+    lines: Iterable[Any],  # ranking.Line (not imported here: ranking imports this module)
+    columns: Iterable[Any],  # ranking.Column
     per_task: dict[str, list[dict[str, Any]]],
     key: Callable[[dict[str, Any]], ModelKey],
     value_of: Callable[[dict[str, Any], Any], float | None],
@@ -143,7 +165,7 @@ def add_comparisons(
                 line.mteb[column.key] = MtebCell(value, ours - value, source_label(row), url)
 
 
-def mteb_names(columns: Iterable[Column], per_task: dict[str, list[dict[str, Any]]]) -> set[str]:
+def mteb_names(columns: Iterable[Any], per_task: dict[str, list[dict[str, Any]]]) -> set[str]:
     """The mteb task names of a benchmark's columns (what a model's training datasets are matched against)."""
     names = set()
     for column in columns:
