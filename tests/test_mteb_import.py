@@ -227,10 +227,26 @@ def test_per_language_subsets_and_missing_subsets(imported):
     assert subsets["default"]["p-MRR"] == pytest.approx(mean, abs=1e-12) == cross["main_score"]
     assert "mteb renamed mFollowIRCrossLingualInstructionRetrieval" in " ".join(cross["task_details"]["import_notes"])
     bright = [r for r in records.values() if r["task"]["name"] == "mteb:BrightRetrieval"]
-    partial = [r for r in bright if not r["coverage"]["complete"]]
-    assert len(bright) == 29 and partial  # older files lack the later domains (leetcode, aops, theoremqa_*)
-    for record in partial:
-        assert "lacks" in record["coverage"]["reason"] and "leetcode" in record["coverage"]["reason"]
+    assert len(bright) == 29 and all(r["coverage"]["complete"] for r in bright)
+    for record in bright:  # twelve domains as hf_subsets; "default" is their mean, as mteb's get_score
+        domains = [v for k, v in record["scores"]["standard"].items() if k != "default"]
+        assert len(domains) == 12
+        mean = sum(v["ndcg_at_10"] for v in domains) / 12
+        assert record["main_score"] == pytest.approx(mean, abs=1e-12)
+
+
+def test_a_file_missing_some_of_the_tasks_subsets_is_partial(tmp_path):
+    source = next(p for p in REAL.glob("*/*/BrightRetrieval.json"))
+    data = json.loads(source.read_text())
+    data["scores"]["standard"] = [e for e in data["scores"]["standard"] if e["hf_subset"] not in ("leetcode", "pony")]
+    folder = tmp_path / "results" / "org__m" / "r"
+    folder.mkdir(parents=True)
+    (folder / "BrightRetrieval.json").write_text(json.dumps(data))
+    assert run_import(str(tmp_path), "-o", str(tmp_path / "out")).returncode == 0
+    (record,) = imported_records(tmp_path / "out").values()
+    assert record["coverage"]["complete"] is False  # never ranked, as mteb fills the missing ones with NaN
+    assert "lacks 2 of the task's subsets" in record["coverage"]["reason"]
+    assert "leetcode" in record["coverage"]["reason"] and "pony" in record["coverage"]["reason"]
 
 
 def test_external_revisions_are_marked(imported):
