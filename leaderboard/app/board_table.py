@@ -280,7 +280,7 @@ def board_html(
         parts = [_td(rank), _td(model)]
         parts.append(
             styled(
-                _value(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"),
+                _with_mteb(_value(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"), line, "agg"),
                 "agg",
                 line.aggregate,
                 direction,
@@ -296,11 +296,7 @@ def board_html(
             value = line.values.get(column.key)
             why = getattr(line, "interval_notes", {}).get(column.key, "")
             cell = _value(value, line.intervals.get(column.key), best[column.key] if line.rank else None, "", why)
-            mteb = line.mteb.get(column.key)
-            if mteb is not None:  # this harness's run and mteb's of the same cell: both, and the difference
-                cell.text += f'<span class="delta">mteb {score(mteb.value)} · Δ {signed(mteb.difference)}</span>'
-                cell.title = f"{cell.title} {mteb.label}: {mteb.value:.6g}; Δ = this harness − mteb".strip()
-            parts.append(styled(cell, column.key, value, column.direction))
+            parts.append(styled(_with_mteb(cell, line, column.key), column.key, value, column.direction))
         info = line.info
         cells = {
             "Coverage": Cell(f"{line.covered}/{ranking.aggregated}", line.covered / max(ranking.aggregated, 1)),
@@ -419,6 +415,15 @@ def _named(row: ReportedLine, filters: Filters) -> bool:
 
 def _count(value: float | None) -> Cell:
     return Cell(MISSING if value is None else f"{value:,.0f}", value)
+
+
+def _with_mteb(cell: Cell, line: Line, key: str) -> Cell:
+    """This harness's run of a cell with mteb's run of it (``imported_runs.add_comparisons``): both, and Δ."""
+    mteb = line.mteb.get(key)
+    if mteb is not None:
+        cell.text += f'<span class="delta">mteb {score(mteb.value)} · Δ {signed(mteb.difference)}</span>'
+        cell.title = f"{cell.title} {mteb.label}: {mteb.value:.6g}; Δ = this harness − mteb".strip()
+    return cell
 
 
 def _fact(text: str | None) -> Cell:

@@ -12,9 +12,10 @@
   in by mteb's maintainers, not runs of mteb) are shown, marked as such, and never ranked, as
   reported numbers never are; a model's `external` revision is shown only when it has no other.
 * **Revisions.** One row per model, its newest revision: the one whose newest result on the
-  benchmark was made last; a result without a date (mteb wrote none before 1.14) counts as older
-  than any dated one, and among undated ones the newest mteb version wins (mteb's own
-  ``join_revisions`` prefers the newest mteb version).
+  benchmark was made last; a revision this harness ran comes before an imported one; a result
+  without a date (mteb wrote none before 1.14) counts as older than any dated one, and among
+  undated ones the newest mteb version wins (mteb's own ``join_revisions`` prefers the newest mteb
+  version).
 * **One model, two runs.** Where this harness has its own run of a model and task that an import
   also has (the same name, or the name the model plugin gives as ``mteb_name``), the model is one
   row: this harness's run, with mteb's value and the difference under it.
@@ -50,8 +51,9 @@ IMPORT_RULES_HTML = (
     "<li><b><code>external</code> results</b> (numbers the model's authors reported, copied into mteb's "
     "repository, not runs of mteb) are shown, marked as such, and never ranked; a model's <code>external</code> "
     "revision is shown only when it has no other.</li>"
-    "<li><b>Revisions.</b> A result without a date (mteb wrote none before 1.14) counts as older than any "
-    "dated one; among undated ones, the newer mteb version wins.</li>"
+    "<li><b>Revisions.</b> A model's revision run by this harness is shown before an imported one; a result "
+    "without a date (mteb wrote none before 1.14) counts as older than any dated one; among undated ones, the "
+    "newer mteb version wins.</li>"
     "<li>Where this harness has its own run of a model and task that an import also has, the model is one row: "
     "this harness's run, with mteb's value and the difference (this harness − mteb) under it.</li>"
     "<li><b>Zero-shot</b>, as MTEB's leaderboard decides it: a model whose training datasets (with their similar "
@@ -82,10 +84,12 @@ def version_key(text: Any) -> tuple[int, ...]:
 
 
 def preference(row: dict[str, Any], revision: str) -> tuple[Any, ...]:
-    """How a model's revisions are ordered (the newest is shown): not `external`, then the date of the
-    revision's newest result (undated is oldest), then the mteb version of an imported one, then the name."""
-    mteb = version_key((imported(row) or {}).get("mteb_version")) if imported(row) else ()
-    return (not is_external(row), row["created_at"] or "", mteb, revision)
+    """How a model's revisions are ordered (the first is shown): not `external`; run by this harness (it has
+    per-query values; mteb's run of the same cells is then shown beside it); the date of the revision's
+    newest result (undated is oldest); the mteb version of an imported one; the revision's name."""
+    found = imported(row)
+    mteb = version_key(found.get("mteb_version")) if found else ()
+    return (not is_external(row), found is None, row["created_at"] or "", mteb, revision)
 
 
 def source_label(row: dict[str, Any]) -> str:
@@ -163,6 +167,12 @@ def add_comparisons(
                 value, row = max(found, key=lambda pair: preference(pair[1], model_key(pair[1])[1]))
                 url = (imported(row) or {}).get("url")
                 line.mteb[column.key] = MtebCell(value, ours - value, source_label(row), url)
+        aggregated = [c for c in columns if c.spec.in_aggregate]
+        cells = [line.mteb.get(c.key) for c in aggregated]
+        if aggregated and all(cells) and line.aggregate is not None:  # mteb's score by the same formula
+            value = sum(c.value for c in cells if c) / len(cells)
+            labels = sorted({c.label for c in cells if c})
+            line.mteb["agg"] = MtebCell(value, line.aggregate - value, "; ".join(labels), None)
 
 
 def mteb_names(columns: Iterable[Any], per_task: dict[str, list[dict[str, Any]]]) -> set[str]:

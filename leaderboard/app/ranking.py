@@ -267,8 +267,7 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             elif spec.in_aggregate:
                 line.covered += 1
     _side_aggregates(benchmark, lines, per_task, details, model_key)
-    imported_runs.add_comparisons(lines.values(), columns, per_task, model_key, lambda r, s: value_of(r, s, None))
-    _zero_shot(board, columns, lines, per_task)
+    _zero_shot(board, columns, lines, per_task, newest)
     aggregated = [c for c in columns if c.spec.in_aggregate]
     ranked, unranked = [], []
     for line in lines.values():
@@ -286,15 +285,20 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             position, previous = index, line.aggregate
         line.rank = position
     unranked.sort(key=lambda line: (-line.covered, line.name))
+    imported_runs.add_comparisons(lines.values(), columns, per_task, model_key, lambda r, s: value_of(r, s, None))
     return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
 
 
 def _zero_shot(
-    board: RankingSource, columns: list[Column], lines: dict[ModelKey, Line], per_task: dict[str, list[dict[str, Any]]]
+    board: RankingSource,
+    columns: list[Column],
+    lines: dict[ModelKey, Line],
+    per_task: dict[str, list[dict[str, Any]]],
+    newest: dict[ModelKey, dict[str, Any]],
 ) -> None:
     """Each line's zero-shot status on the benchmark's tasks (``imported_runs.zero_shot``), shown and filtered by."""
     names = imported_runs.mteb_names(columns, per_task)
-    paths = {key: next(iter(line.paths.values())) for key, line in lines.items() if line.paths and line.imported}
+    paths = {key: newest[key]["_path"] for key, line in lines.items() if line.imported}  # the model's training data
     found = board.details(paths.values()) if paths else {}
     for key, line in lines.items():
         line.zero_shot = imported_runs.zero_shot(imported_runs.training_of(found.get(paths.get(key, ""))), names)
@@ -336,7 +340,11 @@ def _choose(
     if not default:
         options = sorted({f"{k}={v}" for r in complete for k, v in (r.get("task_options") or {}).items()})
         return None, f"only run with non-default task options ({', '.join(options)}; never ranked)"
-    known = [r for r in default if data_key(r) is not None or not imported_runs.imported(r)]
+    runs = [r for r in default if not is_external(r)]
+    if not runs:  # only the authors' own numbers: shown (never ranked, whatever data they name), newest first
+        shown = [r for r in default if value_of(r, spec, details.get(r["_path"])) is not None]
+        return (max(shown, key=lambda r: preference(r, "")), "") if shown else (None, EXTERNAL_REASON)
+    known = [r for r in runs if data_key(r) is not None or not imported_runs.imported(r)]
     if not known:
         return None, "its mteb file names no dataset revision: it cannot be compared (never ranked)"
     same_data = [r for r in known if reference is None or data_key(r) in (reference, None)]
@@ -347,8 +355,7 @@ def _choose(
     if not with_metric:
         where = "" if spec.subset == "default" else f" on {spec.subset}"
         return None, f"the result has no {spec.metric}{where} in split {spec.split}"
-    runs = [r for r in with_metric if not is_external(r)] or with_metric  # an `external` one only when alone
-    return max(runs, key=lambda r: preference(r, "")), ""
+    return max(with_metric, key=lambda r: preference(r, "")), ""
 
 
 def _data_text(key: str | None) -> str:

@@ -225,7 +225,7 @@ def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
             release_date=info.get("release_date"),
         )
         for key, mteb in line.mteb.items():  # mteb's run of a cell this harness also ran
-            record[f"{names[key]}:mteb"] = mteb.value
-            record[f"{names[key]}:minus_mteb"] = mteb.difference
+            record[f"{names.get(key, 'score')}:mteb"] = mteb.value
+            record[f"{names.get(key, 'score')}:minus_mteb"] = mteb.difference
         records.append(record)
     return pd.DataFrame(records)
