@@ -126,7 +126,7 @@ def test_each_imported_row_says_run_by_mteb_links_its_file_and_is_marked_dagger(
     assert f"run by mteb {version}, imported †" in html
     assert f'href="{REPOSITORY}/blob/{COMMIT}/results/' in html
     assert first.marker == "†" and all(line.marker == "†" for line in ranking.ranked)  # #1 too: never tested
-    assert "no interval" in html
+    assert "no interval: run by mteb" in html  # said once per row (†), each cell's title says why
     notes = board_notes(ranking)
     assert IMPORTED_NOTE.split(":")[0].replace("†", "&dagger;") in notes or "† run by mteb, imported" in notes
     provenance = provenance_html(board, [t.task for t in ranking.benchmark.tasks])
@@ -265,7 +265,7 @@ def test_our_run_and_mtebs_of_one_model_are_one_row_with_both_values_and_the_dif
 def test_the_browser_shows_the_followir_board_with_run_by_mteb_and_dagger(imported, tmp_path_factory):
     """Chromium: the FollowIR board over the imported real files, at desktop and phone sizes (screenshots)."""
     pytest.importorskip("playwright")
-    from test_app_browser import CHROMIUM, DESKTOP, PHONE, plain_env, serving
+    from test_app_browser import CHROMIUM, DESKTOP, PHONE, in_viewport, plain_env, serving
 
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
@@ -284,7 +284,7 @@ def test_the_browser_shows_the_followir_board_with_run_by_mteb_and_dagger(import
                 assert source.inner_text().startswith("run by mteb ") and source.inner_text().endswith("†")
                 assert source.locator("a").get_attribute("href").startswith(f"{REPOSITORY}/blob/{COMMIT}/results/")
                 assert first.locator("td.c-rank").inner_text().strip() == "1 †"
-                assert source.is_visible()
+                assert source.is_visible() and in_viewport(source, viewport)  # under the name, on the first screen
                 summary = page.locator("#summary, .summary").first.inner_text()
                 assert "158 ranked" in summary
                 page.wait_for_function(

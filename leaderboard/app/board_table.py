@@ -295,7 +295,11 @@ def board_html(
         for column in columns:
             value = line.values.get(column.key)
             why = getattr(line, "interval_notes", {}).get(column.key, "")
+            if line.imported:  # the row says it once (†, under the name): not "no interval" in every cell
+                why = ""
             cell = _value(value, line.intervals.get(column.key), best[column.key] if line.rank else None, "", why)
+            if line.imported and value is not None:
+                cell.title = f"no interval: {line.imported} (mteb's files hold no per-query values)"
             parts.append(styled(_with_mteb(cell, line, column.key), column.key, value, column.direction))
         info = line.info
         cells = {
