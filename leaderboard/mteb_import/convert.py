@@ -131,14 +131,14 @@ def _scores(
             subset = str(entry.get("hf_subset", "default"))
             values, gone = flatten(entry)
             dropped += [f"{split}/{subset}/{name}" for name in gone]
-            stated = entry.get("main_score")
-            if main_name not in values and main_name not in gone and _is_number(stated):
+            raw = entry.get("main_score")
+            stated = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
+            if main_name not in values and main_name not in gone and stated is not None:
                 if math.isfinite(stated):
-                    # old files hold main_score only, not the main metric by its name
-                    values[main_name] = float(stated)
+                    values[main_name] = stated  # old files hold main_score only, not the main metric by its name
                 else:
                     gone.append(main_name)
-            elif main_name in values and _is_number(stated) and math.isfinite(stated) and stated != values[main_name]:
+            elif main_name in values and stated is not None and math.isfinite(stated) and stated != values[main_name]:
                 notes.append(
                     f"{split}/{subset}: the file's main_score {stated} is not its {main_name}; {main_name} used"
                 )
