@@ -383,3 +383,21 @@ def test_the_shipped_task_registry_is_mtebs():
     if shipped["mteb_version"] != mteb.__version__:
         pytest.skip(f"shipped from mteb {shipped['mteb_version']}, installed {mteb.__version__}")
     assert REGISTRY_FILE.read_text() == registry_text(generate()), "run: python -m leaderboard.mteb_import.tasks"
+
+
+def test_a_broken_model_meta_costs_the_model_columns_not_the_results(tmp_path):
+    source = tmp_path / "results"
+    shutil.copytree(REAL / "intfloat__e5-large", source / "intfloat__e5-large")
+    (source / "intfloat__e5-large" / "external" / "model_meta.json").write_text('{"name": "intfloat/e5-large", ')
+    assert run_import(str(source), "-o", str(tmp_path / "out")).returncode == 0
+    record = imported_records(tmp_path / "out")["results/intfloat__e5-large/external/SciFact.json"]
+    assert (record["model"]["name"], record["model"]["revision"]) == ("intfloat/e5-large", "external")
+    assert record["model"]["metadata"] == {"training_tasks": None}
+    assert "model_meta.json is not readable" in " ".join(record["task_details"]["import_notes"])
+
+
+def test_the_zero_shot_filter_is_in_the_link():
+    from leaderboard.app.url_state import parse
+
+    assert parse("?benchmark=FollowIR&zs=only").zero_shot == "only"
+    assert parse("?benchmark=FollowIR").zero_shot == ""
