@@ -202,6 +202,7 @@ class HubSource(ResultSource):
             self.oids = self.store._remote_oids(self.commit)
         self.repository = f"{self.store.endpoint_shown.rstrip('/')}/datasets/{repo_id}"
         self._tmp = tempfile.TemporaryDirectory(prefix="leaderboard-import-")
+        self._pool = ThreadPoolExecutor(max_workers=8)  # one for the whole import: downloads overlap
 
     def listing(self) -> Iterator[Listed | Unlisted]:
         for path in sorted(self.oids):
@@ -230,10 +231,9 @@ class HubSource(ResultSource):
             raise
 
     def read_many(self, paths: list[str]) -> Iterator[tuple[str, bytes | str]]:
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            for start in range(0, len(paths), BATCH):
-                batch = paths[start : start + BATCH]
-                yield from zip(batch, pool.map(self._fetch, batch))
+        for start in range(0, len(paths), BATCH):
+            batch = paths[start : start + BATCH]
+            yield from zip(batch, self._pool.map(self._fetch, batch))
 
     def read_meta(self, model: str, revision: str) -> bytes | None | str:
         path = f"{RESULTS}/{model}/{revision}/{META}"
@@ -243,6 +243,7 @@ class HubSource(ResultSource):
         return self.commit, f"{self.repository}/blob/{self.commit}/{path}"
 
     def close(self) -> None:
+        self._pool.shutdown(cancel_futures=True)
         self._tmp.cleanup()
 
 
