@@ -314,7 +314,7 @@ def board_html(
             ),
             "Revision": Cell(esc(line.key[1] or MISSING), line.key[1]),
             "Harness": Cell(esc(line.harness), line.harness),
-            "Updated": Cell(esc(line.updated[:10]), line.updated),
+            "Updated": Cell(esc(line.updated[:10] or MISSING), line.updated or None),  # an undated import: —
         }
         parts += [_td(cells[c]) for c in extra]
         if missing:
