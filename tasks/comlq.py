@@ -114,6 +114,7 @@ class ComLQTask(RetrievalTask):
                 f"LSNC@{k} = -log((V+1)/(K+1))/log(K+1), V = passages in the top {k} that violate the query's "
                 f"negation as judged by {self.judge.name} (relevant passages never count); mean over the negation "
                 f"queries the judge labelled; {coverage}",
+                label=f"LSNC@{k} ({self.judge.name})",
             )
             for name, k in zip(self.lsnc_names, LSNC_K)
         ]

@@ -14,8 +14,8 @@ from typing import Any
 import click
 
 from leaderboard.cli.console import err, escape, out, progress
-from leaderboard.cli.formats import at_floor, format_p
-from leaderboard.cli.run import data_dirs_option
+from leaderboard.cli.formats import at_floor, check_columns, columns_option, format_p
+from leaderboard.cli.run import QUIET_HELP, data_dirs_option
 
 DATA_DIR_HELP = "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task."
 FORMATS = ("table", "json", "markdown", "latex")
@@ -49,7 +49,11 @@ FORMATS = ("table", "json", "markdown", "latex")
     show_default=True,
     help="A table, JSON, or a paper-ready Markdown or LaTeX table.",
 )
-def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt) -> None:
+@columns_option(
+    "task, metric, queries, a, b, difference, p, p_holm (default: all; with one task p, not p_holm, which equals it)"
+)
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt, columns, quiet) -> None:
     """Is A better than B? Paired bootstrap and randomization tests per task, Holm-corrected across tasks.
 
     Complete results of A and B under --results are reused (no data or task plugin needed); missing
@@ -59,6 +63,7 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
     from leaderboard.metrics.bootstrap import N_RESAMPLES  # declared once there; numpy only when comparing
 
     resamples = resamples or N_RESAMPLES
+    check_columns(columns, fmt)
     from leaderboard.errors import BadInput
     from leaderboard.records.comparison import compare_task, with_holm
 
@@ -66,7 +71,7 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
     finder = _Finder(results_dir)
     runner = _Runner(results_dir, data_dirs, tasks)
     comparisons, pairs = [], []
-    with progress() as bar:
+    with progress(quiet) as bar:
         for task in tasks:
             found = [finder.find(spec, task) or runner.run(spec, task, bar) for spec in (model_a, model_b)]
             for status, path, _ in found:
@@ -87,7 +92,7 @@ def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fm
     if fmt in ("markdown", "latex"):
         from leaderboard.cli.paper_tables import comparison_table
 
-        click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt), nl=False)
+        click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt, columns), nl=False)
         return
     _table(model_a, model_b, comparisons, resamples)
 

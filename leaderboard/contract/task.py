@@ -43,6 +43,9 @@ class Metric:
     # The values the metric can take (None: unbounded on that side). Readers refuse values outside it.
     low: float | None = 0.0
     high: float | None = 1.0
+    # How tables and the board name it, e.g. "nDCG@10" or "LSNC@10 (lexical-v1)" (empty: its name;
+    # ``leaderboard.metrics.labels.metric_label`` reads it).
+    label: str = ""
 
 
 # The view the engine adds to every retrieval result with per-query values (not declared by tasks):
