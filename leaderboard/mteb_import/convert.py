@@ -263,13 +263,18 @@ def _task(layout: Layout, target: Target, scores: dict[str, Any], revision: str 
         "citation": declared.get("citation"),
         "evaluation": "external",
         "source": {"kind": "hub", "uri": f"mteb:{task.name}", "revision": revision, "content_hash": None},
-        "metrics": [{"name": n, "direction": "higher", "description": "reported by mteb"} for n in names],
+        "metrics": [_metric(n) for n in names],
         "main_score": task.main_score,
         "splits": [main_split, *sorted(s for s in scores if s != main_split)],
         "subsets": sorted({s for subsets in scores.values() for s in subsets}),
         "supports_limit": False,
         "views": [v for v in declared.get("views", []) if isinstance(v, dict)],
     }
+
+
+def _metric(name: str) -> dict[str, Any]:
+    low, high = bounds(name)  # what readers check imported values against (records.result_checks.metric_range)
+    return {"name": name, "direction": "higher", "description": "reported by mteb", "low": low, "high": high}
 
 
 def convert(
