@@ -289,13 +289,16 @@ def import_cmd(
 
     if (source is None) == (repo is None):
         raise BadInput("leaderboard import: give a folder (SOURCE) or --repo ORG/NAME, not both.")
-    found: ResultSource = (
-        HubSource(repo, endpoint, revision) if repo is not None else FolderSource(source, repository, commit)  # type: ignore[arg-type]
-    )
+    found: ResultSource
+    if repo is not None:
+        found = HubSource(repo, endpoint, revision)
+    else:
+        assert source is not None  # one of the two, checked above
+        found = FolderSource(source, repository, commit)
     try:
         with progress() as bar:
-            task = bar.add_task("importing", total=None)
-            report = import_results(found, output, _task_naming(), advance=lambda n: bar.advance(task, n))
+            counted = bar.add_task("importing", total=None)
+            report = import_results(found, output, _task_naming(), advance=lambda n: bar.advance(counted, n))
     finally:
         if isinstance(found, HubSource):
             found.close()

@@ -138,6 +138,24 @@ def import_results(
         else:
             chosen.append((item, task))
     targets: dict[str, str] = {}  # output path -> the source file written there in this run
+    try:
+        _import_chosen(source, output, chosen, naming, tasks, report, manifest, targets, advance)
+    finally:  # what was written before a failure (the hub went away) is not read again next time
+        manifest.save()
+    return report
+
+
+def _import_chosen(
+    source: ResultSource,
+    output: Path,
+    chosen: list[tuple[Listed, Any]],
+    naming: TaskNaming,
+    tasks: Registry,
+    report: ImportReport,
+    manifest: _Manifest,
+    targets: dict[str, str],
+    advance: Callable[[int], None] | None,
+) -> None:
     for folder, files in _by_folder(source, chosen):
         todo = []
         for item, task in files:
@@ -170,8 +188,6 @@ def import_results(
                 _write(output, record, path, blob, folder.blob, manifest, targets, report, task.name)
             except Skip as skip:
                 report.skip(path, skip.reason, skip.detail, task.name)
-    manifest.save()
-    return report
 
 
 def _by_folder(source: ResultSource, chosen: list[tuple[Listed, Any]]) -> Iterator[tuple[_Folder, list[Any]]]:
