@@ -252,6 +252,9 @@ class ComLQTask(RetrievalTask):
             details=details,
             per_query=select(per_query, (*HEADLINE, *self.lsnc_names)),
             subset_queries=subset_members(groups, per_query),
+            # LSNC@K (ComLQ paper eq. 2; Table 4 reports it over the queries with negation) exists for the
+            # negation queries the judge labelled: its cells' intervals and comparisons resample exactly those
+            metric_queries={name: sorted(violating) for name in self.lsnc_names},
         )
 
 

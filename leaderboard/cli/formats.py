@@ -20,6 +20,7 @@ import click
 
 from leaderboard.cli import sanitize
 from leaderboard.cli.console import out
+from leaderboard.records import p_value_text
 
 FORMATS = ("table", "json", "csv")
 PIPED_WIDTH = 160  # a table piped to a file or a pager: cells wrap instead of lines of thousands of characters
@@ -156,9 +157,7 @@ def _plain_table(rows: Sequence[dict[str, Any]], title: str, columns: Sequence[s
 
 def at_floor(comparison, resamples: int) -> bool:
     """A sampled test's smallest p, 2 / (resamples + 1) two-sided: the true p may be smaller."""
-    return not comparison.exact and comparison.p_value <= 2 / (resamples + 1) * (1 + 1e-9)
+    return p_value_text.at_floor(comparison.p_value, resamples, comparison.exact)
 
 
-def format_p(value: float, upper_bound: bool) -> str:
-    text = f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
-    return f"≤{text}" if upper_bound else text
+format_p = p_value_text.format_p  # the one writing of a p-value, the app's comparison view's too

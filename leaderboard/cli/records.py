@@ -26,13 +26,31 @@ def _registry():
     help="Also list the scores papers report (DIRECTORY/reported/<paper>.json), each marked 'reported in <paper>, "
     "Table N': numbers copied from a paper, never runs of this harness (a table of their own).",
 )
+@click.option(
+    "--subsets",
+    "with_subsets",
+    is_flag=True,
+    help="Each task's numbers per subset (ComLQ per query type with LSNC, NegConstraint per category with the "
+    "violation metrics, MultiConIR per domain: what the task's views show), each with its 95% interval.",
+)
 @columns_option("model, revision and task names (default: model, revision where a model has several, every task)")
-def show(directory: Path, fmt: str, with_reported: bool, columns: tuple[str, ...]) -> None:
+def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, columns: tuple[str, ...]) -> None:
     """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
     check_columns(columns, fmt)
+    if with_subsets and columns:
+        from leaderboard.errors import BadInput
+
+        raise BadInput("--columns chooses the columns of the models x tasks table, not of --subsets.")
     index = build_index(directory)
+    if with_subsets:  # the per-subset tables (cli/subset_tables.py) instead of the listing
+        from leaderboard.cli.subset_tables import show_subsets
+
+        show_subsets([path for path, _ in index.rows], fmt, f"Results in {directory}")
+        for path, reason in index.skipped:
+            err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
+        return
     if fmt.lower() in PAPER_FORMATS:  # complete results as models x tasks, with intervals and significance marks
         from leaderboard.cli.paper_tables import results_table
 
