@@ -314,9 +314,10 @@ def import_cmd(
         assert source is not None  # one of the two, checked above
         found = FolderSource(source, repository, commit)
     try:
-        with progress() as bar:
-            counted = bar.add_task("importing", total=None)
-            report = import_results(found, output, _task_naming(), advance=lambda n: bar.advance(counted, n))
+        from leaderboard.progress import step, use_progress
+
+        with progress() as bar, use_progress(bar), step("importing") as counted:
+            report = import_results(found, output, _task_naming(), advance=counted.advance)
     finally:
         if isinstance(found, HubSource):
             found.close()
