@@ -401,3 +401,31 @@ def test_the_zero_shot_filter_is_in_the_link():
 
     assert parse("?benchmark=FollowIR&zs=only").zero_shot == "only"
     assert parse("?benchmark=FollowIR").zero_shot == ""
+
+
+def test_hostile_files_are_skipped_and_never_block_or_crash(tmp_path):
+    import os
+
+    folder = tmp_path / "results" / "org__m" / "r"
+    folder.mkdir(parents=True)
+    shutil.copy(REAL / "intfloat__e5-large" / "external" / "SciFact.json", folder / "SciFact.json")
+    os.mkfifo(folder / "NFCorpus.json")  # reading it would block forever
+    (folder / "ArguAna.json").write_text("[" * 100_000 + "]" * 100_000)  # nested deeper than any parser allows
+    (folder / "FiQA2018.json").write_text(json.dumps({"task_name": "FiQA2018", "scores": {"test": ["x", 1]}}))
+    (folder / "model_meta.json").write_text(
+        json.dumps({"name": "<img src=x onerror=alert(1)>/..", "n_parameters": "7B"})
+    )
+    (folder / "SCIDOCS.json").mkdir()  # a folder with a result's name
+    ran = run_import(str(tmp_path), "-o", str(tmp_path / "out"))
+    assert ran.returncode == 4 and "Traceback" not in ran.stderr
+    assert "Skipped, unreadable: 1" in ran.stderr and "not a regular file" in ran.stderr
+    assert "Skipped, broken JSON: 1" in ran.stderr and "ArguAna.json" in ran.stderr
+    assert "FiQA2018.json" in ran.stderr  # scores that are not scores: no split mteb could read
+    (record,) = imported_records(tmp_path / "out").values()
+    assert (
+        record["model"]["name"] == "<img src=x onerror=alert(1)>/.."
+        and record["model"]["metadata"]["n_parameters"] is None
+    )
+    assert all(
+        ".." not in part for part in next((tmp_path / "out").glob("*/*/*.json")).relative_to(tmp_path / "out").parts
+    )

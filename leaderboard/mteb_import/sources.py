@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -149,7 +150,10 @@ _MAX_BYTES = 64 * 2**20  # a result file is kilobytes; a far larger one is refus
 
 def _read(path: Path) -> bytes | str:
     try:
-        if path.stat().st_size > _MAX_BYTES:
+        found = path.stat()
+        if not stat.S_ISREG(found.st_mode):  # a FIFO would block the import, a folder cannot be read
+            return "not a regular file"
+        if found.st_size > _MAX_BYTES:
             return f"larger than {_MAX_BYTES // 2**20} MiB; not read"
         return path.read_bytes()
     except OSError as exc:
