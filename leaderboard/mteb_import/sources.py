@@ -19,7 +19,6 @@ import os
 import re
 import stat
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -201,11 +200,9 @@ class HubSource(ResultSource):
 
         self.store = HubStore(repo_id, endpoint)
         self.label = f"{repo_id} at {self.store.endpoint_shown}"
-        with self.store._hub_errors("read"):
-            self.commit = self.store._head(revision)
-            self.oids = self.store._remote_oids(self.commit)
+        self.commit = self.store.head(revision)  # every file is read at this one commit
+        self.oids = self.store.files(self.commit)
         self.repository = f"{self.store.endpoint_shown.rstrip('/')}/datasets/{repo_id}"
-        self._tmp = tempfile.TemporaryDirectory(prefix="leaderboard-import-")
         self._pool = ThreadPoolExecutor(max_workers=8)  # one for the whole import: downloads overlap
 
     def listing(self) -> Iterator[Listed | Unlisted]:
@@ -224,11 +221,7 @@ class HubSource(ResultSource):
 
     def _fetch(self, path: str) -> bytes | str:
         try:
-            with self.store._hub_errors("download from"):
-                local = self.store._download(path, self.commit, Path(self._tmp.name))
-            data = local.read_bytes()
-            local.unlink(missing_ok=True)  # bounded disk too: each file is read once
-            return data
+            return self.store.read(path, self.commit)  # into a temporary folder, removed at once: disk stays bounded
         except BadInput as exc:
             if "404" in str(exc) or "EntryNotFound" in str(exc):
                 return "listed by the hub but not downloadable"
@@ -248,7 +241,6 @@ class HubSource(ResultSource):
 
     def close(self) -> None:
         self._pool.shutdown(cancel_futures=True)
-        self._tmp.cleanup()
 
 
 def blob_of(data: bytes) -> str:
