@@ -8,6 +8,8 @@ import click
 
 from leaderboard.cli.console import err, escape, out, progress
 from leaderboard.cli.formats import PAPER_FORMATS, emit, paper_format_option
+from leaderboard.records.hub_licenses import license_option
+from leaderboard.records.repo_names import repo_option
 
 
 def _registry():
@@ -106,9 +108,12 @@ def _benchmark_declarations() -> list[dict]:
     return declarations
 
 
+REPO_HELP = "The results dataset, ORG/NAME (checked with huggingface_hub's validator before anything else)."
+
+
 @click.command()
 @click.argument("results_dir", type=click.Path(path_type=Path))
-@click.option("--repo", required=True, help="The results dataset, ORG/NAME.")
+@click.option("--repo", required=True, callback=repo_option(), help=REPO_HELP)
 @click.option(
     "--endpoint", default=None, help="Hub endpoint (default: huggingface_hub's; it reads HF_ENDPOINT only at import)."
 )
@@ -131,7 +136,9 @@ def _benchmark_declarations() -> list[dict]:
     "--license",
     "license_id",
     default=None,
-    help="License id written in the dataset card's front matter (default: cc-by-4.0).",
+    callback=license_option,
+    help="License id written in the dataset card's front matter (default: cc-by-4.0): one of the Hub's license ids "
+    "(https://huggingface.co/docs/hub/repositories-licenses), checked before anything else.",
 )
 def push(
     results_dir: Path,
@@ -198,7 +205,7 @@ def push(
 
 @click.command()
 @click.argument("dest", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--repo", required=True, help="The results dataset, ORG/NAME.")
+@click.option("--repo", required=True, callback=repo_option(), help=REPO_HELP)
 @click.option("--endpoint", default=None, help="Hub endpoint.")
 @click.option("--revision", default=None, help="A commit, branch or refs/pr/N (default: main).")
 def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None) -> None:

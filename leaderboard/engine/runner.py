@@ -242,6 +242,21 @@ def _create(resolved: Resolved, request: Any, what: str) -> Any:
     return _plugin_call(reg.factory, f"{what} plugin {reg.plugin!r} creating {request.name!r}", request)
 
 
+def name_problem(name: object) -> str | None:
+    """Why a task's name cannot be one (None: it can). Names are plain words, never paths: a plugin that
+    builds its name and its data location from the --task argument (``mair:<Task>``) then cannot be
+    led outside its data folder, and no name reads as a path in a result, a file name or a message."""
+    import unicodedata
+
+    if not isinstance(name, str) or not name.strip():
+        return "is empty"
+    if "/" in name or "\\" in name or ".." in name:
+        return "is a path (it holds '/', '\\' or '..'); a task name is a plain name such as my-task-v2"
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        return "holds a control or formatting character"
+    return None
+
+
 def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task, Resolved]:
     resolved = registry.resolve("task", spec)
     request = TaskRequest(
@@ -252,6 +267,11 @@ def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task,
         raise LeaderboardError(
             f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, "
             "not a leaderboard.Task"
+        )
+    problem = name_problem(task.metadata.name)
+    if problem:  # checked before anything is loaded: a task argument never becomes a path (mair:/etc, mteb:../x)
+        raise BadInput(
+            f"--task {shorten(repr(spec), 120)}: the task's name {shorten(repr(task.metadata.name))} {problem}."
         )
     unknown = sorted(set(options.task_options) - set(task.metadata.options))
     if unknown:
