@@ -63,7 +63,9 @@ def test_space_deploy_build_and_serve_check_their_repo_names(tmp_path, repo):
 def test_the_one_repo_check_is_huggingface_hubs_and_returns_the_bare_name():
     from leaderboard.records.repo_names import repo_id
 
-    assert repo_id("hf://datasets/lb/results", prefixed=True) == repo_id("hf://lb/results", prefixed=True) == "lb/results"
+    assert (
+        repo_id("hf://datasets/lb/results", prefixed=True) == repo_id("hf://lb/results", prefixed=True) == "lb/results"
+    )
     with pytest.raises(BadInput, match=r"--requests 'org/q\\n': not a valid hub repository name"):
         repo_id("org/q\n", "--requests", "the requests dataset")
 
@@ -129,3 +131,72 @@ def test_a_task_argument_never_becomes_a_path_outside_the_data_folder(tmp_path, 
     assert "Traceback" not in ran.output and not (tmp_path / "out").exists()
     if spec.startswith("mair:"):
         assert "--task" in ran.output and "is a path" in ran.output
+
+
+# -- the per-query rule ----------------------------------------------------------------------------------
+
+
+def _forged(path, change) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def _no_per_query_and_a_forged_score(data: dict) -> None:
+    data["per_query"] = None
+    data["main_score"] = data["scores"]["test"]["default"]["ndcg_at_10"] = 0.99
+
+
+def _damaged_per_query_and_a_forged_score(data: dict) -> None:
+    data["per_query"]["data"] = "AAAA" + data["per_query"]["data"][4:]
+    data["main_score"] = data["scores"]["test"]["default"]["ndcg_at_10"] = 0.99
+
+
+@pytest.mark.parametrize("change", [_no_per_query_and_a_forged_score, _damaged_per_query_and_a_forged_score])
+def test_a_complete_result_without_its_per_query_values_is_refused_by_every_reader(bm25_demo_submission, change):
+    from leaderboard.app import loading
+
+    (path,) = bm25_demo_submission.rglob("demo.json")
+    _forged(path, change)
+    results = bm25_demo_submission / "results"
+    shown = invoke("show", str(results))
+    assert shown.exit_code == 0 and "0.99" not in shown.output and "skipped" in shown.output
+    assert "per_query" in shown.output
+    validated = invoke("validate", str(bm25_demo_submission))
+    assert_refused(validated, "demo.json", "per_query")
+    pushed = invoke("push", str(results), "--repo", "lb/results", "--dry-run")
+    assert_refused(pushed, "Refusing to push", "demo.json", "per_query")
+    board = loading.load(results, public=False, persist=False)
+    assert not board.rows and [p for p, _ in board.skipped] == ["bm25/bm25s-0.3.16/demo.json"]
+
+
+def test_results_that_may_lack_per_query_values_still_read(bm25_demo_submission):
+    """Version 1 files, imported results, partial results and a task's stated reason stay readable."""
+    from conftest import REPO
+
+    from leaderboard.records.plain_read import read_plain
+
+    (path,) = bm25_demo_submission.rglob("demo.json")
+    original = json.loads(path.read_text())
+    exempt = {
+        "imported": lambda d: d.update(imported_from={"format": "mteb", "file": "x.json", "mteb_version": "2.0.0"}),
+        "partial": lambda d: d["coverage"].update(complete=False, reason="--limit 3"),
+        "stated": lambda d: d["task_details"].update(per_query="not computed: no per-query definition"),
+    }
+    for name, change in exempt.items():
+        data = json.loads(json.dumps(original))
+        data["per_query"] = None
+        change(data)
+        path.write_text(json.dumps(data))
+        assert read_plain(path)["per_query"] is None, name
+    assert read_plain(REPO / "tests" / "fixtures" / "result-v1-bm25-demo.json")["schema_version"] == "1"
+
+
+def test_every_committed_result_carries_its_per_query_values():
+    from conftest import REPO
+
+    from leaderboard.records.plain_read import read_plain
+
+    files = [p for p in (REPO / "submissions").rglob("results/**/*.json") if p.name != "model_card.json"]
+    assert files and all(read_plain(p)["per_query"] is not None for p in files)
+    assert not list((REPO / "submissions").rglob("demo.json"))  # the demo belongs to no public board

@@ -130,7 +130,14 @@ REPO_HELP = "The results dataset, ORG/NAME (checked with huggingface_hub's valid
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
     help="A folder of scores reported in papers (<paper>.json, e.g. submissions/reported): validated and "
-    "published as reported/ beside results/.",
+    "published as reported/ beside results/. Default: RESULTS_DIR/reported when it exists (what `serve` and "
+    "`show --reported` preview).",
+)
+@click.option(
+    "--no-reported",
+    "no_reported",
+    is_flag=True,
+    help="Leave RESULTS_DIR/reported out of the push (results only).",
 )
 @click.option(
     "--license",
@@ -149,6 +156,7 @@ def push(
     message: str | None,
     license_id: str | None,
     reported_dir: Path | None,
+    no_reported: bool,
 ) -> None:
     """Validate every result under RESULTS_DIR and push the changed ones to a Hugging Face dataset in one commit.
 
@@ -160,6 +168,7 @@ def push(
     """
     from leaderboard.records.store import PREFIX, HubStore, collect
 
+    reported_dir = _reported_folder(results_dir, reported_dir, no_reported)
     uploads = collect(results_dir, _benchmark_declarations())
     if reported_dir is not None:  # all or none, like results: a file the board would skip stops the push
         from leaderboard.records.reported import reported_uploads
@@ -201,6 +210,31 @@ def push(
     if report.derived:
         regenerated = ", ".join(escape(u.path_in_repo) for u in report.derived)
         out().print(f"Regenerated from all results in the dataset: {regenerated}", highlight=False)
+
+
+def _reported_folder(results_dir: Path, given: Path | None, leave_out: bool) -> Path | None:
+    """The reported scores a push publishes: --reported, else RESULTS_DIR/reported (the board previewed over
+    RESULTS_DIR shows it, so the public one must too); --no-reported leaves them out."""
+    from leaderboard.errors import BadInput
+    from leaderboard.records.listing import REPORTED_FOLDER, holds_reported_scores
+
+    inside = results_dir / REPORTED_FOLDER
+    found = inside if inside.is_dir() and holds_reported_scores(inside) else None
+    if leave_out:
+        if given is not None:
+            raise BadInput("--reported and --no-reported: give one of them.")
+        return None
+    if given is not None and found is not None and given.resolve() != found.resolve():
+        raise BadInput(
+            f"--reported {given}: {results_dir} holds its own {found}; push one folder of reported scores "
+            f"(--reported {found}), or leave {found} out with --no-reported."
+        )
+    if given is None and found is not None:
+        out().print(
+            f"Taking {escape(str(found))} along: scores reported in papers (--no-reported leaves them out).",
+            highlight=False,
+        )
+    return given or found
 
 
 @click.command()
