@@ -343,12 +343,37 @@ class ShardStore:
         file of the same name, and two runs would write the folder."""
         self._memory.clear()
         if self.folder is not None:
-            for path in self.folder.glob("*"):
-                if path.is_dir():
-                    shutil.rmtree(path, ignore_errors=True)
-                elif path.name != ".lock":
-                    path.unlink(missing_ok=True)
+            _clear(self.folder)
             self.close()
+
+
+def _clear(folder: Path) -> None:
+    """Delete a shard folder's content but its lock file (see ``ShardStore.remove``)."""
+    for path in folder.glob("*"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.name != ".lock":
+            path.unlink(missing_ok=True)
+
+
+def discard(folder: Path) -> bool:
+    """Remove a shard folder's work files once its result is written (False: another run holds it; kept).
+
+    A Ray job keeps the shards it searched; the driver calls this after writing the job's result, so
+    a run whose cluster dies before that leaves every finished shard for the re-run (issue 31).
+    """
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(Path(folder) / ".lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return False
+    try:
+        _clear(Path(folder))
+    finally:
+        lock.release()
+    return True
 
 
 def _acquire(path: Path, what: str, waiting_note: str | None = None) -> Any:
