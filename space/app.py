@@ -5,16 +5,23 @@ Space variable set by `leaderboard space deploy`, else ``results_repo`` in space
 The app pulls it with huggingface_hub, reads it through the result index (each file validated once),
 shows public benchmarks only, and polls the dataset's revision every LEADERBOARD_POLL_SECONDS
 (default 600) to show new commits without a restart.
+
+The benchmarks are the dataset's benchmarks.json (written by `leaderboard push`), completed by the
+declarations of the plugins installed with the harness wheel, exactly as `leaderboard serve` and
+`push` take them: over a local folder without benchmarks.json the Space is the same board as over
+the dataset (ComLQ, NegConstraint, ...; never one raw board per task, never the non-public demo).
 """
 
 import json
 import os
+import sys
 from pathlib import Path
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported
 
 from leaderboard.app.live import DEFAULT_POLL_SECONDS
 from leaderboard.app.ui import build_app, launch
+from leaderboard.registry import installed_benchmarks
 
 CONFIG = Path(__file__).with_name("space.json")
 RESULTS = os.environ.get("RESULTS_REPO") or (json.loads(CONFIG.read_text()) if CONFIG.is_file() else {}).get(
@@ -25,7 +32,9 @@ if not RESULTS:
 SOURCE = RESULTS if RESULTS.startswith("hf://") or os.path.isdir(RESULTS) else f"hf://{RESULTS}"
 POLL_SECONDS = float(os.environ.get("LEADERBOARD_POLL_SECONDS", DEFAULT_POLL_SECONDS))
 
-demo = build_app(SOURCE, public=True, poll_seconds=POLL_SECONDS or None)
+BENCHMARKS = installed_benchmarks(lambda name, exc: print(f"benchmark {name} skipped: {exc!r}", file=sys.stderr))
+
+demo = build_app(SOURCE, BENCHMARKS, public=True, poll_seconds=POLL_SECONDS or None)
 
 if __name__ == "__main__":
     launch(

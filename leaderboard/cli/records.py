@@ -97,14 +97,16 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _benchmark_declarations() -> list[dict]:
-    """Every registered benchmark as JSON (factories take no arguments); a broken one is skipped with a warning."""
-    registry = _registry()
+    """Every registered benchmark as JSON; a broken one is skipped with a warning (it never stops a push)."""
+    from leaderboard.cli.serve import skipped_benchmark
+    from leaderboard.registry import installed_benchmarks
+
     declarations = []
-    for name, registration in sorted(registry.entries["benchmark"].items()):
+    for benchmark in installed_benchmarks(skipped_benchmark):
         try:
-            declarations.append(registration.factory().to_json())
-        except Exception as exc:  # a plugin's bug must not stop a push of valid results
-            err().print(f"[yellow]benchmark {escape(name)} skipped:[/] {escape(type(exc).__name__)}: {escape(exc)}")
+            declarations.append(benchmark.to_json())
+        except Exception as exc:  # a plugin's declaration that cannot be written
+            skipped_benchmark(str(getattr(benchmark, "name", "?")), exc)
     return declarations
 
 
