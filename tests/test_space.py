@@ -353,8 +353,13 @@ def test_the_space_app_over_a_folder_serves_the_public_board_in_chromium(board_f
                 page.wait_for_function(
                     "() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')", timeout=30000
                 )
-                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(tmp_path / "space-folder-comlq.png"))
+                # the reported BM25 row's note: what was checked of the paper's numbers here (issue 31)
+                bm25 = page.locator("#board-table tbody.reported tr", has_text="bm25").first
+                bm25.locator("details.note summary").click()
+                assert "1.98 apart" in bm25.locator("details.note").inner_text()
+                bm25.scroll_into_view_if_needed()
+                page.screenshot(path=str(tmp_path / "space-folder-comlq-bm25-note.png"))
                 page.locator("#benchmark-select input").click()
                 options = [o.replace("✓", "").strip() for o in page.get_by_role("option").all_inner_texts()]
                 assert "ComLQ" in options and "NegConstraint" in options
@@ -362,7 +367,9 @@ def test_the_space_app_over_a_folder_serves_the_public_board_in_chromium(board_f
             finally:
                 browser.close()
         if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
-            shutil.copy(tmp_path / "space-folder-comlq.png", SCREENSHOTS / "space-folder-comlq.png")
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            for shot in ("space-folder-comlq.png", "space-folder-comlq-bm25-note.png"):
+                shutil.copy(tmp_path / shot, SCREENSHOTS / shot)
     finally:
         proc.terminate()
         proc.communicate(timeout=30)

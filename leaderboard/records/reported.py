@@ -65,6 +65,7 @@ class ReportedScore(_Record):
     row: Text = Field(description="the row label as printed (see ReportedRow.label)")
     column: Text = Field(description="the column label as printed (with its group, e.g. 'Robust04 / p-MRR')")
     notes: str | None = None
+    row_notes: str | None = Field(default=None, description="the row's own note (its model, what was checked)")
 
     @property
     def source(self) -> str:
@@ -190,6 +191,7 @@ class ReportedFile(_Record):
                             row=row.label,
                             column=column.label,
                             notes=notes,
+                            row_notes=row.notes,
                         )
                     )
         return out
