@@ -66,7 +66,7 @@ class ReportedLine:
     def notes(self) -> list[str]:
         """The paper rows' own notes behind this row (which model it is, what was checked), each once."""
         cells = [self.aggregate, *self.cells.values()] if self.aggregate is not None else list(self.cells.values())
-        return list(dict.fromkeys(c.row_notes for c in cells if getattr(c, "row_notes", None)))
+        return list(dict.fromkeys(str(c.row_notes) for c in cells if getattr(c, "row_notes", None)))
 
     @property
     def info(self) -> dict[str, Any]:
