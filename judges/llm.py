@@ -14,9 +14,9 @@ Limits (environment variables; recorded in the result's ``task_details.judge``):
 
 * ``LEADERBOARD_JUDGE_TIMEOUT``: seconds one request may take (default 60);
 * ``LEADERBOARD_JUDGE_IDLE``: seconds the run waits without any answer (from its first request, or
-  since the last answer) before it stops (default 60): an endpoint that never answers ends a run
-  within a minute, whatever the number of items, threads and retries; a live one only has to answer
-  something each minute;
+  since the last answer) before it stops (default 50): an endpoint that never answers ends a run
+  within a minute (50 s and the time to stop the threads), whatever the number of items, threads and
+  retries; a live one only has to answer something every 50 s;
 * ``LEADERBOARD_JUDGE_DEADLINE``: seconds all of a run's requests may take together (default 3600);
 * ``LEADERBOARD_JUDGE_RETRIES``: retries of a failed request (connection, timeout, 429, 5xx; default 2);
 * ``LEADERBOARD_JUDGE_MAX_REPLY_BYTES``: the largest reply read (default 1 MiB; a reply is a few hundred bytes).
@@ -51,7 +51,7 @@ DEADLINE_ENV = "LEADERBOARD_JUDGE_DEADLINE"
 IDLE_ENV = "LEADERBOARD_JUDGE_IDLE"
 RETRIES_ENV = "LEADERBOARD_JUDGE_RETRIES"
 MAX_REPLY_ENV = "LEADERBOARD_JUDGE_MAX_REPLY_BYTES"
-DEFAULTS = {TIMEOUT_ENV: 60.0, IDLE_ENV: 60.0, DEADLINE_ENV: 3600.0, RETRIES_ENV: 2, MAX_REPLY_ENV: 2**20}
+DEFAULTS = {TIMEOUT_ENV: 60.0, IDLE_ENV: 50.0, DEADLINE_ENV: 3600.0, RETRIES_ENV: 2, MAX_REPLY_ENV: 2**20}
 TEMPERATURE = 0.0
 SYSTEM = (
     "You check search results for queries that contain a negation: a condition the answer must NOT meet. "
