@@ -13,11 +13,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from openai_stub import openai_stub  # noqa: E402
+from leaderboard_judges.llm import LLMJudge
+from openai_stub import openai_stub
 
-from leaderboard.contract.judge import JudgeItem  # noqa: E402
-from leaderboard.errors import BadInput  # noqa: E402
-from leaderboard_judges.llm import LLMJudge  # noqa: E402
+from leaderboard.contract.judge import JudgeItem
+from leaderboard.errors import BadInput
 
 items = [JudgeItem(f"q{i}", "not x", f"d{i}", "x") for i in range(200)]
 with openai_stub(("x",), mode="hang") as (endpoint, stub):
