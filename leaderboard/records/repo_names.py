@@ -29,14 +29,14 @@ def repo_id(value: str, option: str = "--repo", what: str = "the dataset", prefi
     if prefixed:
         name = next((value[len(p) :] for p in HUB_PREFIXES if value.startswith(p)), value)
     shown = shorten(repr(value), 120)
-    if name.count("/") != 1:
-        raise BadInput(f"{option} {shown}: expected {what} as ORG/NAME (one '/').")
     try:
         validate_repo_id(name)
     except HFValidationError as exc:
         reason = str(exc).split(":")[0]  # the validator's sentence, without its echo of the raw value
         expected = f"expected {what} as ORG/NAME"
         raise BadInput(f"{option} {shown}: not a valid hub repository name ({reason}); {expected}.") from None
+    if name.count("/") != 1:  # the hub also has bare names (a user's own repo); ours are always ORG/NAME
+        raise BadInput(f"{option} {shown}: expected {what} as ORG/NAME (one '/').")
     return name
 
 
