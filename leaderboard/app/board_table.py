@@ -331,6 +331,10 @@ def board_html(
             "c-model",
             f"{item.model}: {item.source} (copied from the paper; not reproduced here, never ranked, no interval)",
         )
+        if item.notes:  # the row's note (which model, what was checked against the paper), one click away
+            note = " ".join(item.notes)
+            model.text += f'<details class="note"><summary>note</summary>{esc(note)}</details>'
+            model.title += f" · note: {note}"
         parts = [_td(rank), _td(model), _td(_reported_cell(item.aggregate_value, item.difference, item, "c-agg"))]
         parts += [_td(Cell(MISSING)) for _ in sides]
         for column in columns:

@@ -8,6 +8,8 @@ import click
 
 from leaderboard.cli.console import err, escape, out, progress
 from leaderboard.cli.formats import PAPER_FORMATS, check_columns, columns_option, emit, paper_format_option
+from leaderboard.records.hub_licenses import license_option
+from leaderboard.records.repo_names import repo_option
 
 
 def _registry():
@@ -120,20 +122,25 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _benchmark_declarations() -> list[dict]:
-    """Every registered benchmark as JSON (factories take no arguments); a broken one is skipped with a warning."""
-    registry = _registry()
+    """Every registered benchmark as JSON; a broken one is skipped with a warning (it never stops a push)."""
+    from leaderboard.cli.serve import skipped_benchmark
+    from leaderboard.registry import installed_benchmarks
+
     declarations = []
-    for name, registration in sorted(registry.entries["benchmark"].items()):
+    for benchmark in installed_benchmarks(skipped_benchmark):
         try:
-            declarations.append(registration.factory().to_json())
-        except Exception as exc:  # a plugin's bug must not stop a push of valid results
-            err().print(f"[yellow]benchmark {escape(name)} skipped:[/] {escape(type(exc).__name__)}: {escape(exc)}")
+            declarations.append(benchmark.to_json())
+        except Exception as exc:  # a plugin's declaration that cannot be written
+            skipped_benchmark(str(getattr(benchmark, "name", "?")), exc)
     return declarations
+
+
+REPO_HELP = "The results dataset, ORG/NAME (checked with huggingface_hub's validator before anything else)."
 
 
 @click.command()
 @click.argument("results_dir", type=click.Path(path_type=Path))
-@click.option("--repo", required=True, help="The results dataset, ORG/NAME.")
+@click.option("--repo", required=True, callback=repo_option(), help=REPO_HELP)
 @click.option(
     "--endpoint", default=None, help="Hub endpoint (default: huggingface_hub's; it reads HF_ENDPOINT only at import)."
 )
@@ -150,13 +157,22 @@ def _benchmark_declarations() -> list[dict]:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
     help="A folder of scores reported in papers (<paper>.json, e.g. submissions/reported): validated and "
-    "published as reported/ beside results/.",
+    "published as reported/ beside results/. Default: RESULTS_DIR/reported when it exists (what `serve` and "
+    "`show --reported` preview).",
+)
+@click.option(
+    "--no-reported",
+    "no_reported",
+    is_flag=True,
+    help="Leave RESULTS_DIR/reported out of the push (results only).",
 )
 @click.option(
     "--license",
     "license_id",
     default=None,
-    help="License id written in the dataset card's front matter (default: cc-by-4.0).",
+    callback=license_option,
+    help="License id written in the dataset card's front matter (default: cc-by-4.0): one of the Hub's license ids "
+    "(https://huggingface.co/docs/hub/repositories-licenses), checked before anything else.",
 )
 def push(
     results_dir: Path,
@@ -167,6 +183,7 @@ def push(
     message: str | None,
     license_id: str | None,
     reported_dir: Path | None,
+    no_reported: bool,
 ) -> None:
     """Validate every result under RESULTS_DIR and push the changed ones to a Hugging Face dataset in one commit.
 
@@ -178,6 +195,7 @@ def push(
     """
     from leaderboard.records.store import PREFIX, HubStore, collect
 
+    reported_dir = _reported_folder(results_dir, reported_dir, no_reported)
     uploads = collect(results_dir, _benchmark_declarations())
     if reported_dir is not None:  # all or none, like results: a file the board would skip stops the push
         from leaderboard.records.reported import reported_uploads
@@ -221,9 +239,34 @@ def push(
         out().print(f"Regenerated from all results in the dataset: {regenerated}", highlight=False)
 
 
+def _reported_folder(results_dir: Path, given: Path | None, leave_out: bool) -> Path | None:
+    """The reported scores a push publishes: --reported, else RESULTS_DIR/reported (the board previewed over
+    RESULTS_DIR shows it, so the public one must too); --no-reported leaves them out."""
+    from leaderboard.errors import BadInput
+    from leaderboard.records.listing import REPORTED_FOLDER, holds_reported_scores
+
+    inside = results_dir / REPORTED_FOLDER
+    found = inside if inside.is_dir() and holds_reported_scores(inside) else None
+    if leave_out:
+        if given is not None:
+            raise BadInput("--reported and --no-reported: give one of them.")
+        return None
+    if given is not None and found is not None and given.resolve() != found.resolve():
+        raise BadInput(
+            f"--reported {given}: {results_dir} holds its own {found}; push one folder of reported scores "
+            f"(--reported {found}), or leave {found} out with --no-reported."
+        )
+    if given is None and found is not None:
+        out().print(
+            f"Taking {escape(str(found))} along: scores reported in papers (--no-reported leaves them out).",
+            highlight=False,
+        )
+    return given or found
+
+
 @click.command()
 @click.argument("dest", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--repo", required=True, help="The results dataset, ORG/NAME.")
+@click.option("--repo", required=True, callback=repo_option(), help=REPO_HELP)
 @click.option("--endpoint", default=None, help="Hub endpoint.")
 @click.option("--revision", default=None, help="A commit, branch or refs/pr/N (default: main).")
 def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None) -> None:

@@ -58,9 +58,10 @@ from leaderboard.records.per_query_columns import columns_json
 from leaderboard.records.result_checks import Record, direction, is_complete, main_split
 from leaderboard.sqlite_damage import is_damage, move_aside
 
-# 9: per-query columns keep metrics computed on some queries (None elsewhere); 10: summaries of imported
-# results (the data key, the import's source, model_meta's columns) and the training tasks in the detail
-INDEX_VERSION = "10"
+# 9: per-query columns keep metrics computed on some queries (None elsewhere); 10: the per-query rule (issue 31);
+# 11: summaries of imported results (the data key, the import's source, model_meta's columns) and the
+# training tasks in the detail
+INDEX_VERSION = "11"
 RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.

@@ -239,12 +239,12 @@ class HubStore:
     endpoint and the dataset and passes through ``redact``, so no token is ever printed.
     """
 
-    def __init__(self, repo_id: str, endpoint: str | None = None, token: str | None = None):
+    def __init__(self, repo_id: str, endpoint: str | None = None, token: str | None = None, option: str = "--repo"):
         from huggingface_hub import HfApi, constants, get_token
 
-        if repo_id.count("/") != 1:
-            raise BadInput(f"--repo {repo_id!r}: expected ORG/NAME.")
-        self.repo_id, self.endpoint = repo_id, endpoint
+        from leaderboard.records.repo_names import repo_id as checked
+
+        self.repo_id, self.endpoint = checked(repo_id, option), endpoint
         self.endpoint_shown = endpoint or constants.ENDPOINT
         self.token = token or get_token()
         self.api = HfApi(endpoint=endpoint, token=self.token)
