@@ -253,14 +253,22 @@ class Worker:
         """(the benchmarks' declarations, their tasks in order), from this worker's benchmark plugins."""
         from leaderboard.registry import get_registry
 
-        entries = get_registry().entries["benchmark"]
-        unknown = [name for name in names if name not in entries]
-        if unknown:
-            known = ", ".join(sorted(entries)) or "none"
-            raise RequestFailed(f"unknown benchmark(s) {', '.join(unknown)} on this worker (known: {known})")
+        declared = {}
+        for name, entry in get_registry().entries["benchmark"].items():
+            try:
+                declared[name] = entry.factory()
+            except Exception:  # a broken benchmark plugin is not requestable; the others are
+                continue
+        # Public ones only, as submit checks: a request file written by hand must not put demo data on the board.
+        public = sorted(name for name, benchmark in declared.items() if benchmark.public)
+        refused = [name for name in names if name not in public]
+        if refused:
+            raise RequestFailed(
+                f"no public benchmark named {', '.join(refused)} on this worker (public: {', '.join(public) or 'none'})"
+            )
         declarations, tasks = [], []
         for name in names:
-            benchmark = entries[name].factory()
+            benchmark = declared[name]
             declarations.append(benchmark.to_json())
             for row in [*benchmark.tasks, *(row for side in benchmark.also for row in side.tasks)]:
                 if row.task not in tasks:
