@@ -33,7 +33,7 @@ def test_deploy_with_requests_sets_requests_repo_as_results_repo_is_set_and_send
         first = deploy(hub, "--requests", f"hf://{REQUESTS}")
         assert first.returncode == 0, first.stdout + first.stderr
         assert (
-            f"Deployed the Space lb/board serving lb/results, queue hf://{REQUESTS} (REQUESTS_REPO; set the "
+            f"Deployed the Space lb/board serving lb/results, queue {REQUESTS} (REQUESTS_REPO; set the "
             "HF_TOKEN secret by hand):" in first.stdout
         )
         space = hub.state.spaces["lb/board"]
@@ -50,7 +50,7 @@ def test_deploy_with_requests_sets_requests_repo_as_results_repo_is_set_and_send
         commits = len(space.history)
 
         bad = deploy(hub, "--requests", "not a repo")
-        assert bad.returncode == 2 and "--requests 'not a repo': not a hub dataset name" in bad.stderr
+        assert bad.returncode == 2 and "--requests 'not a repo': not a valid hub repository name" in bad.stderr
         assert "Traceback" not in bad.stderr and len(space.history) == commits
         assert space.variables["REQUESTS_REPO"]["value"] == REQUESTS
     for proc in (first, again, bad):

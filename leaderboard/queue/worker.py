@@ -251,16 +251,12 @@ class Worker:
 
     def resolve(self, names: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
         """(the benchmarks' declarations, their tasks in order), from this worker's benchmark plugins."""
-        from leaderboard.registry import get_registry
+        from leaderboard.queue.submit import requestable
+        from leaderboard.registry import installed_benchmarks
 
-        declared = {}
-        for name, entry in get_registry().entries["benchmark"].items():
-            try:
-                declared[name] = entry.factory()
-            except Exception:  # a broken benchmark plugin is not requestable; the others are
-                continue
+        declared = {benchmark.name: benchmark for benchmark in installed_benchmarks()}  # a broken one is skipped
         # Public ones only, as submit checks: a request file written by hand must not put demo data on the board.
-        public = sorted(name for name, benchmark in declared.items() if benchmark.public)
+        public = requestable(declared.values())
         refused = [name for name in names if name not in public]
         if refused:
             raise RequestFailed(
