@@ -106,13 +106,14 @@ def test_a_retry_whose_published_results_were_changed_since_fails_and_replaces_n
     ("tamper", "expected"),
     [
         (lambda r: r.model_copy(update={"model": "other", "id": new_id("other", now())}), "is a receipt for request"),
-        (None, "not a receipt"),
+        (b"[not a receipt", "expected a receipt (JSON)"),
+        (b'{"request": "x"}', "not a receipt (request: String should match pattern"),
     ],
 )
 def test_a_receipt_that_is_not_this_requests_is_refused_naming_it(hub, tamper, expected):
     mine = running()
-    if tamper is None:
-        commit(hub, RESULTS, {receipt_path(mine.id): b"[not a receipt"})
+    if isinstance(tamper, bytes):
+        commit(hub, RESULTS, {receipt_path(mine.id): tamper})
     else:
         other = tamper(mine)
         upload = receipt_upload(other, other.lease, REQUESTS, [Upload(RESULT, b"x")])

@@ -11,8 +11,8 @@ plugin, or files that were changed or removed since, fails the request instead; 
 without a receipt are another run's, and the push never replaces them (``results_check``).
 
 Anyone with write access to the results dataset can write a receipt, as they can write results:
-a receipt is read as hostile input (bounded, ``safe_json``, validated) and never trusted beyond
-the files it names.
+a receipt is read as hostile input (``read_record``: bounded, ``safe_json``, validated) and never
+trusted beyond the files it names.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from leaderboard import safe_json
-from leaderboard.queue.requests import REQUEST_ID, EvalRequest, Lease
+from leaderboard.errors import BadInput
+from leaderboard.queue.requests import REQUEST_ID, EvalRequest, Lease, read_record
 from leaderboard.queue.results_check import RequestFailed
 from leaderboard.records.store import HubStore, Upload, git_blob_sha1
 
@@ -112,12 +112,7 @@ def published(
 
 
 def _read(data: bytes, where: str) -> Receipt:
-    if len(data) > MAX_RECEIPT_BYTES:
-        raise RequestFailed(f"{where}: {len(data):,} bytes, more than a receipt's {MAX_RECEIPT_BYTES:,}")
     try:
-        return Receipt.model_validate(safe_json.loads(data.decode("utf-8"), finite=True))
-    except (UnicodeDecodeError, safe_json.UnsafeJSON) as exc:
-        raise RequestFailed(f"{where}: not a receipt ({exc})") from None
-    except ValidationError as exc:
-        problems = [f"{'/'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()[:3]]
-        raise RequestFailed(f"{where}: not a receipt ({'; '.join(problems)})") from None
+        return read_record(Receipt, data, where, "receipt", MAX_RECEIPT_BYTES)
+    except BadInput as exc:
+        raise RequestFailed(str(exc).rstrip(".")) from None
