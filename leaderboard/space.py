@@ -16,7 +16,9 @@ never leak removed modules into it, and the checkout is left untouched.
 
 ``deploy`` uploads that folder as a Space repo with huggingface_hub and sets ``RESULTS_REPO`` as a
 Space variable (the Space settings show and edit it); space.json carries the same value so a copy of
-the folder also runs elsewhere.
+the folder also runs elsewhere. ``--requests`` sets ``REQUESTS_REPO`` (the evaluation queue's
+requests dataset: the Submit and Queue tabs) the same way. The write token the Submit tab needs is
+never sent: the owner sets it as the Space secret ``HF_TOKEN`` (README, "Submitting a model").
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class SpaceFolder:
     wheel: str
     version: str
     results_repo: str | None
+    requests_repo: str | None = None
 
 
 def checkout_root(source: Path | None = None) -> Path:
@@ -149,8 +152,17 @@ def _readme(root: Path, values: dict[str, str]) -> str:
     return Template((root / TEMPLATE / "README.md.tmpl").read_text("utf-8")).substitute(values)
 
 
+def requests_repo_id(value: str) -> str:
+    """The evaluation queue's requests dataset, checked as --results is."""
+    return checked_repo_id(value, "--requests", "the requests dataset", prefixed=True)
+
+
 def build(
-    dest: Path, results: str | None = None, source: Path | None = None, title: str = "Retrieval Leaderboard"
+    dest: Path,
+    results: str | None = None,
+    source: Path | None = None,
+    title: str = "Retrieval Leaderboard",
+    requests: str | None = None,
 ) -> SpaceFolder:
     """Write the Space folder at ``dest`` (which must not exist or be empty); all or nothing."""
     from leaderboard.provenance import harness_info
@@ -163,6 +175,7 @@ def build(
         raise BadInput(f"{dest}: {blocked} is a file, not a folder; the Space is written into a new folder.")
     root = checkout_root(source)
     repo = results_repo_id(results) if results else None
+    queue = requests_repo_id(requests) if requests else None
     running = running_version()
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -184,7 +197,7 @@ def build(
             encoding="utf-8",
         )
         harness = harness_info()
-        config = {"results_repo": repo, "harness": harness, "wheel": wheel.name}
+        config = {"results_repo": repo, "requests_repo": queue, "harness": harness, "wheel": wheel.name}
         (staging / "space.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         values = {
             "title": title,
@@ -207,7 +220,7 @@ def build(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return SpaceFolder(dest, wheel.name, running, repo)
+    return SpaceFolder(dest, wheel.name, running, repo, queue)
 
 
 def deploy(
@@ -217,25 +230,34 @@ def deploy(
     token: str | None = None,
     source: Path | None = None,
     private: bool = False,
+    requests: str | None = None,
 ) -> str:
-    """Build the Space and upload it as a Space repo in one commit, with RESULTS_REPO set; returns the commit URL."""
+    """Build the Space and upload it as a Space repo in one commit, with RESULTS_REPO (and REQUESTS_REPO) set.
+
+    Returns the commit URL. Without ``requests`` an existing Space's REQUESTS_REPO is left as it is.
+    """
     from leaderboard.records.store import HubStore
 
     repo_id = checked_repo_id(repo_id, "--repo", "the Space")
     results = results_repo_id(results)
+    queue = requests_repo_id(requests) if requests else None
     hub = HubStore(repo_id, endpoint, token)  # its error translation: endpoint named, token redacted
     if not hub.token:
         raise BadInput(
             "No Hugging Face token: set HF_TOKEN or log in with `hf auth login` (the token is never printed)."
         )
     with tempfile.TemporaryDirectory(prefix="leaderboard-space-") as tmp:
-        folder = build(Path(tmp) / "space", results, source)
+        folder = build(Path(tmp) / "space", results, source, requests=queue)
         with hub._hub_errors("deploy the Space to", committing=True):
             hub.api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
             # create_repo leaves an existing Space's variables alone: set it explicitly every time.
             hub.api.add_space_variable(
                 repo_id, "RESULTS_REPO", results, description="the results dataset this leaderboard serves"
             )
+            if queue:  # the write token is the HF_TOKEN secret, set by the owner: never a variable, never sent
+                hub.api.add_space_variable(
+                    repo_id, "REQUESTS_REPO", queue, description="the evaluation queue: Submit and Queue tabs"
+                )
             info = hub.api.upload_folder(
                 repo_id=repo_id,
                 repo_type="space",

@@ -34,7 +34,9 @@ SOURCE = RESULTS if RESULTS.startswith("hf://") or os.path.isdir(RESULTS) else f
 POLL_SECONDS = float(os.environ.get("LEADERBOARD_POLL_SECONDS", DEFAULT_POLL_SECONDS))
 # The evaluation queue (optional): the requests dataset behind the Submit and Queue tabs. Submitting
 # writes to it with the HF_TOKEN Space secret, read by huggingface_hub on the server only.
-REQUESTS = os.environ.get("REQUESTS_REPO") or None
+REQUESTS = os.environ.get("REQUESTS_REPO") or (json.loads(CONFIG.read_text()) if CONFIG.is_file() else {}).get(
+    "requests_repo"
+)
 
 BENCHMARKS = installed_benchmarks(lambda name, exc: print(f"benchmark {name} skipped: {exc!r}", file=sys.stderr))
 
