@@ -142,7 +142,7 @@ def test_no_membership_means_no_subset_interval_and_the_csv_says_why(typed_board
                 assert (row[f"{name}:ci_low"], row[f"{name}:ci_high"]) == pytest.approx(interval, abs=1e-12)
                 assert pd.isna(row[f"{name}:ci_note"])
     assert "queries behind that cell" in ranking.interval_note
-    assert "about the ndcg_at_10 column only" in ranking.test_note  # the ≈ is stated for its column
+    assert "about the nDCG@10 column only" in ranking.test_note  # the ≈ is stated for its column
 
 
 def _plain(template, task, model, revision, mean, created="2026-11-01T00:00:00+00:00"):

@@ -133,7 +133,7 @@ def test_submit_then_worker_once_publishes_the_results_and_finishes_the_request(
     assert {"benchmarks.json", "data/results.parquet", "README.md"} <= set(published)
     assert "NegConstraint" in {b["name"] for b in json.loads(published["benchmarks.json"])}
     log = dataset_files(hub, REQUESTS)[final.log].decode()
-    assert "Successfully installed leaderboard-word-overlap-0.3.0" in log and "ndcg_at_10" in log
+    assert "Successfully installed leaderboard-word-overlap-0.3.0" in log and "nDCG@10" in log
     assert not (tmp_path / "work" / request_id).exists()  # the sandbox folder is removed once settled
     for text in (submitted.stdout, submitted.stderr, ran.stdout, ran.stderr, log):
         assert HUB_TOKEN not in text

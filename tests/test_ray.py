@@ -216,15 +216,30 @@ def _cluster_processes(cluster) -> list:
 
 
 KILL_PLUGIN = """
+import glob
+import os
+import time
+
 from leaderboard import hookimpl
 from scale_fixtures import HashEncoder, PerQueryBeirTask
 
 ROOT = {root!r}
+SHARDS = {shards!r}
+HOLD = {hold!r}
+
+
+class HeldHash(HashEncoder):
+    # Once two shards are finished, encoding waits while the HOLD file exists: the run cannot end on its own
+    # before the test kills its cluster, however fast or slow the machine (a state, not a delay).
+    def encode(self, texts, role):
+        while os.path.exists(HOLD) and len(glob.glob(os.path.join(SHARDS, "**", "shard-*.json"), recursive=True)) >= 2:
+            time.sleep(0.05)
+        return super().encode(texts, role)
 
 
 @hookimpl
 def register_models(register):
-    register("slow-hash", lambda request: HashEncoder(name="slow-hash", delay=0.5), description="slow test encoder")
+    register("slow-hash", lambda request: HeldHash(name="slow-hash", delay=0.2), description="held test encoder")
 
 
 @hookimpl
@@ -254,13 +269,14 @@ def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, mon
     corpus = {f"d{i}": f"text number {i} " + "fig " * (i % 4) for i in range(40)}
     queries = {"q0": "fig", "q1": "text number 7"}
     root = write_beir(tmp_path / "data", corpus, queries, {"q0": {"d3": 1}, "q1": {"d7": 1}})
-    site = make_plugin_dist(tmp_path / "site", "kill-plugin", "kill_plugin", KILL_PLUGIN.format(root=str(root)),
-                            {"kill-plugin": "kill_plugin"})  # fmt: skip
+    out, shards, hold = tmp_path / "out", tmp_path / "shards", tmp_path / "hold"
+    hold.touch()  # removed before the re-run
+    plugin = KILL_PLUGIN.format(root=str(root), shards=str(shards), hold=str(hold))
+    site = make_plugin_dist(tmp_path / "site", "kill-plugin", "kill_plugin", plugin, {"kill-plugin": "kill_plugin"})
     python_path = os.pathsep.join(filter(None, [str(site), str(TESTS), os.environ.get("PYTHONPATH")]))
     monkeypatch.setenv("PYTHONPATH", python_path)  # the cluster's processes inherit it
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "LEADERBOARD_SHARD_ROWS": "4", "COLUMNS": "250",
            "LEADERBOARD_RAY_LOST_S": "5", "PYTHONFAULTHANDLER": "1"}  # fmt: skip
-    out, shards = tmp_path / "out", tmp_path / "shards"
     command = [sys.executable, "-m", "leaderboard", "run", "-m", "slow-hash", "-t", "tiny-kill", "-o", str(out),
                "--shard-dir", str(shards), "--no-cache", "--batch-size", "1"]  # fmt: skip
 
@@ -306,6 +322,7 @@ def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, mon
     assert not list(out.rglob("*.json")), "no result, not even a partial one"
     assert 2 <= finished <= 10
 
+    hold.unlink()
     fresh = new_cluster()
     try:
         again = subprocess.run([*command, "--ray", fresh.address], env=env, capture_output=True, text=True,
