@@ -18,7 +18,19 @@ from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, Filters
 from leaderboard.app.landing import HOME
 from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.reported_tier import reported_lines
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, Tick, changed, page_number, skips, table_html
+from leaderboard.app.tabs.base import (
+    Hook,
+    Load,
+    Shell,
+    Switch,
+    Tab,
+    Tick,
+    changed,
+    page_number,
+    skips,
+    table_html,
+    view_html,
+)
 
 ID = "board"
 COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
@@ -46,7 +58,13 @@ def overall_update(board: Board, name: str | None, chosen: list[str] | None) -> 
 def build(shell: Shell) -> Tab:
     csv_files = CsvFiles()
 
-    def render_board(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
+    def render_board(name, *view):
+        """The summary, the table (named by its view: benchmark, sort, page) and the notes."""
+        sort, page = view[-3], view[-2]
+        summary, html, notes = draw_board(name, *view)
+        return summary, view_html(ID, html, benchmark=name or HOME, sort=sort or "", page=page_number(page)), notes
+
+    def draw_board(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
         current = shell.board()
         filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search)
         if name == HOME or not name:

@@ -9,7 +9,7 @@ import gradio as gr
 from leaderboard.app import pages
 from leaderboard.app.board import OVERALL
 from leaderboard.app.landing import HOME
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html, view_html
 
 ID = "provenance"
 INTRO = (
@@ -29,7 +29,8 @@ def build(shell: Shell) -> Tab:
         else:
             benchmark = current.benchmark(name)
             tasks = [t.task for t in benchmark.tasks] if benchmark else []
-        return INTRO + pages.provenance_html(current, tasks, search or "", page_number(page))
+        shown = INTRO + pages.provenance_html(current, tasks, search or "", page_number(page))
+        return view_html(ID, shown, benchmark=name or HOME, search=search or "", page=page_number(page))
 
     with gr.Tab("Provenance", id=ID) as tab:
         search = gr.Textbox(label="Search models", elem_id="provenance-search")
