@@ -9,7 +9,8 @@ A browser test on a busy machine (CI runs beside other work) must wait for the e
   ``comparison(page, a=..., b=...)``), never a selector that the previous drawing also matches;
 - that nothing changed (a check of absence): ``events_done(page)`` first, which waits until every Gradio
   event the page has sent is answered and drawn;
-- a screenshot: ``settle(page)`` (events answered, no progress overlay, fonts and charts drawn).
+- a screenshot: ``settle(page)`` (events answered, no progress overlay, fonts and charts drawn);
+  ``publish_screenshots`` copies a module's shots to docs/screenshots/ with LEADERBOARD_UPDATE_SCREENSHOTS=1.
 Timeouts only bound a failure (``TIMEOUT``); they are never the thing waited for.
 """
 
@@ -224,6 +225,32 @@ def in_viewport(locator: Any, viewport: dict) -> bool:
         and box["x"] >= 0
         and box["x"] + box["width"] <= viewport["width"]
         and (box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"])
+    )
+
+
+def publish_screenshots(folder: Path, docs: Path) -> None:
+    """With LEADERBOARD_UPDATE_SCREENSHOTS=1: copy the PNGs a test module wrote to ``docs`` (docs/screenshots/),
+    replacing those of the same name only (other modules' screenshots stay)."""
+    if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") != "1":
+        return
+    docs.mkdir(parents=True, exist_ok=True)
+    for shot in sorted(folder.glob("*.png")):
+        shutil.copy(shot, docs / shot.name)
+
+
+def fully_shown(locator: Any) -> bool:
+    """The element is inside the window and not cut by any ancestor that clips (a table's scroll box)."""
+    return locator.evaluate(
+        """(e) => { const r = e.getBoundingClientRect();
+        if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) return false;
+        for (let p = e.parentElement; p; p = p.parentElement) {
+          const s = getComputedStyle(p);
+          if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+          const c = p.getBoundingClientRect();
+          if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.top < c.top - 0.5 || r.bottom > c.bottom + 0.5)
+            return false;
+        }
+        return true; }"""
     )
 
 

@@ -13,7 +13,6 @@ docs/screenshots/ only with LEADERBOARD_UPDATE_SCREENSHOTS=1.
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import urllib.parse
@@ -30,8 +29,10 @@ from browser_helpers import (
     chromium_missing,
     comparison,
     events_done,
+    fully_shown,
     in_viewport,
     open_page,
+    publish_screenshots,
     select_benchmark,
     serve_results,
     settle,
@@ -106,13 +107,7 @@ def browser():
 def shots(tmp_path_factory):
     folder = tmp_path_factory.mktemp("screenshots")
     yield folder
-    if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
-        target = REPO / "docs" / "screenshots"
-        target.mkdir(parents=True, exist_ok=True)
-        for old in target.glob("*.png"):
-            old.unlink()
-        for shot in sorted(folder.glob("*.png")):
-            shutil.copy(shot, target / shot.name)
+    publish_screenshots(folder, REPO / "docs" / "screenshots")
 
 
 DEMO = "?benchmark=" + urllib.parse.quote("Demo retrieval")
@@ -473,6 +468,8 @@ def test_overall_ranks_over_the_chosen_set_which_is_in_the_url(browser, comlq_se
         settle(page)
         first = page.locator("#board-table tbody.ranked tr").first.locator("td.c-agg")
         assert in_viewport(first, SIZES[size]), (size, first.bounding_box())  # the set does not push it down
+        coverage = page.locator("#board-table thead th").filter(has_text="Coverage")
+        assert fully_shown(coverage), (size, coverage.bounding_box())  # not cut by the table's scroll box
         page.screenshot(path=str(shots / f"{size}-overall.png"))
         if size == "desktop":
             page.locator("#overall-set").get_by_label("NegConstraint").uncheck()
@@ -524,6 +521,11 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
             board_order = dict.fromkeys(c.spec.subset for c in board.ranking("ComLQ").columns)
             assert in_board == [s for s in board_order if s in in_board]
         settle(page)
+        # On a phone too: the note whole (wrapped to the screen), and the difference, its interval and p.
+        assert fully_shown(page.locator("#compare-table caption")), size
+        for header in ("A − B", "95% CI", "p"):
+            cell = page.locator("#compare-table thead th").filter(has_text=re.compile(f"^{re.escape(header)}$"))
+            assert fully_shown(cell), (size, header, cell.bounding_box())
         page.screenshot(path=str(shots / f"{size}-compare-comlq.png"), full_page=False)
         page.close()
 
@@ -613,8 +615,9 @@ def test_a_folder_without_declarations_shows_each_task_as_a_ranked_board(browser
         page = open_page(browser, url)
         first = page.locator("#home .home-card").first
         assert 0 < float(first.locator("td.c-agg .v").first.inner_text()) <= 1
+        name = first.get_attribute("data-benchmark")
         first.locator("h3 a").click()
-        board_view(page, benchmark=first.get_attribute("data-benchmark")).locator("tbody.ranked tr").first.wait_for()
+        board_view(page, benchmark=name).locator("tbody.ranked tr").first.wait_for()
         assert page.locator("#board-table tbody.ranked td.c-agg .v").count() >= 2
         page.close()
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import time
-import urllib.request
 import venv
 import zipfile
 from importlib.metadata import version
@@ -21,12 +18,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from browser_helpers import board_view, chromium, chromium_missing, free_port, open_page, wait_until_served
 from conftest import REPO, run_cli
 from hub_server import HubServer
 
 TOKEN = "hf_SpaceTestTokenNeverPrinted42"
 ONLINE = {"HF_HUB_OFFLINE": "0"}
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def front_matter(readme: str) -> dict:
@@ -138,12 +135,6 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_deployed_space_installs_without_torch_and_serves_a_ranked_board_from_the_hub(tmp_path, monkeypatch):
     """Push the repository's baseline results, deploy, download the Space, install it fresh, serve, read the board."""
@@ -192,7 +183,7 @@ def test_deployed_space_installs_without_torch_and_serves_a_ranked_board_from_th
             probe = subprocess.run([str(python), "-c", f"import {heavy}"], capture_output=True, env=_env())
             assert probe.returncode != 0, f"{heavy} is importable in the Space's environment"
 
-        port = _free_port()
+        port = free_port()
         serve_env = (
             _env()
             | variables
@@ -210,18 +201,9 @@ def test_deployed_space_installs_without_torch_and_serves_a_ranked_board_from_th
         )
         try:
             url = f"http://127.0.0.1:{port}/"
-            deadline = time.time() + 240
-            while True:
-                try:
-                    with urllib.request.urlopen(url, timeout=5) as response:
-                        assert response.status == 200
-                    break
-                except OSError:
-                    assert proc.poll() is None, proc.stdout.read().decode()
-                    assert time.time() < deadline, "the Space did not answer within 240 s"
-                    time.sleep(0.5)
-            if os.path.exists(CHROMIUM):
-                ranked = _ranked_rows(url + "?benchmark=ComLQ")
+            wait_until_served(url, proc)
+            if not chromium_missing():
+                ranked = _ranked_rows(url)
                 assert [model for model, _ in ranked] == sorted(expected, key=expected.get, reverse=True)
                 for model, value in ranked:
                     assert value == pytest.approx(expected[model], abs=1e-4)
@@ -233,19 +215,12 @@ def test_deployed_space_installs_without_torch_and_serves_a_ranked_board_from_th
 
 
 def _ranked_rows(url: str) -> list[tuple[str, float]]:
-    """(model, aggregate score) of each ranked row of the board, read in Chromium."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page()
-            page.goto(url)
-            page.wait_for_selector("#board-table tbody.ranked tr", timeout=60000)
-            rows = page.locator("#board-table tbody.ranked tr")
-            return [
-                (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
-                for row in rows.all()
-            ]
-        finally:
-            browser.close()
+    """(model, aggregate score) of each ranked row of the ComLQ board, read in Chromium."""
+    with chromium() as browser:
+        page = open_page(browser, url, query="?benchmark=ComLQ")
+        rows = board_view(page, benchmark="ComLQ").locator("#board-table tbody.ranked tr")
+        rows.first.wait_for()
+        return [
+            (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
+            for row in rows.all()
+        ]

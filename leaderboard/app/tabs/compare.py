@@ -62,7 +62,7 @@ def build(shell: Shell) -> Tab:
     def render_compare(name, a, b, per_subset=False, note=""):
         shown = draw_compare(name, a, b, per_subset)
         if note:
-            shown = f'<p class="note" id="compare-unknown">{note}</p>' + shown
+            shown = f'<p class="note warn" id="compare-unknown">{note}</p>' + shown
         return view_html(ID, shown, benchmark=name or HOME, a=a or "", b=b or "", subsets=int(bool(per_subset)))
 
     def draw_compare(name, a, b, per_subset):

@@ -122,8 +122,9 @@ def _draw_views(board: Board, request: dict | None) -> None:
         return
     name = request["benchmark"]
     # The view drawn, named (data-benchmark, data-picks), with the notes on the link's picks.
-    notes = "".join(f'<p class="note picks-note">{note}</p>' for note in request.get("notes") or [])
-    gr.HTML(view_html(ID, notes, benchmark=name, picks="|".join(request["picks"])), js_on_load=None)
+    notes = "".join(f'<p class="note warn picks-note">{note}</p>' for note in request.get("notes") or [])
+    marker = view_html(ID, notes, benchmark=name, picks="|".join(request["picks"]))
+    gr.HTML(marker, js_on_load=None, elem_classes=[] if notes else ["state-box"])  # no empty block without notes
     ranking = board.ranking(name, with_stats=False) if name and name not in (OVERALL, HOME) else None
     if ranking is None:
         gr.HTML(render.empty("Pick a benchmark to see its tasks' views."), js_on_load=None)
@@ -131,7 +132,7 @@ def _draw_views(board: Board, request: dict | None) -> None:
     picks = Picks(ranking)
     typed = [p for p in request["picks"] if picks.key(p) is None]
     if typed:
-        gr.HTML(f'<p class="note picks-note">{unknown_note(typed, name, "")}</p>', js_on_load=None)
+        gr.HTML(f'<p class="note warn picks-note">{unknown_note(typed, name, "")}</p>', js_on_load=None)
     wanted = {picks.key(p) for p in request["picks"]} - {None}
     lines = [line for line in ranking.lines if line.key in wanted] if wanted else ranking.ranked[: request["top"]]
     shown_any = False
