@@ -33,6 +33,7 @@ from leaderboard.app.tabs.base import (
 )
 
 ID = "board"
+LABEL = "Leaderboard"
 COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
 SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
 
@@ -55,7 +56,7 @@ def overall_update(board: Board, name: str | None, chosen: list[str] | None) -> 
     return gr.update(choices=names, value=found.benchmarks, visible=True)
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     csv_files = CsvFiles()
 
     def render_board(name, *view):
@@ -119,7 +120,7 @@ def build(shell: Shell) -> Tab:
         return csv_files.write(frame, name)
 
     # -- layout -----------------------------------------------------------------------------------------
-    with gr.Tab("Leaderboard", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
             with gr.Row():
                 kind_names = shell.kinds_present()

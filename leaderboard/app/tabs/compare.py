@@ -21,6 +21,7 @@ from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
 
 ID = "compare"
+LABEL = "Compare two models"
 
 
 def _unfilled(a: str = "", b: str = "") -> dict:
@@ -33,7 +34,7 @@ def natural(text: str) -> list[Any]:
     return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     def picks_of(name) -> Picks:
         """Every model (each revision) with results on the benchmark."""
         return Picks(shell.ranking(name), shell.ranking(name, revisions=True))
@@ -104,7 +105,7 @@ def build(shell: Shell) -> Tab:
             labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset), labels=subset_labels
         )
 
-    with gr.Tab("Compare two models", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         lists = gr.State(_unfilled())
         with gr.Row():
             # Custom values: a name typed is resolved as a link's is; and the value a picker emptied on a

@@ -10,13 +10,14 @@ from leaderboard.app import pages
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, table_html, view_html
 
 ID = "skipped"
+LABEL = "Skipped"
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     def render_skipped() -> str:
         return view_html(ID, pages.skipped_html(shell.board()))
 
-    with gr.Tab("Skipped", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         table = table_html("", elem_id="skipped")
     shell.when_opened(tab, ID, lambda: (render_skipped(),), [], [table])
 

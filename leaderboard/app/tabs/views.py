@@ -22,6 +22,7 @@ from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
 
 ID = "views"
+LABEL = "Task views"
 TOP_MODELS = 8
 
 
@@ -30,7 +31,7 @@ def _unfilled(models: tuple[str, ...] | list[str] = ()) -> dict:
     return {"filled": None, "models": list(models)}
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     def views_key(name, n, chosen, width, notes=()):
         return {
             "benchmark": name,
@@ -59,7 +60,7 @@ def build(shell: Shell) -> Tab:
         update = gr.update(choices=picks.choices(), value=found.values)
         return update, found.values, notes, {"filled": shell.lists_key(name), "models": []}
 
-    with gr.Tab("Task views", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         request = gr.State(None)  # what the views below are drawn for: set by the events, drawn by the render
         lists = gr.State(_unfilled())
         with gr.Row():
