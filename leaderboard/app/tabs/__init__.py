@@ -15,9 +15,10 @@ Adding a tab is one module and one line:
    - ``tick``: the poll (``Tick``; ``tick.changed`` when the board is a new revision): refresh
      what must follow the source (called on every tick, only when the board polls);
    - ``url_parameters``: the URL parameters of this tab that a benchmark switch drops.
-   A tab shown only on some boards (a Submit tab without a requests dataset) returns None from
-   ``build`` before it lays anything out: the page then has no such tab.
-3. Add the module to ``TABS`` below, where its tab should sit.
+   A tab shown only on some boards returns None from ``build`` before it lays anything out (the
+   page then has no such tab), or sits in a group ``ui.build_app`` adds on a condition (``QUEUE_TABS``:
+   only with a requests dataset).
+3. Add the module to ``TABS`` below (or its group), where its tab should sit.
 
 Each tab names the view it draws in data attributes (``base.view_html``: ``<div class="{ID}-view"
 data-benchmark=...>``), so tests wait for that view, not for a previous one (tests/browser_helpers.py).
@@ -27,10 +28,12 @@ data-benchmark=...>``), so tests wait for that view, not for a previous one (tes
 
 from __future__ import annotations
 
-from leaderboard.app.tabs import about, board, compare, provenance, size, skipped, views
+from leaderboard.app.tabs import about, board, compare, provenance, queue, size, skipped, submit, views
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, Tick
 
 # In page order. Each module: ID, LABEL and build(shell) -> Tab | None.
 TABS = (board, views, size, compare, provenance, skipped, about)
+# After them, only when the app has a requests dataset (``shell.queue``): the evaluation queue's tabs.
+QUEUE_TABS = (submit, queue)
 
-__all__ = ["TABS", "Hook", "Load", "Shell", "Switch", "Tab", "Tick"]
+__all__ = ["QUEUE_TABS", "TABS", "Hook", "Load", "Shell", "Switch", "Tab", "Tick"]
