@@ -16,7 +16,9 @@ never leak removed modules into it, and the checkout is left untouched.
 
 ``deploy`` uploads that folder as a Space repo with huggingface_hub and sets ``RESULTS_REPO`` as a
 Space variable (the Space settings show and edit it); space.json carries the same value so a copy of
-the folder also runs elsewhere.
+the folder also runs elsewhere. ``--requests`` sets ``REQUESTS_REPO`` (the evaluation queue's
+requests dataset: the Submit and Queue tabs) the same way. The write token the Submit tab needs is
+never sent: the owner sets it as the Space secret ``HF_TOKEN`` (README, "Submitting a model").
 """
 
 from __future__ import annotations
@@ -34,11 +36,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from leaderboard.errors import BadInput
+from leaderboard.records.repo_names import repo_id as checked_repo_id
 
 DIST = "retrieval-leaderboard"
 TEMPLATE = "space"  # the checkout's folder holding app.py and README.md.tmpl
 PYTHON_VERSION = "3.11"
-_REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass
@@ -47,6 +49,7 @@ class SpaceFolder:
     wheel: str
     version: str
     results_repo: str | None
+    requests_repo: str | None = None
 
 
 def checkout_root(source: Path | None = None) -> Path:
@@ -66,11 +69,8 @@ def checkout_root(source: Path | None = None) -> Path:
 
 
 def results_repo_id(value: str) -> str:
-    """ORG/NAME from ORG/NAME, hf://ORG/NAME or hf://datasets/ORG/NAME."""
-    repo = value.removeprefix("hf://").removeprefix("datasets/")
-    if not _REPO_ID.match(repo):
-        raise BadInput(f"--results {value!r}: expected the results dataset as ORG/NAME.")
-    return repo
+    """ORG/NAME from ORG/NAME, hf://ORG/NAME or hf://datasets/ORG/NAME, checked as the hub checks it."""
+    return checked_repo_id(value, "--results", "the results dataset", prefixed=True)
 
 
 def running_version() -> str:
@@ -152,8 +152,17 @@ def _readme(root: Path, values: dict[str, str]) -> str:
     return Template((root / TEMPLATE / "README.md.tmpl").read_text("utf-8")).substitute(values)
 
 
+def requests_repo_id(value: str) -> str:
+    """The evaluation queue's requests dataset, checked as --results is."""
+    return checked_repo_id(value, "--requests", "the requests dataset", prefixed=True)
+
+
 def build(
-    dest: Path, results: str | None = None, source: Path | None = None, title: str = "Retrieval Leaderboard"
+    dest: Path,
+    results: str | None = None,
+    source: Path | None = None,
+    title: str = "Retrieval Leaderboard",
+    requests: str | None = None,
 ) -> SpaceFolder:
     """Write the Space folder at ``dest`` (which must not exist or be empty); all or nothing."""
     from leaderboard.provenance import harness_info
@@ -161,11 +170,18 @@ def build(
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise BadInput(f"{dest}: exists and is not an empty folder; the Space is written into a new folder.")
+    blocked = next((p for p in dest.parents if p.exists() and not p.is_dir()), None)
+    if blocked is not None:  # checked before the wheel is built: no folder can be made below a file
+        raise BadInput(f"{dest}: {blocked} is a file, not a folder; the Space is written into a new folder.")
     root = checkout_root(source)
     repo = results_repo_id(results) if results else None
+    queue = requests_repo_id(requests) if requests else None
     running = running_version()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".space-", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".space-", dir=dest.parent))
+    except OSError as exc:  # not writable, or a file appeared on the way
+        raise BadInput(f"{dest}: cannot make the folder ({exc.strerror or exc}); choose a writable path.") from None
     try:
         wheel = build_wheel(root, staging)
         if _wheel_version(wheel) != running:
@@ -181,7 +197,7 @@ def build(
             encoding="utf-8",
         )
         harness = harness_info()
-        config = {"results_repo": repo, "harness": harness, "wheel": wheel.name}
+        config = {"results_repo": repo, "requests_repo": queue, "harness": harness, "wheel": wheel.name}
         (staging / "space.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         values = {
             "title": title,
@@ -204,7 +220,7 @@ def build(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return SpaceFolder(dest, wheel.name, running, repo)
+    return SpaceFolder(dest, wheel.name, running, repo, queue)
 
 
 def deploy(
@@ -214,26 +230,34 @@ def deploy(
     token: str | None = None,
     source: Path | None = None,
     private: bool = False,
+    requests: str | None = None,
 ) -> str:
-    """Build the Space and upload it as a Space repo in one commit, with RESULTS_REPO set; returns the commit URL."""
+    """Build the Space and upload it as a Space repo in one commit, with RESULTS_REPO (and REQUESTS_REPO) set.
+
+    Returns the commit URL. Without ``requests`` an existing Space's REQUESTS_REPO is left as it is.
+    """
     from leaderboard.records.store import HubStore
 
-    if not _REPO_ID.match(repo_id):
-        raise BadInput(f"--repo {repo_id!r}: expected the Space as ORG/NAME.")
+    repo_id = checked_repo_id(repo_id, "--repo", "the Space")
     results = results_repo_id(results)
+    queue = requests_repo_id(requests) if requests else None
     hub = HubStore(repo_id, endpoint, token)  # its error translation: endpoint named, token redacted
     if not hub.token:
         raise BadInput(
             "No Hugging Face token: set HF_TOKEN or log in with `hf auth login` (the token is never printed)."
         )
     with tempfile.TemporaryDirectory(prefix="leaderboard-space-") as tmp:
-        folder = build(Path(tmp) / "space", results, source)
+        folder = build(Path(tmp) / "space", results, source, requests=queue)
         with hub._hub_errors("deploy the Space to", committing=True):
             hub.api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
             # create_repo leaves an existing Space's variables alone: set it explicitly every time.
             hub.api.add_space_variable(
                 repo_id, "RESULTS_REPO", results, description="the results dataset this leaderboard serves"
             )
+            if queue:  # the write token is the HF_TOKEN secret, set by the owner: never a variable, never sent
+                hub.api.add_space_variable(
+                    repo_id, "REQUESTS_REPO", queue, description="the evaluation queue: Submit and Queue tabs"
+                )
             info = hub.api.upload_folder(
                 repo_id=repo_id,
                 repo_type="space",

@@ -124,3 +124,29 @@ def multiconir_pair(root: Path, tasks=("multiconir-task1", "multiconir-task2")) 
     for outcome in outcomes:
         found.setdefault(outcome.model, {})[outcome.task] = outcome.path
     return found
+
+
+def with_values(data: dict, metric: str, new: dict[str, float]) -> dict:
+    """The result (JSON) with ``metric``'s per-query values replaced by ``new`` (query id -> value): every score of
+    the metric recomputed (a macro-averaged default score as the mean of its subsets' means) and its stored
+    intervals dropped, so the file stays valid and a reader must take the interval from the values."""
+    from leaderboard.records.per_query_codec import decode_metric_queries, macro_over
+
+    data = json.loads(json.dumps(data))
+    field = data["per_query"]
+    values, members = decode_per_query(field), decode_subset_queries(field)
+    macro = macro_over(field)
+    for qid, value in new.items():
+        values[qid][metric] = value
+    split = data["task"]["splits"][0]
+    for subset, scores in data["scores"][split].items():
+        if metric in scores:
+            parts = macro if subset == "default" and macro else [subset]
+            scores[metric] = mean(mean(values[q][metric] for q in (members.get(p) or values)) for p in parts)
+    for scores in data["confidence_intervals"].get(split, {}).values():
+        scores.pop(metric, None)
+    if data["task"]["main_score"] == metric:
+        data["main_score"] = data["scores"][split]["default"][metric]
+    encoded = encode_per_query(values, members, decode_metric_queries(field), macro or None)
+    data["per_query"] = encoded.model_dump(mode="json")
+    return data

@@ -109,3 +109,27 @@ def test_plugins_hooks_are_listed_once():
     rows = json.loads(invoke("plugins", "--format", "json"))
     assert rows and all(len(r["hooks"]) == len(set(r["hooks"])) for r in rows)
     assert json.loads(invoke("plugins", "--json")) == rows
+
+
+@pytest.mark.parametrize("fmt", ["csv", "table"])
+def test_a_closed_pipe_ends_the_command_quietly(long_results, fmt):
+    """`leaderboard show DIR | head`: the reader left; exit 141 as a command killed by SIGPIPE, no 'Internal error'."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte: every write fails, deterministically
+    try:
+        ran = subprocess.run(
+            [sys.executable, "-m", "leaderboard", "show", str(long_results), "--format", fmt],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        )
+    finally:
+        os.close(write_end)
+    assert ran.returncode == 141, ran.stderr
+    assert "Internal error" not in ran.stderr and "Traceback" not in ran.stderr and "Exception" not in ran.stderr

@@ -67,6 +67,7 @@ def _declared_label(declaration, metric):
     names |= {str(m["label"]) for m in declaration.get("metrics") or [] if m.get("name") == metric and m.get("label")}
     if metric.startswith("ndcg_at_"):  # results written before labels: named as every table names nDCG
         names.add("nDCG@" + metric.removeprefix("ndcg_at_"))
+    names.add(metric.replace("_", " "))  # other snake_case names before labels: "paired win rate"
     for view in declaration.get("views") or []:
         if len(view.get("subsets") or ("default",)) <= 1 and metric in (view.get("metrics") or ()):
             names.add(str((view.get("labels") or {}).get(metric, metric)).rstrip(" ↑↓"))

@@ -79,6 +79,9 @@ def test_show_subsets_prints_each_tasks_subset_table_with_intervals_in_every_for
         cell = f"{win['value']:.4f} [{win['ci_low']:.4f}, {win['ci_high']:.4f}]"
         if fmt == "markdown":  # brackets escaped: not a Markdown link
             cell = cell.replace("[", "\\[").replace("]", "\\]")
+        if fmt == "latex":  # models are the columns, each interval below its score (tests/test_paper_latex.py)
+            cell = f"{win['value']:.4f}"
+            assert f"{{\\scriptsize [{win['ci_low']:.4f}, {win['ci_high']:.4f}]}}" in shown.stdout
         assert cell in shown.stdout
         assert "violator in top 5" in shown.stdout
 

@@ -129,3 +129,23 @@ with progress() as bar, use_progress(bar):
     phases = [LINE.sub("", line) for line in ran.stderr.splitlines()]
     assert phases[0].startswith("searching: 3/10 (30.0%), ") and "/s, ETA " in phases[0], phases
     assert phases[-1].startswith("searching: 10/10 done in "), phases
+
+
+def test_a_pull_piped_prints_progress_lines_and_quiet_silences_them(tmp_path):
+    from conftest import HUB_ONLINE, HUB_TOKEN
+    from hub_server import HubServer
+
+    made = run_cli("run", "-m", "bm25", "-t", "demo", "--output", str(tmp_path / "results"), "--quiet")
+    assert made.returncode == 0, made.stderr
+    with HubServer() as hub:
+        env = {"HF_TOKEN": HUB_TOKEN, **HUB_ONLINE}
+        repo = ("--repo", "lb/results", "--endpoint", hub.endpoint)
+        pushed = run_cli("push", str(tmp_path / "results"), *repo, env=env)
+        assert pushed.returncode == 0, pushed.stderr
+        pulled = run_cli("pull", str(tmp_path / "a"), *repo, env=env)  # stderr is a pipe
+        quiet = run_cli("pull", str(tmp_path / "b"), *repo, "--quiet", env=env)
+    assert pulled.returncode == 0, pulled.stderr
+    phases = [LINE.sub("", line) for line in pulled.stderr.splitlines() if LINE.match(line)]
+    assert any(re.match(r"pulling lb/results: \d+/\d+ done in ", p) for p in phases), pulled.stderr
+    assert quiet.returncode == 0 and not [line for line in quiet.stderr.splitlines() if LINE.match(line)]
+    assert "Pulled 3 files" in quiet.stdout and (tmp_path / "b" / "results").is_dir()  # pulled all the same

@@ -164,7 +164,8 @@ def test_submit_checks_every_field_before_writing_anything(hub):
     with pytest.raises(BadInput) as caught:
         submit(dataset(hub), bad, known_benchmarks=[BENCHMARK])
     message = str(caught.value)
-    for field in ("model:", "revision", "contact:", "benchmarks: unknown 'NoSuchBenchmark' (known: NegConstraint)"):
+    unknown = "benchmarks: no public benchmark named 'NoSuchBenchmark' (public: NegConstraint)"
+    for field in ("model:", "revision", "contact:", unknown):
         assert field in message
     assert dataset(hub).store.head() == before
 
@@ -215,6 +216,40 @@ def test_cli_submit_prints_the_request_and_queue_lists_it(hub, wheels):
     assert row["id"] == request_id and row["status"] == "pending" and row["time"].startswith("waiting for")
 
 
+def test_cli_submit_offers_and_accepts_public_benchmarks_only(hub, wheels):
+    """demo and multiconir-demo are installed but not public: never requested, never listed as a choice."""
+    from leaderboard.cli.serve import registered_benchmarks
+
+    installed = {b.name: b.public for b in registered_benchmarks()}
+    hidden = sorted(name for name, public in installed.items() if not public)
+    assert {"demo", "multiconir-demo"} <= set(hidden)
+    head = dataset(hub).store.head()
+    ran = run_cli(
+        "submit", "--plugin", "leaderboard-word-overlap==0.3.0", "--model", "word-overlap", "--benchmark", "demo",
+        "--contact", "me@example.org", "--requests", REQUESTS, "--find-links", str(wheels),
+        env=hub_env(hub.endpoint),
+    )  # fmt: skip
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    public = ", ".join(sorted(name for name, is_public in installed.items() if is_public))
+    assert f"benchmarks: no public benchmark named 'demo' (public: {public})" in " ".join(ran.stderr.split())
+    for name in hidden:
+        assert f"{name}," not in ran.stderr and f"{name})" not in ran.stderr
+    assert dataset(hub).store.head() == head
+
+
+def test_a_worker_refuses_a_request_for_a_benchmark_that_is_not_public(hub, tmp_path):
+    """A request file written by hand, past submit's checks: failed before anything is installed or run."""
+    from leaderboard.queue.worker import Worker, WorkerSettings
+
+    put(hub, request(benchmarks=["demo"]))
+    lines = []
+    settings = WorkerSettings(REQUESTS, "lb/results", hub.endpoint, HUB_TOKEN, isolation="process",
+                              work_dir=tmp_path)  # fmt: skip
+    (final,) = Worker(settings, lines.append).run(once=True)
+    assert final.status == "failed" and final.failure.startswith("no public benchmark named demo on this worker")
+    assert "multiconir-demo" not in final.failure and not [line for line in lines if "installing" in line]
+
+
 def test_submit_to_a_dataset_that_does_not_exist_says_so(wheels):
     with HubServer() as hub:
         ran = run_cli(
@@ -228,7 +263,7 @@ def test_submit_to_a_dataset_that_does_not_exist_says_so(wheels):
 
 def test_bad_requests_option_names_the_option():
     ran = run_cli("queue", "--requests", "not a repo")
-    assert ran.returncode == 2 and "--requests 'not a repo': not a hub dataset name" in ran.stderr, ran.stderr
+    assert ran.returncode == 2 and "--requests 'not a repo': not a valid hub repository name" in ran.stderr, ran.stderr
 
 
 # -- the claim and the lease -----------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ plugin wheels installed from a local index into the sandbox's venv, NegConstrain
 - submit, then `worker --once`: the results are in the results dataset and the request is finished;
 - two worker processes race for one request: exactly one runs it;
 - a worker killed with kill -9 mid-run: its lease expires and another worker retries the request;
+- a worker killed with kill -9 right after its push landed: the retry finishes the request with those
+  results (its receipt in the results dataset), running and pushing nothing;
 - hostile plugins (sys.exit, an endless loop, 10 GB, hunting for tokens, writing outside its folder) each
   fail their own request with the reason; the worker goes on; no token in any log.
 """
@@ -14,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -86,6 +89,24 @@ def worker_args(world, *extra):
             *(f"--pip-arg={a}" for a in index(world)), *extra)  # fmt: skip
 
 
+def start_worker(world, tmp_path, name, *extra, **popen):
+    """`leaderboard worker --worker-id NAME` in its own process, with its own work folder, on the stand-in hub."""
+    args = worker_args(world, "--worker-id", name, *extra, "--work-dir", str(tmp_path / name))
+    return subprocess.Popen([sys.executable, "-m", "leaderboard", *args], **popen)
+
+
+def rescue(hub, world, tmp_path, request_id, lease, env):
+    """A second worker, "rescuer", polls until the request is settled: (the request then, what the worker printed)."""
+    rescuer = start_worker(world, tmp_path, "rescuer", *lease, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, env=env)  # fmt: skip
+    try:
+        final = wait_for(lambda: (r := state(hub, request_id)).status in ("finished", "failed") and r, "the retry")
+    finally:
+        rescuer.terminate()
+        output = rescuer.communicate(timeout=60)[0]
+    return final, output
+
+
 def test_submit_then_worker_once_publishes_the_results_and_finishes_the_request(hub, world, tmp_path):
     env = hub_env(hub.endpoint)
     RequestsDataset(REQUESTS, hub.endpoint, HUB_TOKEN).ensure_exists()
@@ -121,21 +142,8 @@ def test_submit_then_worker_once_publishes_the_results_and_finishes_the_request(
 def test_two_worker_processes_race_for_one_request_and_exactly_one_runs_it(hub, world, tmp_path):
     submitted = request(hub, world, "leaderboard-word-overlap==0.3.0", "word-overlap")
     env = hub_env(hub.endpoint)
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "leaderboard",
-                *worker_args(world, "--once", "--worker-id", name, "--work-dir", str(tmp_path / name)),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )  # fmt: skip
-        for name in ("racer-a", "racer-b")
-    ]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, "env": env}
+    procs = [start_worker(world, tmp_path, name, "--once", **pipes) for name in ("racer-a", "racer-b")]
     outputs = [proc.communicate(timeout=600) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], outputs
     final = state(hub, submitted.id)
@@ -176,11 +184,8 @@ def test_a_worker_killed_mid_run_leaves_a_lease_that_expires_and_another_worker_
     submitted = request(hub, world, "gated-model==1.0.0", "gated")
     env = hub_env(hub.endpoint)
     lease = ("--lease", "4", "--poll", "0.5")
-    first = subprocess.Popen(
-        [sys.executable, "-m", "leaderboard", *worker_args(world, "--once", "--worker-id", "doomed", *lease,
-                                                           "--work-dir", str(tmp_path / "doomed"))],
-        stdout=subprocess.DEVNULL, stderr=(tmp_path / "doomed.log").open("w"), env=env,
-    )  # fmt: skip
+    first = start_worker(world, tmp_path, "doomed", "--once", *lease, stdout=subprocess.DEVNULL,
+                         stderr=(tmp_path / "doomed.log").open("w"), env=env)  # fmt: skip
     # Mid-run: the plugin is in its search and the worker has renewed its lease with a heartbeat commit.
     wait_for(lambda: list((tmp_path / "doomed").glob("*/reached-gate")) or first.poll() is not None, "the start")
     assert first.poll() is None, (tmp_path / "doomed.log").read_text()
@@ -192,19 +197,68 @@ def test_a_worker_killed_mid_run_leaves_a_lease_that_expires_and_another_worker_
     wait_for(lambda: not _sandbox_processes(sandbox), "the killed worker's sandbox to die with it")
     assert state(hub, submitted.id).status == "running"  # nobody settled it: the lease is left to expire
     gate.unlink()
-    second = subprocess.Popen(
-        [sys.executable, "-m", "leaderboard", *worker_args(world, "--worker-id", "rescuer", *lease,
-                                                           "--work-dir", str(tmp_path / "rescuer"))],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )  # fmt: skip
-    try:
-        final = wait_for(lambda: (r := state(hub, submitted.id)).status in ("finished", "failed") and r, "the retry")
-    finally:
-        second.terminate()
-        output = second.communicate(timeout=60)[0]
+    final, output = rescue(hub, world, tmp_path, submitted.id, lease, env)
     assert final.status == "finished", (final.failure, output)
     assert final.attempts == 2 and [e.by for e in final.history] == ["submit", "doomed", "rescuer", "rescuer"]
     assert "claimed (attempt 2 of 3); the lease of doomed expired" in final.history[2].note
+    assert HUB_TOKEN not in output
+
+
+def hold_settling_commits(hub, worker_id):
+    """The stand-in hub holds ``worker_id``'s commit that settles a request, and never applies it.
+
+    The worker then hangs between its push (landed) and marking the request finished: the window a
+    kill -9 must hit. ``held`` is set when that commit arrives; ``release`` answers it with HTTP 503.
+    """
+    held, release = threading.Event(), threading.Event()
+    base = hub.server.RequestHandlerClass
+
+    class Holding(base):
+        def do_POST(self):
+            if self.path.startswith(f"/api/datasets/{REQUESTS}/commit/"):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self._body = lambda: body
+                header = next(json.loads(line) for line in body.decode().splitlines() if '"header"' in line)
+                if header["value"]["summary"].startswith((f"{worker_id}: finished", f"{worker_id}: failed")):
+                    held.set()
+                    release.wait(timeout=600)
+                    return self._send(503, {"error": "held by the test"})
+            return super().do_POST()
+
+    hub.server.RequestHandlerClass = Holding
+    return held, release
+
+
+def test_a_worker_killed_right_after_its_push_landed_is_finished_by_the_retry_without_a_second_run(
+    hub, world, tmp_path
+):
+    submitted = request(hub, world, "leaderboard-word-overlap==0.3.0", "word-overlap")
+    held, release = hold_settling_commits(hub, "doomed")
+    env = hub_env(hub.endpoint)
+    lease = ("--lease", "4", "--poll", "0.5")
+    first = start_worker(world, tmp_path, "doomed", "--once", *lease, stdout=subprocess.DEVNULL,
+                         stderr=(tmp_path / "doomed.log").open("w"), env=env)  # fmt: skip
+    receipt = f"queue/{submitted.id}.json"
+    try:
+        wait_for(lambda: held.is_set() or first.poll() is not None, "the worker's push and its settling commit")
+        assert first.poll() is None, (tmp_path / "doomed.log").read_text()
+        assert receipt in dataset_files(hub, RESULTS)  # the push landed: results and receipt in one commit
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=60)
+    finally:
+        release.set()
+    pushed = dataset_files(hub, RESULTS)
+    pushes = list(hub.state.repos[RESULTS].history)
+    assert state(hub, submitted.id).status == "running"  # the finish never landed
+
+    final, output = rescue(hub, world, tmp_path, submitted.id, lease, env)
+    assert final.status == "finished", (final.failure, output)
+    assert final.attempts == 2 and [e.by for e in final.history] == ["submit", "doomed", "rescuer", "rescuer"]
+    assert final.results == ["results/word-overlap/0.3.0/negconstraint.json"]
+    assert final.history[-1].note == f"1 result file(s) pushed by attempt 1 (doomed): receipt {RESULTS}/{receipt}"
+    assert hub.state.repos[RESULTS].history == pushes and dataset_files(hub, RESULTS) == pushed  # nothing re-pushed
+    assert "installing" not in output and "running word-overlap" not in output  # nor re-run
+    assert json.loads(pushed[receipt])["files"].keys() == {"results/word-overlap/0.3.0/negconstraint.json"}
     assert HUB_TOKEN not in output
 
 

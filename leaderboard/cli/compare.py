@@ -16,9 +16,9 @@ from typing import Any
 import click
 
 from leaderboard.cli.compare_tables import query_tables, subset_json, subset_table
-from leaderboard.cli.console import err, escape, out, progress
+from leaderboard.cli.console import QUIET_HELP, err, escape, out, progress
 from leaderboard.cli.formats import at_floor, check_columns, columns_option, format_p
-from leaderboard.cli.run import QUIET_HELP, data_dirs_option
+from leaderboard.cli.run import data_dirs_option
 
 DATA_DIR_HELP = "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task."
 FORMATS = ("table", "json", "markdown", "latex")
@@ -133,7 +133,7 @@ def compare(
 
         click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt, columns), nl=False)
     else:
-        _table(model_a, model_b, comparisons, resamples)
+        _table(model_a, model_b, comparisons, pairs, resamples)
     for task, (rows, labels) in extra.get("subsets", {}).items():
         text = subset_table(task, model_a, model_b, rows, labels, fmt)
         if text is not None:
@@ -265,17 +265,20 @@ class _Runner:
         return status, outcome.path, outcome.result
 
 
-def _table(model_a: str, model_b: str, comparisons, resamples: int) -> None:
+def _table(model_a: str, model_b: str, comparisons, pairs, resamples: int) -> None:
     from rich.table import Table
+
+    from leaderboard.metrics.labels import metric_label
 
     table = Table(title=f"{escape(model_a)} (A) vs {escape(model_b)} (B): paired tests over the same queries")
     for column in ("task", "metric", "queries", "A", "B", "A − B", "95% CI", "p", "p (Holm)"):
         table.add_column(column, overflow="fold", justify="left" if column in ("task", "metric") else "right")
-    for c in comparisons:
+    for c, (a, _) in zip(comparisons, pairs):
         arrow = "" if c.direction == "higher" else " (lower is better)"
+        label = metric_label(a.task.model_dump(mode="json"), c.metric).rstrip(" ↑↓")  # nDCG@10, as every table
         table.add_row(
             escape(c.task),
-            escape(c.metric + arrow),
+            escape(label + arrow),
             str(c.queries),
             f"{c.mean_a:.4f}",
             f"{c.mean_b:.4f}",

@@ -57,14 +57,60 @@ def subset_table(
     task: str, model_a: str, model_b: str, rows: Sequence[Any], labels: Mapping[Any, tuple[str, str]], fmt: str
 ) -> str | None:
     """One task's per-subset comparison: Markdown or LaTeX text, or None after printing the terminal table."""
+    if fmt == "latex":
+        return "\n".join(subset_latex(task, model_a, model_b, rows, labels))
     cells = [subset_cells(row, labels[(row.subset, row.metric)]) for row in rows]
     title = f"{task}: {model_a} (A) vs {model_b} (B) per subset"
-    if fmt in ("markdown", "latex"):
+    if fmt == "markdown":
         from leaderboard.cli.paper_tables import render
 
         return render(SUBSET_HEADERS, [[(c, False) for c in row] for row in cells], fmt, title, [SUBSET_NOTE], 2)
     _rich(title, SUBSET_HEADERS, cells, left=2)
     return None
+
+
+SUBSET_LATEX_NOTE = (
+    "Each row: one metric on one subset's queries, paired as the task rows: A − B with its paired bootstrap 95% "
+    "interval below it, p the sign-flip p-value Holm-adjusted across the task's subset rows (≤: the smallest p the "
+    "sampled sign flips can give was reached). Queries: those both results have the metric on (LSNC: the negation "
+    "queries both judges labelled), with how many each result's own score covers below it where that is more"
+)
+
+
+def subset_latex(
+    task: str, model_a: str, model_b: str, rows: Sequence[Any], labels: Mapping[Any, tuple[str, str]]
+) -> list[str]:
+    """One task's per-subset comparison as LaTeX tables a page holds: a block of subset rows per metric, the
+    subset's own name and each interval below its line (``cli.paper_pages``)."""
+    from leaderboard.cli.paper_pages import Part, latex_parts, paginate, slug, subset_cell
+    from leaderboard.cli.paper_tables import Cell
+
+    blocks: dict[str, list[list[Any]]] = {}
+    for row in rows:
+        subset_label, metric_label = labels[(row.subset, row.metric)]
+        heading = metric_label + (" ↓" if row.direction == "lower" else "")
+        floor = at_floor(row.p_value, row.resamples, row.exact)
+        own = (row.queries_a, row.queries_b) not in ((row.queries, row.queries), (None, None))
+        blocks.setdefault(heading, []).append(
+            [
+                subset_cell(subset_label, row.subset),
+                Cell(f"{row.queries:,}", below=f"A {row.queries_a:,}, B {row.queries_b:,}" if own else ""),
+                Cell(f"{row.mean_a:.4f}"),
+                Cell(f"{row.mean_b:.4f}"),
+                Cell(f"{row.difference:+.4f}", below=f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]"),
+                Cell(format_p(row.p_holm, floor)),
+            ]
+        )
+    headers, subheaders = ["Subset", "Queries", "A", "B", "A − B", "p"], ["", "", "", "", "95% CI", "Holm"]
+    pages = paginate(list(blocks.items()))
+    caption = f"{task}: A = {model_a} vs B = {model_b}, per subset"
+    notes = [SUBSET_LATEX_NOTE]
+    return latex_parts(
+        [Part(headers, page, subheaders=subheaders) for page in pages],
+        caption,
+        notes,
+        f"tab:leaderboard-compare-{slug(task)}",
+    )
 
 
 QUERY_HEADERS = ["Query", "Subsets", "A", "B", "A − B", "Text"]

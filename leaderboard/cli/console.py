@@ -18,20 +18,38 @@ def _width(fd: int) -> int | None:
     return None if os.isatty(fd) else 10_000
 
 
+@cache
+def _console_class() -> type[Console]:
+    from rich.console import Console
+
+    class PipedConsole(Console):
+        """rich answers a closed pipe with ``sys.exit(1)``, which the CLI would take for a plugin's exit: hand the
+        ``BrokenPipeError`` to the CLI's own handler instead (``cli.main``: a quiet exit 141)."""
+
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return PipedConsole
+
+
 # emoji=False: names and paths are printed as they are (a model named "a:smile:b" is not given an
 # emoji), and rich's emoji table (~4 ms to import) is not loaded.
 @cache
 def out() -> Console:
-    from rich.console import Console
-
-    return Console(width=_width(1), soft_wrap=not os.isatty(1), emoji=False)
+    return _console_class()(width=_width(1), soft_wrap=not os.isatty(1), emoji=False)
 
 
 @cache
 def err() -> Console:
-    from rich.console import Console
+    return _console_class()(stderr=True, width=_width(2), soft_wrap=not os.isatty(2), emoji=False)
 
-    return Console(stderr=True, width=_width(2), soft_wrap=not os.isatty(2), emoji=False)
+
+# --quiet's help, for every command that reports progress through ``progress``
+QUIET_HELP = (
+    "No progress on stderr. Without it: bars on a terminal; when stderr is a file or a pipe, a line per phase "
+    "as it ends and every 15 s (LEADERBOARD_PROGRESS_INTERVAL) the running phase's done/total, rate and ETA."
+)
 
 
 def progress(quiet: bool = False) -> Progress | ProgressLines:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import warnings
 from typing import Any
 
@@ -71,6 +72,8 @@ class Group(click.Group):
             _fail(ctx, f"[bold red]{escape(label)}:[/] {escape(exc)}", exc.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except BrokenPipeError:  # `leaderboard show ... | head`: the reader has all it wants, not a failure of ours
+            _reader_gone()
         except SystemExit as exc:
             # click ends commands with its own Exit; a SystemExit here comes from plugin or library code
             # (sys.exit(3) in a factory) and must not pass for one of our exit codes (3 is a push conflict).
@@ -80,6 +83,16 @@ class Group(click.Group):
             _fail(ctx, f"[bold red]Internal error:[/] plugin or library code called {called} {DEBUG_HINT}", 1)
         except Exception as exc:  # an unexpected failure: still no traceback unless asked for
             _fail(ctx, f"[bold red]Internal error:[/] {type(exc).__name__}: {escape(exc)} {DEBUG_HINT}", 1)
+
+
+def _reader_gone() -> None:
+    """Stop quietly, as a command killed by SIGPIPE does (exit 141): no message, no second error at exit.
+
+    Python's advice for a closed pipe: point stdout at devnull so the interpreter's final flush cannot fail too.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise SystemExit(141)
 
 
 LONG_WORD = re.compile(r"\S{201,}")

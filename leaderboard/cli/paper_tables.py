@@ -3,9 +3,10 @@
 Every score carries its 95% interval (from the result: the queries behind that very number), the
 metric is named by its label (nDCG@10, not ``ndcg_at_10``; ``metrics.labels``), the best score of
 a column is bold, and ≈ marks a score not significantly different from the best one, as on the
-board: a paired sign-flip test on the same queries (``records.comparison.compare_values``, the
-function ``compare`` uses), p ≥ 0.05; † marks a score that could not be tested (no per-query
-values, or other queries).
+board: a paired sign-flip test on the same queries (``records.comparison.compare_cell``, the
+function ``compare`` uses: a macro mean over subsets, such as MultiConIR's over domains, is tested
+as the board tests it, each subset weighted as the score weights it), p ≥ 0.05; † marks a score
+that could not be tested (no per-query values, or other queries).
 
 LaTeX is a booktabs ``table`` that compiles with pdflatex in a plain article (``\\usepackage{booktabs}``)
 and fits its text width for a few models and tasks: each score's interval sits below it in a smaller
@@ -39,7 +40,15 @@ class Cell:
     mark: str = ""
 
 
+@dataclass(frozen=True)
+class Section:
+    """A row that heads the rows below it across the whole table (e.g. the metric of a per-subset block)."""
+
+    text: str
+
+
 CellLike = Cell | tuple[str, bool]
+Row = Sequence[CellLike] | Section
 
 
 def _cell(value: CellLike) -> Cell:
@@ -75,7 +84,7 @@ def sentences(*parts: str) -> str:
 
 def render(
     headers: Sequence[str],
-    rows: Sequence[Sequence[CellLike]],
+    rows: Sequence[Row],
     fmt: str,
     caption: str,
     notes: Sequence[str],
@@ -87,8 +96,9 @@ def render(
     """A table in GitHub Markdown (a caption line, a pipe table, a notes paragraph) or LaTeX (a booktabs
     ``table``: the caption is ``caption`` and ``notes``). The first ``text_columns`` columns are
     left-aligned, the others right-aligned. ``subheaders``: a second header line (e.g. the metric
-    under each task); in Markdown it is put in parentheses after the header."""
-    cells = [[_cell(c) for c in row] for row in rows]
+    under each task); in Markdown it is put in parentheses after the header. A ``Section`` row heads the
+    rows below it (LaTeX: a line across the table in italics; Markdown: its text, bold, in the first cell)."""
+    cells = [row if isinstance(row, Section) else [_cell(c) for c in row] for row in rows]
     if fmt == "markdown":
         return _markdown(headers, cells, caption, notes, text_columns, subheaders)
     return _latex(headers, cells, caption, notes, text_columns, subheaders, label)
@@ -108,7 +118,10 @@ def _markdown(headers, rows, caption, notes, text_columns, subheaders) -> str:
     lines = [f"**{sanitize.markdown(caption)}**", ""]
     lines.append("| " + " | ".join(head(i, h) for i, h in enumerate(headers)) + " |")
     lines.append("|" + "|".join(["---"] * text_columns + ["---:"] * (len(headers) - text_columns)) + "|")
-    lines += ["| " + " | ".join(cell(c) or " " for c in row) + " |" for row in rows]
+    for row in rows:
+        if isinstance(row, Section):
+            row = [Cell(row.text, bold=True)] + [Cell("")] * (len(headers) - 1)
+        lines.append("| " + " | ".join(cell(c) or " " for c in row) + " |")
     if notes:
         lines += ["", sanitize.markdown(sentences(*notes))]
     return "\n".join(lines) + "\n"
@@ -140,6 +153,11 @@ def _latex(headers, rows, caption, notes, text_columns, subheaders, label) -> st
         lines.append(" & ".join(sanitize.latex(s) for s in subheaders) + r" \\")
     lines.append(r"\midrule")
     for i, row in enumerate(rows):
+        if isinstance(row, Section):
+            if i:
+                lines.append(r"\addlinespace[4pt]")
+            lines.append(rf"\multicolumn{{{len(headers)}}}{{l}}{{\emph{{{sanitize.latex(row.text)}}}}} \\")
+            continue
         lines.append(" & ".join(cell(c) for c in row) + r" \\")
         if any(c.below for c in row):
             lines.append(" & ".join(small(c.below) for c in row) + r" \\")
@@ -260,26 +278,30 @@ def _declaration(result: Any) -> dict[str, Any]:
 
 
 def _interval(result: Any) -> Sequence[float] | None:
-    from leaderboard.records.comparison import per_query_values
+    from leaderboard.records.cell_intervals import interval_of
+    from leaderboard.records.per_query_columns import of_result
 
     split = result.task.main_split
     stored = result.confidence_intervals.get(split, {}).get("default", {}).get(result.task.main_score)
-    return interval(stored, per_query_values(result, result.task.main_score, "result"))
+    return interval_of(stored, of_result(result), result.task.main_score, result.main_score)
 
 
-def interval(stored: Sequence[float] | None, values: dict[str, float] | None) -> Sequence[float] | None:
-    """The interval a result stored for the score; else, as the board does, the percentile bootstrap of its own
-    per-query values (``metrics.bootstrap.stratified_bootstrap``, one stratum, queries in id order); else none."""
-    if stored:
-        return stored
-    if not values:
-        return None
-    import numpy as np
+def _mark(task: str, metric: str, direction: str, scored: tuple[Any, float], best: tuple[Any, float]) -> str:
+    """≈ when a score is not significantly different from the best one, by the board's test: the paired
+    sign-flip test of ``compare`` (``records.comparison.compare_cell``) on the queries behind both scores,
+    each subset of a macro mean (MultiConIR's domains) weighted as the score weights it; † when the two
+    were not scored on the same queries or their per-query values do not give their scores."""
+    from leaderboard.records.cell_intervals import score_strata
+    from leaderboard.records.comparison import compare_cell
+    from leaderboard.records.per_query_columns import query_ids
 
-    from leaderboard.metrics.bootstrap import stratified_bootstrap
-
-    low, high = stratified_bootstrap([np.asarray([[values[q] for q in sorted(values)]], dtype=float)])
-    return float(low[0]), float(high[0])
+    mine, theirs = (score_strata(columns, metric, "default", value) for columns, value in (scored, best))
+    if isinstance(mine, str) or isinstance(theirs, str) or query_ids(mine) != query_ids(theirs):
+        return UNTESTED  # as the board: a test pairs the very queries behind both scores
+    test = compare_cell(task, metric, direction, scored[0], best[0])
+    if isinstance(test, str):
+        return UNTESTED
+    return APPROX if test.p_value >= SIGNIFICANCE_LEVEL else ""
 
 
 def results_table(index: Any, fmt: str, title: str = "", columns: Sequence[str] | None = None) -> str:
@@ -289,7 +311,7 @@ def results_table(index: Any, fmt: str, title: str = "", columns: Sequence[str] 
     Columns: ``model``, ``revision`` and each task's name; by default the model, the revision only when
     one model name has several, and every task."""
     from leaderboard.metrics.labels import metric_label
-    from leaderboard.records.comparison import compare_values
+    from leaderboard.records.cell_intervals import interval_of
 
     complete = [(path, s) for path, s in index.summaries() if s["complete"]]
     if not complete:
@@ -320,17 +342,10 @@ def results_table(index: Any, fmt: str, title: str = "", columns: Sequence[str] 
         directions.add(direction)
         metric_of[task] = _arrow(direction, metric_label(declarations.get(task), metric))
         best = (max if direction == "higher" else min)(entries, key=lambda m: entries[m][1]["main_score"])
-        best_values = _values(per_query.get(entries[best][0]), metric)
-        for m, (path, _) in entries.items():
-            if m == best:
-                marks[(m, task)] = (True, "")
-                continue
-            values = _values(per_query.get(path), metric)
-            if best_values is None or values is None or set(values) != set(best_values):
-                marks[(m, task)] = (False, UNTESTED)
-                continue
-            test = compare_values(task, metric, direction, values, best_values)
-            marks[(m, task)] = (False, APPROX if test.p_value >= SIGNIFICANCE_LEVEL else "")
+        best_scored = (per_query.get(entries[best][0]), entries[best][1]["main_score"])
+        for m, (path, s) in entries.items():
+            scored = (per_query.get(path), s["main_score"])
+            marks[(m, task)] = (True, "") if m == best else (False, _mark(task, metric, direction, scored, best_scored))
     rows = []
     for m in models:
         if chosen_tasks and not any((m, t) in cell for t in chosen_tasks):
@@ -344,7 +359,7 @@ def results_table(index: Any, fmt: str, title: str = "", columns: Sequence[str] 
             else:
                 path, s = cell[(m, column)]
                 bold, mark = marks[(m, column)]
-                ci = interval(s["main_ci"], _values(per_query.get(path), s["task"]["main_score"]))
+                ci = interval_of(s["main_ci"], per_query.get(path), s["task"]["main_score"], s["main_score"])
                 row.append(score_cell(s["main_score"], ci, bold, mark))
         rows.append(row)
     marked = {c.mark for row in rows for c in row}
@@ -379,11 +394,3 @@ def results_table(index: Any, fmt: str, title: str = "", columns: Sequence[str] 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _values(stored: dict[str, Any] | None, metric: str) -> dict[str, float] | None:
-    """query id -> value from the index's per-query column ({"ids": [...], "values": {metric: [...]}})."""
-    if not stored or metric not in stored.get("values", {}):
-        return None
-    pairs = zip(stored["ids"], stored["values"][metric])
-    return {qid: float(v) for qid, v in pairs if v is not None}

@@ -6,13 +6,9 @@ from pathlib import Path
 
 import click
 
-from leaderboard.cli.console import escape, out, progress
+from leaderboard.cli.console import QUIET_HELP, escape, out, progress
 from leaderboard.contract.model import DEFAULT_BATCH_SIZE, DTYPES
 
-QUIET_HELP = (
-    "No progress on stderr. Without it: bars on a terminal; when stderr is a file or a pipe, a line per phase "
-    "as it ends and every 15 s (LEADERBOARD_PROGRESS_INTERVAL) the running phase's done/total, rate and ETA."
-)
 EXAMPLES = """Examples:
   leaderboard run --model bm25 --task demo
   leaderboard run -m all-MiniLM-L6-v2 -m bm25 -t comlq --data-dir comlq=../shared/data/comlq"""
@@ -143,6 +139,8 @@ def run(
 def _report(outcomes, session) -> None:
     from rich.table import Table
 
+    from leaderboard.metrics.labels import metric_label
+
     table = Table(title="Results")
     for column in ("model", "task", "main score", "value", "status", "file"):
         table.add_column(column, overflow="fold")
@@ -151,7 +149,7 @@ def _report(outcomes, session) -> None:
         table.add_row(
             escape(o.model),
             escape(o.task),
-            escape(r.task.main_score),
+            escape(metric_label(r.task.model_dump(mode="json"), r.task.main_score)),  # nDCG@10, as every table
             f"{r.main_score:.4f}",
             o.status + ("" if r.is_complete else " (partial)"),
             escape(o.path),

@@ -105,7 +105,40 @@ _LATEX_COMMANDS = {
     "…": r"\ldots{}",
     "·": r"$\cdot$",
     "\u00a0": "~",
+    # symbols subset and metric labels use (ComLQ's "¬2in", NegConstraint's "(A - a) ∪ B"), set in math mode
+    # from the default fonts' symbol sets (never a bitmap)
+    "∪": r"$\cup$",
+    "∩": r"$\cap$",
+    "∖": r"$\setminus$",
+    "∧": r"$\wedge$",
+    "∨": r"$\vee$",
+    "∈": r"$\in$",
+    "∉": r"$\notin$",
+    "⊂": r"$\subset$",
+    "⊆": r"$\subseteq$",
+    "≠": r"$\neq$",
+    "∞": r"$\infty$",
+    "→": r"$\rightarrow$",
+    "←": r"$\leftarrow$",
+    "↔": r"$\leftrightarrow$",
+    "⇒": r"$\Rightarrow$",
+    "÷": r"$\div$",
+    "°": r"$^\circ$",
+    "µ": r"$\mu$",  # the micro sign
+    "‡": r"$^\ddagger$",
 }
+# Greek letters as math commands (α: $\alpha$); the letters LaTeX sets as Latin ones (omicron, the capitals
+# Alpha, Beta, Rho, ...) as those letters.
+# fmt: off
+_GREEK = (
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu",
+    "xi", "pi", "rho", "varsigma", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega",
+    "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega",
+)
+# fmt: on
+_GREEK_LETTERS = "αβγδεζηθικλμνξπρςστυφχψωΓΔΘΛΞΠΣΥΦΨΩ"
+_LATEX_COMMANDS |= {char: rf"$\{name}$" for char, name in zip(_GREEK_LETTERS, _GREEK, strict=True)}
+_LATEX_COMMANDS |= dict(zip("οΑΒΕΖΗΙΚΜΝΟΡΤΧ", "oABEZHIKMNOPTX", strict=True))
 # Letters pdflatex sets from UTF-8 input with its default fonts (Latin-1 letters); anything else
 # outside printable ASCII is written as its ASCII base letter (é stays é, ő becomes o) or as "?".
 _LATEX_LETTERS = set("ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÑÒÓÔÕÖØÙÚÛÜÝßàáâãäåæçèéêëìíîïñòóôõöøùúûüýÿ")

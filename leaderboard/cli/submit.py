@@ -19,7 +19,11 @@ EXAMPLES = """Examples:
 @click.option("--model", required=True, help="The model id, as `leaderboard run --model` takes it.")
 @click.option("--revision", default=None, help="The model revision its results must carry (default: any).")
 @click.option(
-    "--benchmark", "benchmarks", multiple=True, required=True, help="A benchmark to run (see `leaderboard benchmarks`)."
+    "--benchmark",
+    "benchmarks",
+    multiple=True,
+    required=True,
+    help="A public benchmark to run (see `leaderboard benchmarks`; those marked public).",
 )
 @click.option("--contact", required=True, help="An e-mail address or hub user name where you can be reached.")
 @click.option("--requests", "requests_repo", required=True, help="The requests dataset, ORG/NAME.")
@@ -51,11 +55,11 @@ def submit(
     the model is not already queued or evaluated on these benchmarks, and the contact's open requests.
     Writing needs a token with write access to the requests dataset (HF_TOKEN or `hf auth login`).
     """
+    from leaderboard.cli.serve import registered_benchmarks
     from leaderboard.errors import BadInput
     from leaderboard.queue.dataset import RequestsDataset
     from leaderboard.queue.plugin_spec import index_args
-    from leaderboard.queue.submit import Submission, submit
-    from leaderboard.registry import get_registry
+    from leaderboard.queue.submit import Submission, requestable, submit
 
     dataset = RequestsDataset(requests_repo, endpoint)
     if not dataset.store.token:
@@ -66,7 +70,7 @@ def submit(
     request = submit(
         dataset,
         Submission(plugin, model, benchmarks, contact, revision),
-        known_benchmarks=get_registry().names("benchmark"),
+        known_benchmarks=requestable(registered_benchmarks()),
         max_open=max_open,
         pip_index_args=tuple(index_args(index_url, find_links)),
     )

@@ -3,7 +3,9 @@
 A task declares the label with the metric (``Metric.label``). Results written before labels
 existed still name their metrics well: the label a view of the task gives the metric, else, for the
 ranked-retrieval metrics this package computes (``metrics.retrieval``), the label they are
-declared with today, else the metric's name.
+declared with today, else a snake_case name with spaces ("paired win rate" for ``paired_win_rate``),
+else the metric's name. One function for the app, the CLI's tables and the paper formats; JSON and
+CSV keep the names themselves.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 # The ranked-retrieval measures metrics.retrieval computes, by the prefix of their names.
 RETRIEVAL_LABELS = {"ndcg": "nDCG", "map": "MAP", "recall": "Recall", "precision": "P", "mrr": "MRR"}
 _RETRIEVAL_NAME = re.compile(rf"^({'|'.join(RETRIEVAL_LABELS)})_at_(\d+)$")
+_SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
 
 
 def retrieval_label(name: str) -> str | None:
@@ -36,7 +39,12 @@ def metric_label(task: Mapping[str, Any] | None, metric: str) -> str:
         over_subsets = len(view.get("subsets") or ()) > 1
         if not over_subsets and _text(labels.get(metric)):
             return str(labels[metric])
-    return retrieval_label(metric) or metric
+    return retrieval_label(metric) or readable(metric)
+
+
+def readable(name: str) -> str:
+    """ "paired win rate" for ``paired_win_rate``: a snake_case name with spaces; any other name as it is."""
+    return name.replace("_", " ") if _SNAKE_CASE.match(name) else name
 
 
 def _text(value: Any) -> bool:

@@ -3,7 +3,8 @@
 In order, cheapest first; the first failing group stops with one message naming each field:
 
 1. the fields: a model id, a revision when given, a contact, at least one benchmark, each of them
-   known, none of them a placeholder (``submission.placeholders``, as `validate` refuses them);
+   a public one (``requestable``: a non-public benchmark, demo data, never goes on the public
+   board), none of them a placeholder (``submission.placeholders``, as `validate` refuses them);
 2. the plugin spec parses (``plugin_spec.parse``) and names something real: a version on the
    package index or a commit in the repository (``plugin_spec.check_exists``);
 3. against the queue as it is at the commit the request is written on (re-checked after a
@@ -15,8 +16,9 @@ In order, cheapest first; the first failing group stops with one message naming 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from leaderboard.errors import BadInput, shorten
 from leaderboard.queue import plugin_spec
@@ -34,6 +36,11 @@ class Submission:
     benchmarks: tuple[str, ...]
     contact: str
     revision: str | None = None
+
+
+def requestable(benchmarks: Iterable[Any]) -> list[str]:
+    """The names of the benchmarks a request may name: the public ones (``Benchmark.public``), as the public board."""
+    return sorted(b.name for b in benchmarks if b.public)
 
 
 def field_problems(submission: Submission, known_benchmarks: Collection[str] | None) -> list[str]:
@@ -55,7 +62,7 @@ def field_problems(submission: Submission, known_benchmarks: Collection[str] | N
         unknown = [b for b in benchmarks if b not in known_benchmarks]
         if unknown:
             known = ", ".join(sorted(known_benchmarks)) or "none"
-            problems.append(f"benchmarks: unknown {', '.join(map(repr, unknown))} (known: {known})")
+            problems.append(f"benchmarks: no public benchmark named {', '.join(map(repr, unknown))} (public: {known})")
     try:
         plugin_spec.parse(submission.plugin)
     except BadInput as exc:

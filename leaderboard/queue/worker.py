@@ -8,9 +8,13 @@ For each claimed request, in a fresh folder ``<work dir>/<request id>/``:
    ``pip install`` (in the sandbox: installing may build the package, which runs its code);
 3. ``leaderboard run`` evaluates the model on every task, complete, in the sandbox;
 4. the results are checked (``results_check``) and pushed to the results dataset in one commit (or
-   a pull request), refusing to replace any other run's result file;
+   a pull request) with the request's receipt (``receipts``), refusing to replace any other run's
+   result file;
 5. the request is settled: finished with the result paths, or failed with the reason; the
    redacted tail of the log goes to ``logs/<id>.txt`` in the same commit.
+
+A retry (attempt 2 or later) first looks for the receipt of an earlier attempt that pushed and
+died before step 5: it finishes the request with those results, running and pushing nothing.
 
 The lease is renewed while steps 2-4 run; if it is lost (it expired and another worker took the
 request, or the request was cancelled) the sandbox is stopped and nothing is written.
@@ -34,6 +38,7 @@ from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.queue import plugin_spec
 from leaderboard.queue.claim import LeaseKeeper, LeaseLost, LeaseSettings, claim, settle
 from leaderboard.queue.dataset import RequestsDataset, repo_id
+from leaderboard.queue.receipts import published, receipt_path, receipt_upload
 from leaderboard.queue.requests import EvalRequest, Status, log_path
 from leaderboard.queue.results_check import RequestFailed, check_results, replaced_results
 from leaderboard.queue.sandbox import Isolation, Limits, Sandbox
@@ -153,9 +158,7 @@ class Worker:
             with LeaseKeeper(self.requests, request, self.settings.lease, self.log) as keeper:
                 try:
                     outcome: dict[str, Any] = self.evaluate(request, folder, keeper, journal)
-                    where = outcome["pull_request"] or outcome["commit"] or "unchanged"
-                    status, note = "finished", f"{len(outcome['results'])} result file(s) pushed: {where}"
-                    outcome.pop("commit")
+                    status, note = "finished", outcome.pop("note")
                 except RequestFailed as failed:
                     journal.append(failed.log)
                     status, note, outcome = "failed", failed.reason, {"failure": failed.reason}
@@ -191,6 +194,11 @@ class Worker:
         from leaderboard.submission.verification import make_child_venv
 
         settings = self.settings
+        step = _Journal(journal, self.log, request.id)
+        if request.attempts > 1:
+            earlier = self.published_before(request, step)
+            if earlier is not None:
+                return earlier
         try:
             spec = plugin_spec.parse(request.plugin)
         except BadInput as exc:
@@ -205,7 +213,6 @@ class Worker:
             readable=data,
             watched=[*data, *_harness_paths()],
         )
-        step = _Journal(journal, self.log, request.id)
         step(f"isolation: {settings.isolation}; limits: {settings.limits(settings.time_limit).described()}")
 
         python = make_child_venv(folder / "venv")
@@ -240,52 +247,101 @@ class Worker:
 
         uploads = check_results(output, request, spec, tasks, benchmarks, get_registry(), settings.data_dirs)
         step(f"checked {len(uploads)} file(s); pushing to {self.results.repo_id}")
-        return self.push(request, uploads, keeper)
+        return self.push(request, uploads, keeper, step)
 
     def resolve(self, names: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
         """(the benchmarks' declarations, their tasks in order), from this worker's benchmark plugins."""
-        from leaderboard.registry import get_registry
+        from leaderboard.queue.submit import requestable
+        from leaderboard.registry import installed_benchmarks
 
-        entries = get_registry().entries["benchmark"]
-        unknown = [name for name in names if name not in entries]
-        if unknown:
-            known = ", ".join(sorted(entries)) or "none"
-            raise RequestFailed(f"unknown benchmark(s) {', '.join(unknown)} on this worker (known: {known})")
+        declared = {benchmark.name: benchmark for benchmark in installed_benchmarks()}  # a broken one is skipped
+        # Public ones only, as submit checks: a request file written by hand must not put demo data on the board.
+        public = requestable(declared.values())
+        refused = [name for name in names if name not in public]
+        if refused:
+            raise RequestFailed(
+                f"no public benchmark named {', '.join(refused)} on this worker (public: {', '.join(public) or 'none'})"
+            )
         declarations, tasks = [], []
         for name in names:
-            benchmark = entries[name].factory()
+            benchmark = declared[name]
             declarations.append(benchmark.to_json())
             for row in [*benchmark.tasks, *(row for side in benchmark.also for row in side.tasks)]:
                 if row.task not in tasks:
                     tasks.append(row.task)
         return declarations, tasks
 
-    def push(self, request: EvalRequest, uploads: list[Upload], keeper: LeaseKeeper) -> dict[str, Any]:
-        """Push on the commit whose listing was checked, so no other run's file can be replaced in between."""
+    def published_before(self, request: EvalRequest, step: _Journal) -> dict[str, Any] | None:
+        """The outcome of an attempt that already pushed this request's results (its receipt); None when none did."""
+        head = self.results.head()
+        return self._pushed(request, self.results.files(head), head, step)
+
+    def _pushed(
+        self, request: EvalRequest, listing: dict[str, str | None], head: str | None, step: _Journal
+    ) -> dict[str, Any] | None:
+        receipt = published(self.results, request, listing, head)
+        if receipt is None:
+            return None
+        by = f"attempt {receipt.attempt} ({receipt.worker})"
+        where = f"{self.results.repo_id}/{receipt_path(request.id)}"
+        step(f"{by} already pushed this request's results ({where}); nothing is run or pushed again")
+        note = f"{len(receipt.files)} result file(s) pushed by {by}: receipt {where}"
+        return {"results": sorted(receipt.files), "results_repo": self.results.repo_id, "note": note}
+
+    def push(self, request: EvalRequest, uploads: list[Upload], keeper: LeaseKeeper, step: _Journal) -> dict[str, Any]:
+        """Push on the commit whose listing was checked, so no other run's file can be replaced in between.
+
+        The request's receipt goes in the same commit. Results of this request already there (an
+        earlier attempt's, whose worker lost its lease after pushing) finish it as they are. When the
+        hub's answer to the push is lost, the receipt at the new head says whether the commit landed.
+        """
+        assert request.lease is not None
+        results = [u for u in uploads if _is_result(u.path_in_repo)]
+        receipt = receipt_upload(request, request.lease, self.requests.repo_id, results)
+        message = (
+            f"Evaluation request {request.id} (attempt {request.lease.attempt}): "
+            f"{request.model} on {', '.join(request.benchmarks)}"
+        )
         for _ in range(PUSH_TRIES):
             if keeper.lost.is_set():
                 raise RequestFailed("the lease was lost before the push")
             head = self.results.head()
-            replaced = replaced_results(uploads, self.results.files(head))
+            listing = self.results.files(head)
+            earlier = self._pushed(request, listing, head, step)
+            if earlier is not None:
+                return earlier
+            replaced = replaced_results(uploads, listing)
             if replaced:
                 raise RequestFailed(
                     f"the results would replace {len(replaced)} existing result file(s) of another run "
                     f"({', '.join(replaced[:3])}); a model name and revision are evaluated once"
                 )
-            message = f"Evaluation request {request.id}: {request.model} on {', '.join(request.benchmarks)}"
             try:
                 report = self.results.push(
-                    uploads, message, create_pr=self.settings.create_pr, parent_commit=head, flat_table=True
+                    [*uploads, receipt], message, create_pr=self.settings.create_pr, parent_commit=head, flat_table=True
                 )
             except PushConflict:
                 continue
+            except LeaderboardError:
+                landed = None if self.settings.create_pr else self._landed(request, step)
+                if landed is None:
+                    raise
+                return landed
+            pull_request = report.url if self.settings.create_pr else None
             return {
-                "results": sorted(u.path_in_repo for u in uploads if _is_result(u.path_in_repo)),
+                "results": sorted(u.path_in_repo for u in results),
                 "results_repo": self.results.repo_id,
-                "pull_request": report.url if self.settings.create_pr else None,
-                "commit": None if self.settings.create_pr else report.url,
+                "pull_request": pull_request,
+                "note": f"{len(results)} result file(s) pushed: {report.url or 'unchanged'}",
             }
         raise RequestFailed(f"{self.results.repo_id} kept changing during {PUSH_TRIES} push attempts")
+
+    def _landed(self, request: EvalRequest, step: _Journal) -> dict[str, Any] | None:
+        """After a push whose answer was lost: the outcome when its commit landed (our receipt is there), else None."""
+        try:
+            return self.published_before(request, step)
+        except (LeaderboardError, RequestFailed):  # the hub is still unreachable: the push is taken as failed
+            return None
 
 
 class _Journal:

@@ -49,7 +49,7 @@ def intervals(result: Any, cells: Iterable[tuple[str, str]]) -> dict[tuple[str, 
         if value is None:
             continue
         stored = stored_ci.get(subset, {}).get(metric)
-        parts = _parts(columns, metric, subset, value)
+        parts = score_strata(columns, metric, subset, value)
         queries = None if isinstance(parts, str) else sum(len(ids) for ids, _ in parts)
         if stored:
             found[(subset, metric)] = CellInterval(float(stored[0]), float(stored[1]), "result", queries)
@@ -66,13 +66,34 @@ def intervals(result: Any, cells: Iterable[tuple[str, str]]) -> dict[tuple[str, 
     return found
 
 
-def _parts(columns: Mapping[str, Any] | None, metric: str, subset: str, value: float) -> list[Stratum] | str:
+def score_strata(columns: Mapping[str, Any] | None, metric: str, subset: str, value: float) -> list[Stratum] | str:
+    """The per-query values behind a score (``per_query_columns.strata``), or why none: also when they do not
+    average to the score, as the board refuses them (``app.statistics``)."""
     parts = strata(columns, metric, subset)
     if isinstance(parts, str):
         return parts
     if abs(mean(parts) - value) > MEAN_TOLERANCE * max(1.0, abs(value)):
         return "the per-query values do not average to the score"
     return parts
+
+
+def interval_of(
+    stored: Any, columns: Mapping[str, Any] | None, metric: str, value: float, subset: str = "default"
+) -> tuple[float, float] | None:
+    """One score's interval, as ``intervals`` gives it, from a results index's columns: the interval the result
+    stored, else the bootstrap of the per-query values behind the score (each stratum of a macro mean
+    resampled on its own), else None."""
+    if stored:
+        return float(stored[0]), float(stored[1])
+    parts = score_strata(columns, metric, subset, value)
+    if isinstance(parts, str):
+        return None
+    import numpy as np
+
+    from leaderboard.metrics.bootstrap import stratified_bootstrap
+
+    low, high = stratified_bootstrap([np.asarray([values], dtype=float) for _, values in parts])
+    return float(low[0]), float(high[0])
 
 
 def every_cell(result: Any) -> list[tuple[str, str]]:

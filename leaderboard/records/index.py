@@ -58,7 +58,10 @@ from leaderboard.records.per_query_columns import columns_json
 from leaderboard.records.result_checks import Record, direction, is_complete, main_split
 from leaderboard.sqlite_damage import is_damage, move_aside
 
-INDEX_VERSION = "9"  # 9: per-query columns keep metrics computed on some queries (None elsewhere)
+# 9: per-query columns keep metrics computed on some queries (None elsewhere); 10: the per-query rule (issue 31);
+# 11: summaries of imported results (the data key, the import's source, model_meta's columns) and the
+# training tasks in the detail
+INDEX_VERSION = "11"
 RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
@@ -99,6 +102,12 @@ def summary(record: Record) -> dict[str, Any]:
             "reference": meta.get("reference"),
             "plugin": model["plugin"],
             "plugin_version": model["plugin_version"],
+            # model columns an imported mteb result fills from model_meta.json (issue 29), and the name
+            # mteb lists this harness's model under (its imported runs are shown beside it)
+            "license": meta.get("license"),
+            "open_weights": meta.get("open_weights"),
+            "release_date": meta.get("release_date"),
+            "mteb_name": meta.get("mteb_name"),
         },
         "task": {
             "name": task["name"],
@@ -108,6 +117,8 @@ def summary(record: Record) -> dict[str, Any]:
             "direction": direction(record),
             "content_hash": task["source"]["content_hash"],
             "data_revision": task["source"]["revision"],
+            "data_key": data_key(record),
+            "mteb_task": record["task_details"].get("mteb_task"),
             "split": split,
         },
         "main_score": record["main_score"],
@@ -117,14 +128,33 @@ def summary(record: Record) -> dict[str, Any]:
         "coverage_reason": reason,
         "queries": counts.get("queries", counts.get("candidate_sets")),
         "total_queries": coverage["total_queries"] if coverage is not None else None,
-        "created_at": record["created_at"].isoformat(),
+        # "" for an imported result whose file has no date: sorts before every dated result, shows as none
+        "created_at": record["created_at"].isoformat() if record["created_at"] is not None else "",
         "harness": record["harness"]["version"],
         "harness_commit": record["harness"]["git_commit"],
         "imported": record["imported_from"] is not None,
+        "imported_from": _imported(record["imported_from"]),
         "task_options": dict(settings.get("task_options") or {}),
         "has_per_query": record["per_query"] is not None,
         "default": dict(record["scores"].get(split, {}).get("default", {})),
     }
+
+
+def data_key(record: Record) -> str | None:
+    """What a result's data is compared by: an mteb task's dataset revision (mteb's runs, imported or run here
+    from the hub, name the revision they loaded), else the sha256 of the data loaded (None: unknown)."""
+    source = record["task"]["source"]
+    mteb = record["imported_from"] is not None or record["task_details"].get("framework") == "mteb"
+    if mteb and source["kind"] == "hub":
+        return f"revision:{source['revision']}" if source["revision"] else None
+    return source["content_hash"]  # type: ignore[no-any-return]
+
+
+def _imported(found: Any) -> dict[str, Any] | None:
+    """What the board says of an imported result: which mteb ran it, where its file is, whether it is `external`."""
+    if found is None:
+        return None
+    return {k: found.get(k) for k in ("format", "mteb_version", "file", "url", "external")}
 
 
 def detail(record: Record) -> dict[str, Any]:
@@ -134,6 +164,8 @@ def detail(record: Record) -> dict[str, Any]:
         "scores": record["scores"],
         "confidence_intervals": record["confidence_intervals"],
         "subset_sizes": record["subset_sizes"],
+        # an imported mteb model's training tasks with their similar ones (its zero-shot status), None: unknown
+        "training_tasks": record["model"]["metadata"].get("training_tasks"),
         # the paper's mean CW of the evaluated queries (engine/strata.py), shown on the board's About page
         "complexity": {k: complexity[k] for k in ("mean_cw", "queries", "definition") if k in complexity}
         if isinstance(complexity, dict)
