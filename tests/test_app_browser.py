@@ -10,37 +10,44 @@ benchmark plugin at all (each task its own board). Screenshots go to a temporary
 docs/screenshots/ only with LEADERBOARD_UPDATE_SCREENSHOTS=1.
 """
 
-import contextlib
 import json
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.parse
 import urllib.request
 
 import pytest
 from app_fixtures import BENCHMARKS, HOSTILE, build_comlq_negconstraint, build_results, install_example_plugin
+from browser_helpers import (
+    DESKTOP,
+    PHONE,
+    SIZES,
+    board_view,
+    chromium,
+    chromium_missing,
+    comparison,
+    events_done,
+    fully_shown,
+    in_viewport,
+    open_page,
+    publish_screenshots,
+    select_benchmark,
+    serve_results,
+    settle,
+    tab_view,
+    wait_url,
+    wait_url_has,
+    wait_url_lacks,
+)
 from conftest import REPO
+from playwright.sync_api import expect
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
 TABS = {"board": "Leaderboard", "views": "Task views", "size": "Size vs score", "compare": "Compare two models"}
 TABS |= {"provenance": "Provenance"}
 TABS |= {"skipped": "Skipped", "about": "About"}
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (.ci/run installs it)"
-)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed (.ci/run installs it)")
 
 
 @pytest.fixture(scope="module")
@@ -63,33 +70,8 @@ def server(tmp_path_factory):
     )
     assert ran.returncode == 0, ran.stderr
     root = build_results(work / "results", example_result=next((work / "ex").rglob("example-topics.json")))
-    with serving(root, env) as url:
+    with serve_results(root, env) as url:
         yield url
-
-
-@contextlib.contextmanager
-def serving(root, env):
-    port = free_port()
-    command = [sys.executable, "-m", "leaderboard", "serve", "--results", str(root), "--port", str(port), "--public"]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url, timeout=2)
-            break
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stdout.read().decode()) from None
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        raise RuntimeError("the app did not start within 120 s")
-    try:
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -111,53 +93,24 @@ def plain_env(work, plugins=None):
 @pytest.fixture(scope="module")
 def comlq_server(comlq_results, tmp_path_factory):
     """The installed plugins' declarations (ComLQ, NegConstraint, BRIGHT, ...): only two have results."""
-    with serving(comlq_results, plain_env(tmp_path_factory.mktemp("comlq-serve"))) as url:
+    with serve_results(comlq_results, plain_env(tmp_path_factory.mktemp("comlq-serve"))) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-        )
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory):
     folder = tmp_path_factory.mktemp("screenshots")
     yield folder
-    if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
-        target = REPO / "docs" / "screenshots"
-        target.mkdir(parents=True, exist_ok=True)
-        # this module's files are replaced; other modules' (test_mteb_import_board.py) are theirs to write
-        for shot in sorted(folder.glob("*.png")):
-            shutil.copy(shot, target / shot.name)
+    publish_screenshots(folder, REPO / "docs" / "screenshots")
 
 
 DEMO = "?benchmark=" + urllib.parse.quote("Demo retrieval")
-
-
-def open_page(browser, server, size=DESKTOP, query=""):
-    page = browser.new_page(viewport=size, accept_downloads=True)
-    page.dialogs = []
-    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
-    page.goto(server + query)
-    page.wait_for_selector("#board-table, #board-empty, #home", state="attached", timeout=30000)
-    return page
-
-
-def select_benchmark(page, name):
-    page.locator("#benchmark-select input").click()
-    page.get_by_role("option", name=name, exact=True).click()
-    page.wait_for_function(
-        "(name) => new URL(location.href).searchParams.get('benchmark') === name", arg=name, timeout=15000
-    )
 
 
 def column(page, index, body="ranked"):
@@ -170,24 +123,6 @@ def header_index(page, text):
     return next(i for i, h in enumerate(headers) if h.startswith(text))
 
 
-def settle(page):
-    """Wait until no component shows Gradio's "processing" overlay (a screenshot then shows the result)."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')", timeout=30000, polling=200
-    )
-    page.wait_for_timeout(300)
-
-
-def in_viewport(locator, viewport):
-    box = locator.bounding_box()
-    return (
-        bool(box)
-        and box["x"] >= 0
-        and box["x"] + box["width"] <= viewport["width"]
-        and (box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"])
-    )
-
-
 @pytest.mark.parametrize("size", SIZES)
 def test_first_ranked_score_is_on_the_first_screen(browser, server, size):
     page = open_page(browser, server, SIZES[size], DEMO)
@@ -195,6 +130,7 @@ def test_first_ranked_score_is_on_the_first_screen(browser, server, size):
     score = first.locator("td.c-agg .v")
     value = float(score.inner_text())  # a number, not a string with decorations
     assert value == pytest.approx(0.828, abs=1e-3)
+    settle(page)  # laid out as the reader sees it
     for cell in (first.locator("td.c-rank"), first.locator("td.c-model"), score):
         assert in_viewport(cell, SIZES[size]), (size, cell.bounding_box())
     assert first.locator("td.c-model").inner_text() == "bm25"
@@ -207,23 +143,22 @@ def test_bare_url_of_comlq_and_negconstraint_results_shows_a_ranked_score_above_
 ):
     """No BRIGHT results: the landing page shows both benchmarks' top models first, BRIGHT after them."""
     page = open_page(browser, comlq_server, SIZES[size])
-    page.wait_for_selector("#home .home-card", timeout=30000)
     cards = page.locator("#home .home-card")
     assert sorted(cards.evaluate_all("cs => cs.map(c => c.dataset.benchmark)")) == ["ComLQ", "NegConstraint"]
     first = cards.first.locator("tr").first
     score = first.locator("td.c-agg .v")
     assert 0 < float(score.inner_text()) <= 1
     assert re.fullmatch(r"0\.\d{3}–[01]\.\d{3}", first.locator("td.c-agg .ci").inner_text())  # with its interval
+    settle(page)
     assert in_viewport(score, SIZES[size]) and in_viewport(first.locator("td.c-model"), SIZES[size])
     without = page.locator("#home-without").inner_text()
     assert "BRIGHT" in without and "No ranked results yet" in without
     assert "1 models" not in page.inner_text("body")
-    settle(page)
     page.screenshot(path=str(shots / f"{size}-landing.png"))
     # each card links to its board
     cards.filter(has_text="NegConstraint").locator("h3 a").click()
-    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
-    assert page.locator("#benchmark-select input").input_value() == "NegConstraint"
+    expect(board_view(page, benchmark="NegConstraint").locator("#board-table tbody.ranked tr").first).to_be_visible()
+    expect(page.locator("#benchmark-select input")).to_have_value("NegConstraint")
     page.close()
 
 
@@ -238,9 +173,31 @@ def test_links_with_a_page_number_are_served_and_gradios_page_parameter_is_redir
         assert urllib.parse.parse_qs(urllib.parse.urlsplit(response.url).query)["p"] == ["2"]
 
 
+def test_an_overlong_link_is_trimmed_before_gradio_sees_it(browser, server):
+    """Over 64 kB, Gradio's page route failed (httpx.InvalidURL: a bare 500) before the app's own limit applied."""
+    query = DEMO + "&tab=about&q=" + "x" * 100_000
+    with urllib.request.urlopen(server + query, timeout=60) as response:
+        assert response.status == 200
+        final = urllib.parse.parse_qs(urllib.parse.urlsplit(response.url).query)
+        assert final == {"benchmark": ["Demo retrieval"], "tab": ["about"]}  # q= did not fit: dropped
+    page = open_page(browser, server, DESKTOP, query, ready="#about")  # the view the trimmed link names
+    expect(page.locator("#benchmark-select input")).to_have_value("Demo retrieval")
+    page.close()
+
+
+def test_a_link_picking_ten_thousand_models_renders_and_names_those_not_on_the_board(browser, server):
+    names = ["bm25"] + [f"m{i}" for i in range(10_000)]
+    page = open_page(browser, server, DESKTOP, DEMO + "&tab=views&models=" + "|".join(names))
+    note = tab_view(page, "views", benchmark="Demo retrieval", picks="bm25").locator(".picks-note")
+    expect(note).to_contain_text("No models named “m0”, “m1”")
+    expect(note).to_contain_text(re.compile(r"and \d+ more has results on Demo retrieval"))
+    expect(page.locator("#view-models")).to_contain_text("bm25")
+    page.close()
+
+
 def test_a_link_to_a_benchmark_the_board_lacks_says_so(browser, server):
     page = open_page(browser, server, DESKTOP, "?benchmark=no-such-board")
-    page.wait_for_selector("#unknown-benchmark", timeout=30000)
+    page.wait_for_selector("#unknown-benchmark")
     assert "No benchmark named no-such-board" in page.locator("#benchmark-summary").inner_text()
     page.close()
 
@@ -252,11 +209,11 @@ def test_header_click_sorts_on_the_server_negative_values_included(browser, serv
     assert "p-MRR" in page.locator("#board-table thead th").nth(index).inner_text()  # the metric, named once
     assert column(page, index) == [0.31, 0.05, -0.12, -0.45]  # by rank
     page.locator("#board-table thead th").nth(index).click()
-    page.wait_for_function("() => new URL(location.href).searchParams.get('sort') === 'agg.desc'")
-    page.wait_for_selector("#board-table th[aria-sort=descending]", timeout=15000)
+    wait_url(page, "sort", "agg.desc")
+    board_view(page, sort="agg.desc").locator("th[aria-sort=descending]").wait_for()
     assert column(page, index) == [0.31, 0.05, -0.12, -0.45]  # descending
     page.locator("#board-table thead th").nth(index).click()
-    page.wait_for_selector("#board-table th[aria-sort=ascending]", timeout=15000)
+    board_view(page, sort="agg.asc").locator("th[aria-sort=ascending]").wait_for()
     assert column(page, index) == [-0.45, -0.12, 0.05, 0.31]  # ascending: numeric, not "-0.12" < "-0.45"
     texts = page.locator(f"#board-table tbody.ranked td:nth-child({index + 1}) .v").all_inner_texts()
     assert texts == ["\u22120.4500", "\u22120.1200", "0.0500", "0.3100"]  # the true minus sign
@@ -264,7 +221,7 @@ def test_header_click_sorts_on_the_server_negative_values_included(browser, serv
     assert "sort=agg.asc" in link
     page.close()
     again = open_page(browser, server, DESKTOP, link[len(server) :])  # the sort is restored from the link
-    again.wait_for_selector("#board-table th[aria-sort=ascending]", timeout=15000)
+    board_view(again, sort="agg.asc").locator("th[aria-sort=ascending]").wait_for()
     assert column(again, index) == [-0.45, -0.12, 0.05, 0.31]
     again.close()
 
@@ -273,29 +230,27 @@ def test_selector_changes_table_and_url_and_the_url_restores_it(browser, server)
     page = open_page(browser, server, query=DEMO)
     assert "p-MRR" not in page.locator("#board-table thead").inner_text()
     select_benchmark(page, "Followish")
-    page.wait_for_function("() => document.querySelector('#board-table thead')?.innerText.includes('p-MRR')")
+    expect(page.locator("#board-table thead")).to_contain_text("p-MRR")
     page.locator("#filters").get_by_text("Filters and columns").click()
     page.locator("#filter-search input, #filter-search textarea").first.fill("tiny")
-    page.wait_for_function("() => new URL(location.href).searchParams.get('q') === 'tiny'")
+    wait_url(page, "q", "tiny")
     page.get_by_role("tab", name="About").click()
-    page.wait_for_function("() => new URL(location.href).searchParams.get('tab') === 'about'")
+    wait_url(page, "tab", "about")
     link = page.url
     assert "benchmark=Followish" in link
     page.close()
 
-    shared = browser.new_page(viewport=DESKTOP)
-    shared.goto(link)
-    shared.wait_for_selector("#about", timeout=30000)  # the About tab, restored
-    assert shared.locator("#benchmark-select input").input_value() == "Followish"
+    shared = open_page(browser, link, ready="#about")  # the About tab, restored
+    expect(shared.locator("#benchmark-select input")).to_have_value("Followish")
     shared.get_by_role("tab", name="Leaderboard").click()
-    shared.wait_for_function("() => document.querySelector('#board-table thead')?.innerText.includes('p-MRR')")
-    assert shared.locator("#board-table tbody.ranked td.c-model").all_inner_texts() == ["tiny-dense-model"]
+    board = board_view(shared, benchmark="Followish")
+    expect(board.locator("thead")).to_contain_text("p-MRR")
+    expect(board.locator("tbody.ranked td.c-model")).to_have_text(["tiny-dense-model"])
     shared.close()
 
 
 def test_about_names_every_benchmark_paper(browser, server):
-    page = open_page(browser, server, query="?tab=about")
-    page.wait_for_selector("#about", timeout=30000)
+    page = open_page(browser, server, query="?tab=about", ready="#about")
     about = page.locator("#about")
     shown = [b for b in BENCHMARKS if b.get("public", True)] + [
         {"name": "Example topics", "reference": "https://example.org/example-topics"}
@@ -336,9 +291,9 @@ def test_hostile_model_name_is_text_and_filters_and_csv_work(browser, server, tm
     assert page.locator('img[src="x"]').count() == 0 and page.dialogs == []
     page.locator("#filters").get_by_text("Filters and columns").click()
     page.locator("#filter-kind").get_by_label("dense").uncheck()
-    page.wait_for_function("() => !document.querySelector('#board-table')?.innerText.includes('tiny-dense-model')")
+    expect(page.locator("#board-table")).not_to_contain_text("tiny-dense-model")
     assert "bm25" in page.locator("#board-table").inner_text()
-    assert new_url_has(page, "kind", "sparse")
+    assert wait_url_has(page, "kind", "sparse")
     with page.expect_download() as download:
         page.locator("#download-csv").click()
     target = tmp_path / "view.csv"
@@ -350,21 +305,15 @@ def test_hostile_model_name_is_text_and_filters_and_csv_work(browser, server, tm
     page.close()
 
 
-def new_url_has(page, parameter, value):
-    page.wait_for_function(
-        "([p, v]) => (new URL(location.href).searchParams.get(p) || '').split('|').includes(v)", arg=[parameter, value]
-    )
-    return True
-
-
 def test_the_example_plugin_task_gets_its_own_declared_view(browser, server):
     """No app code names the example task: its view comes from the `views` its results declare."""
     page = open_page(browser, server, query="?benchmark=Example+topics")
     assert "Example topics" in page.locator("#benchmark-summary").inner_text()
     assert page.locator("#board-table tbody.ranked td.c-model").all_inner_texts() == ["bm25"]
     page.get_by_role("tab", name="Task views").click()
-    page.wait_for_selector("text=example-topics: Reciprocal rank per topic", timeout=30000)
-    page.wait_for_selector(".view-plot canvas.marks, .view-plot svg.marks", timeout=30000)
+    tab_view(page, "views", benchmark="Example topics")
+    page.wait_for_selector("text=example-topics: Reciprocal rank per topic")
+    page.wait_for_selector(".view-plot canvas.marks, .view-plot svg.marks")
     assert "Both metrics" in page.inner_text("body")
     app_source = "".join(p.read_text() for p in (REPO / "leaderboard" / "app").rglob("*.py"))
     assert "example-topics" not in app_source and "Example topics" not in app_source
@@ -374,20 +323,30 @@ def test_the_example_plugin_task_gets_its_own_declared_view(browser, server):
 @pytest.mark.parametrize("size", SIZES)
 def test_every_tab_is_reachable_and_photographed(browser, server, shots, size):
     page = open_page(browser, server, SIZES[size], DEMO)
-    page.wait_for_timeout(500)
+    settle(page)
     page.screenshot(path=str(shots / f"{size}-board-intervals-and-significance.png"))
     select_benchmark(page, "Conditions")
-    page.wait_for_function("() => document.querySelector('#board-table thead')?.innerText.includes('Task 1')")
+    expect(page.locator("#board-table thead")).to_contain_text("Task 1")
+    drawn = {  # what each tab draws for Conditions, once opened
+        "board": lambda: board_view(page, benchmark="Conditions"),
+        "views": lambda: (
+            tab_view(page, "views", benchmark="Conditions")
+            and page.wait_for_selector(".view-plot canvas.marks, .view-plot svg.marks")
+        ),
+        "size": lambda: page.wait_for_selector("#size-plot canvas.marks, #size-plot svg.marks"),
+        "compare": lambda: comparison(page, benchmark="Conditions"),
+        "provenance": lambda: tab_view(page, "provenance", benchmark="Conditions"),
+        "skipped": lambda: tab_view(page, "skipped"),
+        "about": lambda: page.wait_for_selector("#about"),
+    }
+    assert set(drawn) == set(TABS)
     for tab, label in TABS.items():
         tab_button = page.get_by_role("tab", name=label)
         assert tab_button.is_visible()  # no tab hides behind a "…" menu
         tab_button.click()
-        page.wait_for_function("(t) => new URL(location.href).searchParams.get('tab') === t", arg=tab)
-        if tab == "views":
-            page.wait_for_selector(".view-plot canvas.marks, .view-plot svg.marks", timeout=30000)
-        if tab == "size":
-            page.wait_for_selector("#size-plot canvas.marks, #size-plot svg.marks", timeout=30000)
-        page.wait_for_timeout(1200)  # charts finish drawing
+        wait_url(page, "tab", tab)
+        drawn[tab]()
+        settle(page)
         page.screenshot(path=str(shots / f"{size}-{tab}.png"), full_page=tab != "board")
     page.close()
 
@@ -420,7 +379,7 @@ def test_per_type_intervals_come_from_that_types_queries_and_the_csv_agrees(
     bm25 = bm25_comlq(comlq_results)
     values = per_query_of(bm25)
     page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ&q=bm25")
-    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    page.wait_for_selector("#board-table tbody.ranked tr")
     row = page.locator("#board-table tbody.ranked tr").filter(has_text="bm25").first
     assert row.locator("td.c-model").inner_text().startswith("bm25")
     main = row.locator("td.c-agg .ci").inner_text()
@@ -454,18 +413,20 @@ def test_per_type_intervals_come_from_that_types_queries_and_the_csv_agrees(
 
 def test_two_revisions_of_a_model_are_one_row_unless_asked(browser, comlq_server, shots):
     phone = open_page(browser, comlq_server, PHONE, "?benchmark=ComLQ")
-    phone.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    phone.wait_for_selector("#board-table tbody.ranked tr")
+    settle(phone)
     assert in_viewport(phone.locator("#board-table tbody.ranked tr").first.locator("td.c-agg .v"), PHONE)
     phone.screenshot(path=str(shots / "phone-board-comlq.png"))
     phone.close()
     page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ")
-    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    page.wait_for_selector("#board-table tbody.ranked tr")
     models = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
     assert [m for m in models if m.startswith("bm25") and "okapi" not in m] == ["bm25"]
+    settle(page)
     page.screenshot(path=str(shots / "desktop-board-comlq.png"))
     page.locator("#filters").get_by_text("Filters and columns").click()
     page.locator("#filter-revisions input").check()
-    page.wait_for_function("() => new URL(location.href).searchParams.get('revisions') === '1'")
+    wait_url(page, "revisions", "1")
     page.wait_for_function("() => document.querySelectorAll('#board-table td.c-model .rev').length >= 2")
     labels = page.locator("#board-table td.c-model .rev").all_inner_texts()
     assert "revision older-revision" in labels and any("bm25s" in label for label in labels)
@@ -477,7 +438,7 @@ def test_reported_and_reproduced_bm25_on_comlq_with_their_difference(browser, co
     for size in SIZES:
         page = open_page(browser, comlq_server, SIZES[size], "?benchmark=ComLQ")
         tier = page.locator("#board-table tbody.reported")
-        tier.wait_for(timeout=30000)
+        tier.wait_for()
         row = tier.locator("tr").filter(has_text="BM25").first
         assert "reported in ComLQ, Table 3" in row.inner_text()
         score = row.locator("td.c-agg")
@@ -489,7 +450,6 @@ def test_reported_and_reproduced_bm25_on_comlq_with_their_difference(browser, co
         other = tier.locator("tr").filter(has_text="facebook/contriever").first
         assert other.locator(".delta").count() == 0  # no reproduced run: no difference
         tier.scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
         settle(page)
         page.screenshot(path=str(shots / f"{size}-reported-tier.png"))
         page.close()
@@ -499,23 +459,22 @@ def test_overall_ranks_over_the_chosen_set_which_is_in_the_url(browser, comlq_se
     query = "?benchmark=" + urllib.parse.quote("Overall (mean rank)") + "&overall=ComLQ|NegConstraint"
     for size in SIZES:
         page = open_page(browser, comlq_server, SIZES[size], query)
-        page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+        page.wait_for_selector("#board-table tbody.ranked tr")
         summary = page.locator("#benchmark-summary").inner_text()
         assert "mean rank over 2 benchmarks" in summary and "ComLQ, NegConstraint" in summary
-        checked = page.locator("#overall-set input:checked").evaluate_all("xs => xs.map(x => x.value || x.name)")
-        assert len(checked) == 2
+        expect(page.locator("#overall-set input:checked")).to_have_count(2)
         ranked = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
         assert sorted(ranked) == ["bm25", "bm25-okapi"]
         settle(page)
         first = page.locator("#board-table tbody.ranked tr").first.locator("td.c-agg")
         assert in_viewport(first, SIZES[size]), (size, first.bounding_box())  # the set does not push it down
+        coverage = page.locator("#board-table thead th").filter(has_text="Coverage")
+        assert fully_shown(coverage), (size, coverage.bounding_box())  # not cut by the table's scroll box
         page.screenshot(path=str(shots / f"{size}-overall.png"))
         if size == "desktop":
             page.locator("#overall-set").get_by_label("NegConstraint").uncheck()
-            page.wait_for_function("() => new URL(location.href).searchParams.get('overall') === 'ComLQ'")
-            page.wait_for_function(
-                "() => document.querySelector('#benchmark-summary').innerText.includes('over 1 benchmark')"
-            )
+            wait_url(page, "overall", "ComLQ")
+            expect(page.locator("#benchmark-summary")).to_contain_text("over 1 benchmark")
         page.close()
 
 
@@ -533,10 +492,8 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
     bm25 = next(key for key in (line.key for line in board.ranking("ComLQ").ranked) if key[0] == "bm25")
     expected = compare_models(board, "ComLQ", bm25, okapi)
     for size in SIZES:
-        query = "?benchmark=ComLQ&tab=compare&a=" + urllib.parse.quote("\x1f".join(bm25))
-        query += "&b=" + urllib.parse.quote("\x1f".join(okapi))
-        page = open_page(browser, comlq_server, SIZES[size], query)
-        page.wait_for_selector("#compare-table tbody tr", timeout=30000)
+        page = open_page(browser, comlq_server, SIZES[size], "?benchmark=ComLQ&tab=compare&a=bm25&b=bm25-okapi")
+        comparison(page, benchmark="ComLQ", a="bm25", b="bm25-okapi", subsets="0").locator("#compare-table").wait_for()
         rows = page.locator("#compare-table tbody tr")
         first = rows.first.locator("td").all_inner_texts()
         task = expected.tasks[0]
@@ -549,9 +506,7 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
         if size == "desktop" and subsets:
             page.locator("#compare-subsets").click()
             count = sum(1 + len(expected.subsets.get(t.task, [])) for t in expected.tasks)
-            page.wait_for_function(
-                "(n) => document.querySelectorAll('#compare-table tbody tr').length === n", arg=count, timeout=60000
-            )
+            expect(comparison(page, subsets="1").locator("#compare-table tbody tr")).to_have_count(count)
             # each subset row names its subset as the task's views do ("¬2in", not "type=2in") and its own
             # metric, in the board's column order
             labels = expected.labels()
@@ -568,6 +523,11 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
             in_board = [tuple(s) for s in shown if tuple(s) in columns]
             assert in_board and in_board == [c for c in columns if c in in_board]
         settle(page)
+        # On a phone too: the note whole (wrapped to the screen), and the difference, its interval and p.
+        assert fully_shown(page.locator("#compare-table caption")), size
+        for header in ("A − B", "95% CI", "p"):
+            cell = page.locator("#compare-table thead th").filter(has_text=re.compile(f"^{re.escape(header)}$"))
+            assert fully_shown(cell), (size, header, cell.bounding_box())
         page.screenshot(path=str(shots / f"{size}-compare-comlq.png"), full_page=False)
         page.close()
 
@@ -584,61 +544,82 @@ def test_model_pickers_are_filled_when_their_tab_opens_and_a_links_picks_wait_fo
     keys = {line.key[0]: line.key for line in board.ranking("ComLQ").ranked}
     value = lambda name: urllib.parse.quote("\x1f".join(keys[name]))
     query = f"?benchmark=ComLQ&models={value('bm25-okapi')}&a={value('bm25-okapi')}&b={value('bm25')}"
-    page = open_page(browser, comlq_server, DESKTOP, query)
-    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    page = open_page(browser, comlq_server, DESKTOP, query)  # the form pages wrote before: still understood
     assert page.locator("#compare-a").count() == 0 or page.locator("#compare-a input").input_value() == ""
     page.get_by_role("tab", name="Compare two models").click()
-    page.wait_for_selector("#compare-table tbody tr", timeout=30000)
-    assert page.locator("#compare-a input").input_value().startswith("bm25-okapi")  # the link's pair
-    assert page.locator("#compare-b input").input_value().startswith("bm25")
-    assert "okapi" not in page.locator("#compare-b input").input_value()
+    comparison(page, benchmark="ComLQ", a="bm25-okapi", b="bm25").locator("#compare-table").wait_for()
+    expect(page.locator("#compare-a input")).to_have_value(re.compile(r"^bm25-okapi"))  # the link's pair
+    expect(page.locator("#compare-b input")).to_have_value(re.compile(r"^bm25(?!-okapi)"))
     page.get_by_role("tab", name="Task views").click()
-    page.wait_for_function("() => document.querySelector('#view-models')?.innerText.includes('bm25-okapi')")
-    assert new_url_has(page, "models", "\x1f".join(keys["bm25-okapi"]))
+    tab_view(page, "views", benchmark="ComLQ", picks="bm25-okapi")
+    expect(page.locator("#view-models")).to_contain_text("bm25-okapi")
+    assert wait_url_has(page, "models", "\x1f".join(keys["bm25-okapi"]))
     # A switch drops the link's picks; the tab open now is filled for the new benchmark, the other on opening.
     select_benchmark(page, "NegConstraint")
-    page.wait_for_function("() => document.querySelector('#benchmark-summary')?.innerText.startsWith('NegConstraint')")
-    assert all(new_url_lacks(page, parameter) for parameter in ("models", "a", "b"))
-    page.wait_for_function("() => !document.querySelector('#view-models')?.innerText.includes('bm25-okapi')")
+    expect(page.locator("#benchmark-summary")).to_contain_text(re.compile(r"^\s*NegConstraint"))
+    assert all(wait_url_lacks(page, parameter) for parameter in ("models", "a", "b"))
+    tab_view(page, "views", benchmark="NegConstraint", picks="")
+    expect(page.locator("#view-models")).not_to_contain_text("bm25-okapi")
     page.locator("#view-models input").click()
-    assert page.get_by_role("option", name="bm25-okapi", exact=True).count() == 1  # NegConstraint's models
+    expect(page.get_by_role("option", name="bm25-okapi", exact=True)).to_have_count(1)  # NegConstraint's models
     page.keyboard.press("Escape")
     page.get_by_role("tab", name="Compare two models").click()
-    page.wait_for_selector("#compare-table tbody tr", timeout=30000)
     top = [line.name for line in board.ranking("NegConstraint").ranked[:2]]
-    assert [page.locator(f"#compare-{x} input").input_value() for x in "ab"] == top  # #1 and #2
+    comparison(page, benchmark="NegConstraint", a=top[0], b=top[1]).locator("#compare-table").wait_for()
+    for side, name in zip("ab", top, strict=True):  # #1 and #2
+        expect(page.locator(f"#compare-{side} input")).to_have_value(name)
     page.close()
+
+
+def test_compare_links_take_model_names_and_name_a_pick_the_board_lacks(browser, comlq_server, shots):
+    """a= and b= take a model's name (its shown revision) or name@revision; an unknown pick is named and its
+    picker left empty, never replaced by #1 or #2."""
+    page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ&tab=compare&a=bm25-okapi&b=bm25")
+    comparison(page, benchmark="ComLQ", a="bm25-okapi", b="bm25").locator("#compare-table tbody tr").first.wait_for()
+    expect(page.locator("#compare-a input")).to_have_value("bm25-okapi")
+    page.close()
+    page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ&tab=compare&a=bm25@older-revision&b=bm25")
+    view = comparison(page, benchmark="ComLQ", a="bm25@older-revision", b="bm25")
+    view.locator("#compare-table tbody tr").first.wait_for()
+    expect(page.locator("#compare-a input")).to_have_value("bm25 @ older-revision")
+    page.close()
+    for size in SIZES:
+        page = open_page(browser, comlq_server, SIZES[size], "?benchmark=ComLQ&tab=compare&a=no-such-model&b=bm25")
+        view = comparison(page, benchmark="ComLQ", a="", b="bm25")
+        expect(view.locator("#compare-unknown")).to_have_text(
+            "No model named “no-such-model” has results on ComLQ (the link's a=)."
+        )
+        assert view.locator("#compare-table").count() == 0  # nothing compared in its place
+        expect(page.locator("#compare-a input")).to_have_value("")
+        settle(page)
+        page.screenshot(path=str(shots / f"{size}-compare-unknown-pick.png"))
+        page.close()
 
 
 def test_the_selector_losing_focus_keeps_the_view(browser, comlq_server):
     """The benchmark dropdown fires its input event again on blur: the same benchmark is not redrawn, and
     its sort and page stay (in the table and in the URL)."""
     page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ&sort=model.asc")
-    page.wait_for_selector("#board-table th[aria-sort=ascending]", timeout=30000)
+    board_view(page, benchmark="ComLQ", sort="model.asc").locator("th[aria-sort=ascending]").wait_for()
     page.locator("#benchmark-select input").click()
     page.get_by_role("option", name="ComLQ", exact=True).click()  # the same benchmark again
     page.locator("#benchmark-summary").click()
-    page.wait_for_timeout(1500)
+    events_done(page)  # whatever the blur sent is answered and drawn
     assert "sort=model.asc" in page.url
     assert page.locator("#board-table th[aria-sort=ascending]").count() == 1
     page.close()
 
 
-def new_url_lacks(page, parameter):
-    page.wait_for_function("(p) => !new URL(location.href).searchParams.has(p)", arg=parameter)
-    return True
-
-
 def test_a_folder_without_declarations_shows_each_task_as_a_ranked_board(browser, comlq_results, tmp_path_factory):
     """No benchmarks.json and no benchmark plugin: each task with results is its own board."""
     env = plain_env(tmp_path_factory.mktemp("plain"), plugins="bm25")
-    with serving(comlq_results, env) as url:
+    with serve_results(comlq_results, env) as url:
         page = open_page(browser, url)
-        page.wait_for_selector("#home .home-card", timeout=30000)
         first = page.locator("#home .home-card").first
         assert 0 < float(first.locator("td.c-agg .v").first.inner_text()) <= 1
+        name = first.get_attribute("data-benchmark")
         first.locator("h3 a").click()
-        page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+        board_view(page, benchmark=name).locator("tbody.ranked tr").first.wait_for()
         assert page.locator("#board-table tbody.ranked td.c-agg .v").count() >= 2
         page.close()
 
@@ -647,7 +628,7 @@ def test_about_states_each_tasks_mean_cw_as_the_papers_cw(browser, comlq_server,
     """The mean CW the engine records per result (eq. 1 of the complexity paper) is on the About page."""
     recorded = json.loads(bm25_comlq(comlq_results).read_text())["task_details"]["complexity"]["mean_cw"]
     page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ&tab=about")
-    page.wait_for_selector("#about .mean-cw", timeout=30000)
+    page.wait_for_selector("#about .mean-cw")
     text = page.locator("#about .about-benchmark").filter(has_text="ComLQ").first.locator(".mean-cw").inner_text()
     assert "the paper's CW, eq. 1" in text and f"comlq {recorded:.2f}" in text
     page.close()

@@ -5,16 +5,24 @@ LEADERBOARD_UPDATE_SCREENSHOTS=1."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import urllib.parse
 
 import pytest
+from browser_helpers import (
+    DESKTOP,
+    chromium_missing,
+    comparison,
+    open_page,
+    publish_screenshots,
+    serve_results,
+    settle,
+)
 from conftest import REPO
 from numbers_fixtures import LSNC10, copy_real_results
-from test_app_browser import CHROMIUM, DESKTOP, browser, open_page, plain_env, serving, settle  # noqa: F401
+from playwright.sync_api import expect
+from test_app_browser import browser, plain_env  # noqa: F401
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed")
+pytestmark = pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +34,7 @@ def real_root(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def real_server(real_root, tmp_path_factory):
-    with serving(real_root, plain_env(tmp_path_factory.mktemp("real-serve"))) as url:
+    with serve_results(real_root, plain_env(tmp_path_factory.mktemp("real-serve"))) as url:
         yield url
 
 
@@ -34,11 +42,7 @@ def real_server(real_root, tmp_path_factory):
 def real_shots(tmp_path_factory):
     folder = tmp_path_factory.mktemp("real-screenshots")
     yield folder
-    if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
-        target = REPO / "docs" / "screenshots" / "real-results"
-        target.mkdir(parents=True, exist_ok=True)
-        for shot in sorted(folder.glob("*.png")):
-            shutil.copy(shot, target / shot.name)
+    publish_screenshots(folder, REPO / "docs" / "screenshots" / "real-results")
 
 
 def test_lsnc_cells_show_the_interval_of_their_judged_queries(browser, real_server, real_root, real_shots):  # noqa: F811
@@ -50,7 +54,7 @@ def test_lsnc_cells_show_the_interval_of_their_judged_queries(browser, real_serv
     ranking = board.ranking("ComLQ")
     column = next(c for c in ranking.columns if (c.spec.subset, c.spec.metric) == ("group=negation", LSNC10))
     page = open_page(browser, real_server, DESKTOP, "?benchmark=ComLQ")
-    page.wait_for_selector("#board-table tbody.ranked tr", timeout=30000)
+    page.wait_for_selector("#board-table tbody.ranked tr")
     position = page.locator("#board-table thead th").evaluate_all(
         "(cells, label) => cells.findIndex(c => c.innerText.includes(label))", column.label.rstrip(" ↑↓")
     )
@@ -79,12 +83,10 @@ def test_compare_per_subset_names_each_rows_subset_and_metric(browser, real_serv
     query = "?benchmark=ComLQ&tab=compare&a=" + urllib.parse.quote("\x1f".join(keys["bm25"]))
     query += "&b=" + urllib.parse.quote("\x1f".join(keys["all-MiniLM-L6-v2"]))
     page = open_page(browser, real_server, DESKTOP, query)
-    page.wait_for_selector("#compare-table tbody tr", timeout=30000)
+    comparison(page, benchmark="ComLQ", subsets="0").locator("#compare-table tbody tr").first.wait_for()
     page.locator("#compare-subsets").click()
     count = len(expected.rows())
-    page.wait_for_function(
-        "(n) => document.querySelectorAll('#compare-table tbody tr').length === n", arg=count, timeout=120000
-    )
+    expect(comparison(page, subsets="1").locator("#compare-table tbody tr")).to_have_count(count)
     shown = page.locator("#compare-table tbody tr").evaluate_all(
         "rows => rows.map(r => [r.cells[1].title, r.cells[6].title, r.cells[1].innerText, r.cells[6].innerText,"
         " r.cells[2].innerText])"

@@ -265,36 +265,35 @@ def test_our_run_and_mtebs_of_one_model_are_one_row_with_both_values_and_the_dif
 def test_the_browser_shows_the_followir_board_with_run_by_mteb_and_dagger(imported, tmp_path_factory):
     """Chromium: the FollowIR board over the imported real files, at desktop and phone sizes (screenshots)."""
     pytest.importorskip("playwright")
-    from test_app_browser import CHROMIUM, DESKTOP, PHONE, in_viewport, plain_env, serving
+    from browser_helpers import (
+        DESKTOP,
+        PHONE,
+        board_view,
+        chromium,
+        chromium_missing,
+        in_viewport,
+        open_page,
+        publish_screenshots,
+        serve_results,
+        settle,
+    )
+    from test_app_browser import plain_env
 
-    if not Path(CHROMIUM).exists():
+    if chromium_missing():
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
     shots = tmp_path_factory.mktemp("shots")
-    with serving(imported, plain_env(tmp_path_factory.mktemp("serve"))) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-                page = browser.new_page(viewport=viewport)
-                page.goto(url + "?benchmark=FollowIR")
-                page.wait_for_selector("#board-table tbody.ranked tr", timeout=60000)
-                first = page.locator("#board-table tbody.ranked tr").first
-                source = first.locator("td.c-model .src.imported")
-                assert source.inner_text().startswith("run by mteb ") and source.inner_text().endswith("†")
-                assert source.locator("a").get_attribute("href").startswith(f"{REPOSITORY}/blob/{COMMIT}/results/")
-                assert first.locator("td.c-rank").inner_text().strip() == "1 †"
-                assert source.is_visible() and in_viewport(source, viewport)  # under the name, on the first screen
-                summary = page.locator("#summary, .summary").first.inner_text()
-                assert "158 ranked" in summary
-                page.wait_for_function(
-                    "() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')", timeout=30000
-                )
-                page.screenshot(path=str(shots / f"{size}-board-followir-imported.png"))
-                page.close()
-        finally:
-            browser.close()
-    target = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
-    if __import__("os").environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
-        for shot in shots.glob("*.png"):  # only this test's files: the other modules write their own
-            shutil.copy(shot, target / shot.name)
+    with serve_results(imported, plain_env(tmp_path_factory.mktemp("serve"))) as url, chromium() as browser:
+        for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+            page = open_page(browser, url, viewport, "?benchmark=FollowIR")
+            first = board_view(page, benchmark="FollowIR").locator("#board-table tbody.ranked tr").first
+            source = first.locator("td.c-model .src.imported")
+            assert source.inner_text().startswith("run by mteb ") and source.inner_text().endswith("†")
+            assert source.locator("a").get_attribute("href").startswith(f"{REPOSITORY}/blob/{COMMIT}/results/")
+            assert first.locator("td.c-rank").inner_text().strip() == "1 †"
+            settle(page)
+            assert source.is_visible() and in_viewport(source, viewport)  # under the name, on the first screen
+            summary = page.locator("#summary, .summary").first.inner_text()
+            assert "158 ranked" in summary
+            page.screenshot(path=str(shots / f"{size}-board-followir-imported.png"))
+            page.close()
+    publish_screenshots(shots, Path(__file__).resolve().parent.parent / "docs" / "screenshots")

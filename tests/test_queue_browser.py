@@ -7,19 +7,26 @@ browser. Screenshots go to a temporary folder, and to docs/screenshots/ only wit
 LEADERBOARD_UPDATE_SCREENSHOTS=1.
 """
 
-import os
-import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
 from app_fixtures import write_negconstraint
+from browser_helpers import (
+    DESKTOP,
+    chromium,
+    chromium_missing,
+    free_port,
+    new_page,
+    publish_screenshots,
+    settle,
+    wait_until_served,
+)
 from conftest import HUB_TOKEN, REPO, run_cli
 from hub_server import HubServer
+from playwright.sync_api import expect
 from queue_fixtures import BENCHMARK, REQUESTS, RESULTS, WORD_OVERLAP, build_wheel, hostile_plugin, hub_env
-from test_app_browser import CHROMIUM, DESKTOP, free_port, settle
 
 from leaderboard.queue.dataset import RequestsDataset
 from leaderboard.queue.sandbox import bwrap_available
@@ -27,7 +34,7 @@ from leaderboard.queue.sandbox import bwrap_available
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.usefixtures("hub_online"),
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (.ci/run installs it)"),
+    pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed (.ci/run installs it)"),
     pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here (.ci/run installs it)"),
 ]
 
@@ -66,16 +73,12 @@ def serve_space(hub, work, wheels):
         env=env, cwd=work,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=2).read()
-            return proc, url
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(proc.communicate()[0].decode()) from None
-            time.sleep(0.3)
+    try:
+        wait_until_served(url, proc)
+    except RuntimeError:
+        proc.kill()
+        raise
+    return proc, url
 
 
 @pytest.fixture
@@ -83,14 +86,10 @@ def shots(tmp_path):
     folder = tmp_path / "screenshots"
     folder.mkdir()
     yield folder
-    if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
-        for shot in folder.glob("*.png"):
-            shutil.copy(shot, REPO / "docs" / "screenshots" / shot.name)
+    publish_screenshots(folder, REPO / "docs" / "screenshots")
 
 
 def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_show_it(tmp_path, shots):
-    from playwright.sync_api import sync_playwright
-
     wheels = tmp_path / "wheels"
     build_wheel(tmp_path / "src", wheels, "leaderboard-word-overlap", "leaderboard_word_overlap", WORD_OVERLAP, "0.3.0")
     build_wheel(tmp_path / "src", wheels, "leaderboard-quitter", "leaderboard_quitter",
@@ -100,11 +99,10 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
         baseline(hub, tmp_path)
         space, url = serve_space(hub, tmp_path, wheels)
         try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-                page = browser.new_page(viewport=DESKTOP)
+            with chromium() as browser:
+                page = new_page(browser, DESKTOP)
                 page.goto(url + "?benchmark=" + BENCHMARK)
-                page.wait_for_selector("#board-table tbody.ranked tr", timeout=60000)
+                page.wait_for_selector("#board-table tbody.ranked tr")
                 assert "word-overlap" not in page.locator("#board-table").inner_text()
 
                 page.get_by_role("tab", name="Submit").click()
@@ -115,7 +113,7 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
                 page.locator("#submit-benchmarks").get_by_label(BENCHMARK).check()
                 page.locator("#submit-contact textarea, #submit-contact input").first.fill("author@example.org")
                 page.locator("#submit-button").click()
-                page.wait_for_selector("#submit-answer", timeout=120000)
+                page.wait_for_selector("#submit-answer")
                 answer = page.locator("#submit-answer").inner_text()
                 assert answer.startswith("Submitted: request "), answer
                 settle(page)
@@ -124,7 +122,7 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
                 assert request_id in answer
 
                 page.get_by_role("tab", name="Queue").click()
-                page.wait_for_selector("#queue-table tbody.queue-pending", timeout=30000)
+                page.wait_for_selector("#queue-table tbody.queue-pending")
                 assert "word-overlap" in page.locator("#queue-table").inner_text()
                 settle(page)
                 page.screenshot(path=str(shots / "queue-2-pending.png"), full_page=True)
@@ -149,8 +147,8 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
                 assert f"{request_id} finished" in outputs
 
                 # The open Queue tab follows the requests dataset with the board's poll: no reload.
-                page.wait_for_selector("#queue-table tbody.queue-finished", timeout=60000)
-                page.wait_for_selector("#queue-table tbody.queue-failed", timeout=60000)
+                page.wait_for_selector("#queue-table tbody.queue-finished")
+                page.wait_for_selector("#queue-table tbody.queue-failed")
                 finished = page.locator("#queue-table tbody.queue-finished").inner_text()
                 assert "word-overlap" in finished and "1 result(s)" in finished
                 failed = page.locator("#queue-table tbody.queue-failed").inner_text()
@@ -159,9 +157,7 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
                 page.screenshot(path=str(shots / "queue-3-finished.png"), full_page=True)
 
                 page.get_by_role("tab", name="Leaderboard").click()
-                page.wait_for_function(
-                    "() => document.querySelector('#board-table')?.innerText.includes('word-overlap')", timeout=60000
-                )
+                expect(page.locator("#board-table")).to_contain_text("word-overlap")
                 models = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
                 assert {m.strip() for m in models} >= {"bm25", "word-overlap"}, models
                 settle(page)
@@ -171,7 +167,6 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
                 config = urllib.request.urlopen(url + "config", timeout=30).read().decode()
                 assert HUB_TOKEN not in page.content() and HUB_TOKEN not in config
                 assert "author@example.org" not in page.locator("#queue-table").inner_text()  # contacts stay private
-                browser.close()
         finally:
             space.terminate()
             output = space.communicate(timeout=30)[0].decode()

@@ -10,11 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 import venv
 import zipfile
 from importlib.metadata import version
@@ -22,12 +19,23 @@ from pathlib import Path
 
 import pytest
 import yaml
+from browser_helpers import (
+    board_view,
+    chromium,
+    chromium_missing,
+    free_port,
+    open_page,
+    publish_screenshots,
+    serving,
+    settle,
+    wait_until_served,
+)
 from conftest import REPO, run_cli
 from hub_server import HubServer
+from playwright.sync_api import expect
 
 TOKEN = "hf_SpaceTestTokenNeverPrinted42"
 ONLINE = {"HF_HUB_OFFLINE": "0"}
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def front_matter(readme: str) -> dict:
@@ -139,12 +147,6 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_deployed_space_installs_without_torch_and_serves_a_ranked_board_from_the_hub(tmp_path, monkeypatch):
     """Push the repository's baseline results, deploy, download the Space, install it fresh, serve, read the board."""
@@ -193,7 +195,7 @@ def test_deployed_space_installs_without_torch_and_serves_a_ranked_board_from_th
             probe = subprocess.run([str(python), "-c", f"import {heavy}"], capture_output=True, env=_env())
             assert probe.returncode != 0, f"{heavy} is importable in the Space's environment"
 
-        port = _free_port()
+        port = free_port()
         serve_env = (
             _env()
             | variables
@@ -211,18 +213,9 @@ def test_deployed_space_installs_without_torch_and_serves_a_ranked_board_from_th
         )
         try:
             url = f"http://127.0.0.1:{port}/"
-            deadline = time.time() + 240
-            while True:
-                try:
-                    with urllib.request.urlopen(url, timeout=5) as response:
-                        assert response.status == 200
-                    break
-                except OSError:
-                    assert proc.poll() is None, proc.stdout.read().decode()
-                    assert time.time() < deadline, "the Space did not answer within 240 s"
-                    time.sleep(0.5)
-            if os.path.exists(CHROMIUM):
-                ranked = _ranked_rows(url + "?benchmark=ComLQ")
+            wait_until_served(url, proc)
+            if not chromium_missing():
+                ranked = _ranked_rows(url)
                 assert [model for model, _ in ranked] == sorted(expected, key=expected.get, reverse=True)
                 for model, value in ranked:
                     assert value == pytest.approx(expected[model], abs=1e-4)
@@ -234,22 +227,15 @@ def test_deployed_space_installs_without_torch_and_serves_a_ranked_board_from_th
 
 
 def _ranked_rows(url: str) -> list[tuple[str, float]]:
-    """(model, aggregate score) of each ranked row of the board, read in Chromium."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page()
-            page.goto(url)
-            page.wait_for_selector("#board-table tbody.ranked tr", timeout=60000)
-            rows = page.locator("#board-table tbody.ranked tr")
-            return [
-                (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
-                for row in rows.all()
-            ]
-        finally:
-            browser.close()
+    """(model, aggregate score) of each ranked row of the ComLQ board, read in Chromium."""
+    with chromium() as browser:
+        page = open_page(browser, url, query="?benchmark=ComLQ")
+        rows = board_view(page, benchmark="ComLQ").locator("#board-table tbody.ranked tr")
+        rows.first.wait_for()
+        return [
+            (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
+            for row in rows.all()
+        ]
 
 
 # -- one board wherever it is served (issue 31) ----------------------------------------------------------
@@ -310,66 +296,41 @@ def test_the_space_over_a_folder_is_the_board_over_its_dataset(board_folder, tmp
 def test_the_space_app_over_a_folder_serves_the_public_board_in_chromium(board_folder, tmp_path):
     """space/app.py itself, over a local folder (RESULTS_REPO=folder): ?benchmark=ComLQ ranks the baselines,
     the selector offers the public benchmarks only (no demo, no raw task names). Screenshot for a reader."""
-    if not os.path.exists(CHROMIUM):
+    if chromium_missing():
         pytest.skip("Chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "RESULTS_REPO": str(board_folder), "GRADIO_SERVER_NAME": "127.0.0.1",
            "GRADIO_SERVER_PORT": str(port), "XDG_CACHE_HOME": str(tmp_path / "c"), "HF_HUB_OFFLINE": "1"}  # fmt: skip
-    proc = subprocess.Popen(
-        [sys.executable, str(REPO / "space" / "app.py")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/"
-        deadline = time.time() + 240
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=5):
-                    break
-            except OSError:
-                assert proc.poll() is None, proc.stdout.read().decode()
-                assert time.time() < deadline, "the Space did not answer within 240 s"
-                time.sleep(0.5)
-        expected = {
-            json.loads(p.read_text())["model"]["name"]: json.loads(p.read_text())["main_score"]
-            for p in board_folder.rglob("comlq.json")
-            if p.parent.name != "reported"
-        }
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-            try:
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.goto(url + "?benchmark=ComLQ")
-                page.wait_for_selector("#board-table tbody.ranked tr", timeout=60000)
-                rows = page.locator("#board-table tbody.ranked tr").all()
-                ranked = [
-                    (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
-                    for row in rows
-                ]
-                assert [m for m, _ in ranked] == sorted(expected, key=expected.get, reverse=True)
-                for model, value in ranked:
-                    assert value == pytest.approx(expected[model], abs=1e-4)
-                page.wait_for_function(
-                    "() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')", timeout=30000
-                )
-                page.screenshot(path=str(tmp_path / "space-folder-comlq.png"))
-                # the reported BM25 row's note: what was checked of the paper's numbers here (issue 31)
-                bm25 = page.locator("#board-table tbody.reported tr", has_text="bm25").first
-                bm25.locator("details.note summary").click()
-                assert "1.98 apart" in bm25.locator("details.note").inner_text()
-                bm25.scroll_into_view_if_needed()
-                page.screenshot(path=str(tmp_path / "space-folder-comlq-bm25-note.png"))
-                page.locator("#benchmark-select input").click()
-                options = [o.replace("✓", "").strip() for o in page.get_by_role("option").all_inner_texts()]
-                assert "ComLQ" in options and "NegConstraint" in options
-                assert not {"demo", "comlq", "negconstraint"} & set(options), options  # no raw task as a board
-            finally:
-                browser.close()
-        if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            for shot in ("space-folder-comlq.png", "space-folder-comlq-bm25-note.png"):
-                shutil.copy(tmp_path / shot, SCREENSHOTS / shot)
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+    expected = {
+        json.loads(p.read_text())["model"]["name"]: json.loads(p.read_text())["main_score"]
+        for p in board_folder.rglob("comlq.json")
+        if p.parent.name != "reported"
+    }
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    with serving([sys.executable, str(REPO / "space" / "app.py")], env, port) as url, chromium() as browser:
+        page = open_page(browser, url, {"width": 1400, "height": 1000}, "?benchmark=ComLQ")
+        rows = board_view(page, benchmark="ComLQ").locator("#board-table tbody.ranked tr")
+        rows.first.wait_for()
+        ranked = [
+            (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
+            for row in rows.all()
+        ]
+        assert [m for m, _ in ranked] == sorted(expected, key=expected.get, reverse=True)
+        for model, value in ranked:
+            assert value == pytest.approx(expected[model], abs=1e-4)
+        settle(page)
+        page.screenshot(path=str(shots / "space-folder-comlq.png"))
+        # the reported BM25 row's note: what was checked of the paper's numbers here (issue 31)
+        bm25 = page.locator("#board-table tbody.reported tr", has_text="bm25").first
+        bm25.locator("details.note summary").click()
+        expect(bm25.locator("details.note")).to_contain_text("1.98 apart")
+        bm25.scroll_into_view_if_needed()
+        settle(page)
+        page.screenshot(path=str(shots / "space-folder-comlq-bm25-note.png"))
+        page.locator("#benchmark-select input").click()
+        expect(page.get_by_role("option", name="NegConstraint", exact=True)).to_be_visible()  # the list is open
+        options = [o.replace("✓", "").strip() for o in page.get_by_role("option").all_inner_texts()]
+        assert "ComLQ" in options and "NegConstraint" in options
+        assert not {"demo", "comlq", "negconstraint"} & set(options), options  # no raw task as a board
+    publish_screenshots(shots, SCREENSHOTS)

@@ -123,7 +123,13 @@ DOWNLOAD_JS = (
 
 # The query the page was opened with, kept before any event can rewrite the URL (a tab's select event
 # fires when the page mounts): the page load restores the whole view from it (``url_state.parse``).
-HEAD = "<script>window.leaderboardQuery = window.location.search;</script>"
+# Gradio prefixes every rule of ``css`` inside an @media block with its ``.contain`` element: the page's
+# own margins (outside it) are set here, in the head, as written.
+PHONE_PAGE = (
+    "<style>@media (max-width: 640px) { .gradio-container .main.fillable { padding-left: 4px !important; "
+    "padding-right: 4px !important; } }</style>"
+)
+HEAD = "<script>window.leaderboardQuery = window.location.search;</script>" + PHONE_PAGE
 RESTORE_JS = (
     "(...args) => { args[0] = window.leaderboardQuery ?? window.location.search; args[1] = window.innerWidth; "
     "return args; }"
@@ -209,6 +215,8 @@ table.lb caption { caption-side: top; text-align: left; font-size: 12px; padding
   table.lb .c-model { left: 3.4em; width: 8.2em; min-width: 8.2em; max-width: 8.2em; }
   table.lb .c-name { max-width: 9em; }
   table.lb th { min-width: 4.6em; }
+  /* the caption wraps to the screen and stays in view, however wide the table scrolls */
+  table.lb caption { position: sticky; left: 0; max-width: calc(100vw - 16px); }
   #home .home-cards { grid-template-columns: 1fr; }
 }
 """
@@ -226,10 +234,11 @@ PAGE_CSS = """
 .about table.plain { display: block; overflow-x: auto; max-width: 100%; }
 .view-title { margin: 12px 0 2px 0; font-size: 16px; }
 .state-box { display: none !important; }
+.note.warn { font-size: 13px; color: var(--body-text-color); border-left: 3px solid #d97706; padding: 2px 8px; }
 #overall-set { margin-bottom: 4px; }
 @media (max-width: 640px) {
-  .gradio-container, .gradio-container .main, .gradio-container .wrap { padding-left: 4px !important;
-    padding-right: 4px !important; }
+  /* Gradio's 12 px HTML-block margins (and its 32 px page margins: PHONE_PAGE) cost a phone table columns */
+  .html-container { padding-left: 2px !important; padding-right: 2px !important; }
   #title h1 { font-size: 18px; }
   .summary .desc { display: none; }  /* the first ranked score above the fold; About has the text */
   /* Overall's set: one line of checkboxes that scrolls sideways (15 benchmarks wrapped pushed the

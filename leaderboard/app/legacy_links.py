@@ -1,10 +1,15 @@
-"""Links that name ``page``: redirected to the same view with the app's own parameter ``p``.
+"""Links the app cannot take as they are, mended before Gradio sees them: ``page`` and over-long queries.
 
 Gradio reads a ``page`` query parameter on ``/`` and ``/config`` for its multipage routing and
 answers a value that names no page of the app with a bare "Internal Server Error" (a KeyError in
 ``gradio.routes``). The board's pager once wrote ``page=N``, so such links exist: this ASGI
 middleware answers them with a redirect (307) to the link with ``page`` renamed ``p`` (``p`` wins
 when both are given), before Gradio sees the request.
+
+A query string over 64 kB makes Gradio's page route fail (httpx refuses the URL it builds: a bare
+500) before the app's own limit applies; the app reads at most ``url_state.MAX_QUERY`` characters
+anyway. So a longer query is trimmed as ``url_state.trim`` does (the page's request redirected to the
+trimmed link, any other request's trimmed in place).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from leaderboard.app.url_state import PAGE
+from leaderboard.app.url_state import MAX_QUERY, PAGE, trim
 
 GRADIO_PAGE = "page"
 
@@ -33,28 +38,46 @@ def without_gradio_page(query: str) -> str | None:
     return urllib.parse.urlencode(kept)
 
 
+def repaired(query: str) -> str | None:
+    """The query as the app takes it (``page`` renamed ``p``, trimmed to ``MAX_QUERY``); None when it is already."""
+    fixed = trim(query)
+    if "page" in fixed:
+        fixed = without_gradio_page(fixed) or fixed
+    return None if fixed == query else fixed
+
+
 class LegacyPageLinks:
-    """ASGI middleware: a GET or HEAD of the page (``/``) whose query names ``page`` is redirected without it."""
+    """ASGI middleware: a link the app cannot take as it is, mended before Gradio sees it.
+
+    A GET or HEAD of the page (``/``) whose query names ``page`` or is longer than ``MAX_QUERY`` is
+    redirected to the mended link (the browser's address then holds what the app shows); any other
+    request with an over-long query has it trimmed in place (Gradio's routes build URLs from it, and
+    httpx refuses one over 64 kB: a 500).
+    """
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        raw = scope.get("query_string", b"")
         root = scope.get("root_path", "").rstrip("/")
-        is_page = scope.get("path", "").rstrip("/") in ("", root)
-        if scope.get("type") == "http" and scope.get("method") in ("GET", "HEAD") and is_page:
-            query = scope.get("query_string", b"").decode("latin-1")
-            fixed = without_gradio_page(query) if "page" in query else None
+        is_page = scope.get("path", "").rstrip("/") in ("", root) and scope.get("method") in ("GET", "HEAD")
+        if is_page and (b"page" in raw or len(raw) > MAX_QUERY):
+            fixed = repaired(raw.decode("latin-1"))
             if fixed is not None:
                 # A relative reference ("?..."): the browser keeps the path, behind any proxy prefix.
-                location = "?" + fixed
                 await send(
                     {
                         "type": "http.response.start",
                         "status": 307,
-                        "headers": [(b"location", location.encode("latin-1")), (b"content-length", b"0")],
+                        "headers": [(b"location", ("?" + fixed).encode("latin-1")), (b"content-length", b"0")],
                     }
                 )
                 await send({"type": "http.response.body", "body": b""})
                 return
+        elif len(raw) > MAX_QUERY:
+            scope = {**scope, "query_string": trim(raw.decode("latin-1")).encode("latin-1")}
         await self.app(scope, receive, send)

@@ -84,7 +84,8 @@ def build_app(
             shell.benchmark_list(), value=[], label="Benchmarks in Overall", elem_id="overall-set", visible=False
         )
         with gr.Tabs(selected="board", overflow_behavior="wrap", elem_id="tabs") as tabs:
-            built = [module.build(shell) for module in (*TABS, *(QUEUE_TABS if shell.queue else ()))]
+            modules = (*TABS, *(QUEUE_TABS if shell.queue else ()))
+            built = [tab for module in modules if (tab := module.build(shell)) is not None]
         query = gr.Textbox(visible=False)  # the page's URL query, filled by RESTORE_JS
         query_width = gr.Number(visible=False)  # the browser window's width: charts are drawn to fit it
         tab_ids = [tab.id for tab in built]

@@ -8,6 +8,8 @@ Overall view), ``revisions`` (``1``: older revisions too), ``zs`` (the zero-shot
 (the compared models).
 Lists are joined by ``|``. The page's JavaScript writes them (``assets.url_state_js``); the page
 load reads them here. Unknown values are dropped by the callers, which know the valid choices.
+A query longer than ``MAX_QUERY`` is trimmed (``trim``): its parameters are kept in order while
+they fit, a list cut after its last whole item that fits, and any other value that does not fit dropped.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import urllib.parse
 from dataclasses import dataclass, field
 
-MAX_QUERY = 8192  # longer query strings are ignored (a hand-made link, not one the page wrote)
+MAX_QUERY = 8192  # longer query strings are trimmed to this (a hand-made link, not one the page wrote)
 LIST_SEPARATOR = "|"
 PAGE = "p"  # the table page's parameter; Gradio's own routes read ``page``
 
@@ -55,11 +57,54 @@ def parse_sort(value: str | None) -> tuple[str, str] | None:
     return key, direction
 
 
+def trim(query: str, limit: int = MAX_QUERY) -> str:
+    """The query cut to at most ``limit`` characters; unchanged when it fits.
+
+    Whole parameters are kept, shortest first, while they fit (the benchmark and the tab before a long
+    list); then each list parameter (``a|b|...``) left out keeps the items that fit in the room left;
+    any other value that does not fit is dropped. The order of the parameters is kept.
+    """
+    if len(query) <= limit:
+        return query
+    # at most one field per two characters of the limit: a query of a million '&' costs no more
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)[: limit // 2]
+    fields = [urllib.parse.urlencode([pair]) for pair in pairs]
+    kept: dict[int, str] = {}
+    room = limit + 1  # each field costs its length and one '&' (the first has none)
+    for index in sorted(range(len(fields)), key=lambda i: len(fields[i])):
+        if len(fields[index]) + 1 <= room:
+            kept[index] = fields[index]
+            room -= len(fields[index]) + 1
+    for index, (key, value) in enumerate(pairs):
+        if index not in kept and LIST_SEPARATOR in value:
+            field = _fitted(key, value, room - 1)
+            if field:
+                kept[index] = field
+                room -= len(field) + 1
+    return "&".join(kept[index] for index in sorted(kept))
+
+
+def _fitted(key: str, value: str, room: int) -> str:
+    """A list parameter encoded with the items that fit in ``room`` characters ('' when none does)."""
+    size = len(urllib.parse.quote_plus(key)) + 1  # "key="
+    items: list[str] = []
+    for item in value.split(LIST_SEPARATOR):
+        cost = len(urllib.parse.quote_plus(item)) + (_SEPARATOR_COST if items else 0)
+        if size + cost > room:
+            break
+        items.append(item)
+        size += cost
+    return urllib.parse.urlencode([(key, LIST_SEPARATOR.join(items))]) if items else ""
+
+
+_SEPARATOR_COST = len(urllib.parse.quote_plus(LIST_SEPARATOR))
+
+
 def parse(query: str | None) -> ViewState:
     """The state in ``?a=b&...`` (a leading ``?`` is optional); anything malformed is left at its default."""
-    text = (query or "").lstrip("?")
-    if not isinstance(query, str) or len(text) > MAX_QUERY:
+    if not isinstance(query, str):
         return ViewState()
+    text = trim(query.lstrip("?"))
     pairs = dict(urllib.parse.parse_qsl(text, keep_blank_values=False))
     try:
         page = max(1, int(pairs.get(PAGE, "1")))

@@ -2,8 +2,8 @@
 
 Adding a tab is one module and one line:
 
-1. Write ``leaderboard/app/tabs/<name>.py`` with ``ID = "<name>"`` (the URL's ``tab=`` value) and
-   ``build(shell: Shell) -> Tab``. ``build`` opens ``with gr.Tab(label, id=ID) as tab:``, lays out
+1. Write ``leaderboard/app/tabs/<name>.py`` with ``ID = "<name>"`` (the URL's ``tab=`` value), ``LABEL``
+   and ``build(shell: Shell) -> Tab | None``. ``build`` opens ``with gr.Tab(LABEL, id=ID) as tab:``, lays out
    its components, and wires its own events: ``shell.when_opened(tab, ID, fn, inputs, outputs)``
    for what it draws when opened (the URL and the shell's active tab are set for you), and any
    button or control of its own. Read the board through ``shell.board()`` / ``shell.ranking(name)``
@@ -15,7 +15,13 @@ Adding a tab is one module and one line:
    - ``tick``: the poll (``Tick``; ``tick.changed`` when the board is a new revision): refresh
      what must follow the source (called on every tick, only when the board polls);
    - ``url_parameters``: the URL parameters of this tab that a benchmark switch drops.
-3. Add the module to ``TABS`` below, where its tab should sit.
+   A tab shown only on some boards returns None from ``build`` before it lays anything out (the
+   page then has no such tab), or sits in a group ``ui.build_app`` adds on a condition (``QUEUE_TABS``:
+   only with a requests dataset).
+3. Add the module to ``TABS`` below (or its group), where its tab should sit.
+
+Each tab names the view it draws in data attributes (``base.view_html``: ``<div class="{ID}-view"
+data-benchmark=...>``), so tests wait for that view, not for a previous one (tests/browser_helpers.py).
 
 ``tests/test_app_browser.py`` opens every tab by its label (its ``TABS``): add the new one there.
 """
@@ -25,7 +31,7 @@ from __future__ import annotations
 from leaderboard.app.tabs import about, board, compare, provenance, queue, size, skipped, submit, views
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, Tick
 
-# In page order. Each module: ID and build(shell) -> Tab.
+# In page order. Each module: ID, LABEL and build(shell) -> Tab | None.
 TABS = (board, views, size, compare, provenance, skipped, about)
 # After them, only when the app has a requests dataset (``shell.queue``): the evaluation queue's tabs.
 QUEUE_TABS = (submit, queue)

@@ -10,10 +10,11 @@ from leaderboard.app import pages
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab
 
 ID = "about"
+LABEL = "About"
 
 
-def build(shell: Shell) -> Tab:
-    with gr.Tab("About", id=ID) as tab:
+def build(shell: Shell) -> Tab | None:
+    with gr.Tab(LABEL, id=ID) as tab:
         about = gr.HTML("", elem_id="about-page", js_on_load=None)
     shell.when_opened(tab, ID, lambda: (pages.about_html(shell.board()),), [], [about])
 

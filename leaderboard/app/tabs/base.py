@@ -18,14 +18,14 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 
 import gradio as gr
 
-from leaderboard.app import url_state, views
+from leaderboard.app import url_state
 from leaderboard.app.assets import SORT_JS, TABLE_CSS, url_js
 from leaderboard.app.board import OVERALL, Board, label_of
-from leaderboard.app.comparison_view import choice_value
 from leaderboard.app.landing import HOME
 from leaderboard.app.live import LiveBoard
 from leaderboard.app.live_queue import LiveQueue
 from leaderboard.app.ranking import Ranking
+from leaderboard.app.render import esc
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,13 @@ def table_html(value: str, **html_kwargs: Any) -> gr.HTML:
     return gr.HTML(value, js_on_load=SORT_JS, css_template=TABLE_CSS, apply_default_css=False, **html_kwargs)
 
 
+def view_html(tab: str, html: str, **view: Any) -> str:
+    """A tab's drawing in a ``<div class="{tab}-view">`` that names the view it shows in data attributes
+    (``data-benchmark`` ...): a reader (or a test) can tell it from the previous view still on screen."""
+    attributes = "".join(f' data-{key}="{esc(value)}"' for key, value in view.items())
+    return f'<div class="{esc(tab)}-view"{attributes}>{html}</div>'
+
+
 def changed(value: Any, default: Any) -> Any:
     """The value when it differs from the default, else a skip: an unchanged control fires no change event."""
     return gr.skip() if value == default else value
@@ -141,15 +148,6 @@ def page_number(value: Any) -> int:
         return max(1, int(str(value or "1")))
     except ValueError:
         return 1
-
-
-def model_choices(ranking: Ranking | None) -> list[tuple[str, str]]:
-    """A model picker's choices: every model (each revision) of the ranking, labelled as the board labels it."""
-    if ranking is None:
-        return []
-    keys = [line.key for line in ranking.lines]
-    labels = views.model_labels(keys)
-    return [(labels[k], choice_value(k)) for k in keys]
 
 
 def skips(outputs: Sequence[Any]) -> list[Any]:

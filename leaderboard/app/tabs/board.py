@@ -18,9 +18,22 @@ from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, ZERO_SHOT, Filters
 from leaderboard.app.landing import HOME
 from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.reported_tier import reported_lines
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, Tick, changed, page_number, skips, table_html
+from leaderboard.app.tabs.base import (
+    Hook,
+    Load,
+    Shell,
+    Switch,
+    Tab,
+    Tick,
+    changed,
+    page_number,
+    skips,
+    table_html,
+    view_html,
+)
 
 ID = "board"
+LABEL = "Leaderboard"
 COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
 SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
 
@@ -51,10 +64,16 @@ def overall_update(board: Board, name: str | None, chosen: list[str] | None) -> 
     return gr.update(choices=names, value=found.benchmarks, visible=True)
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     csv_files = CsvFiles()
 
-    def render_board(name, kinds, instructions, sizes, search, columns, revisions, zero_shot, sort, page, chosen):
+    def render_board(name, *view):
+        """The summary, the table (named by its view: benchmark, sort, page) and the notes."""
+        sort, page = view[-3], view[-2]
+        summary, html, notes = draw_board(name, *view)
+        return summary, view_html(ID, html, benchmark=name or HOME, sort=sort or "", page=page_number(page)), notes
+
+    def draw_board(name, kinds, instructions, sizes, search, columns, revisions, zero_shot, sort, page, chosen):
         current = shell.board()
         filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search, zero_shot)
         if name == HOME or not name:
@@ -109,7 +128,7 @@ def build(shell: Shell) -> Tab:
         return csv_files.write(frame, name)
 
     # -- layout -----------------------------------------------------------------------------------------
-    with gr.Tab("Leaderboard", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
             with gr.Row():
                 kind_names = shell.kinds_present()

@@ -1,7 +1,8 @@
 """The Compare two models tab: the paired difference of two models per task (and per subset on request).
 
 Like the Task views picker, the two pickers are filled when the tab opens; a link's ``a=`` and ``b=``
-wait in the tab's state until then.
+(model names, see ``picks``) wait in the tab's state until then. A link's pick that names no model of
+the benchmark is named in the tab and its picker left empty: never replaced by #1 or #2.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import gradio as gr
 from leaderboard.app import render, views
 from leaderboard.app.assets import url_state_js
 from leaderboard.app.board import OVERALL
-from leaderboard.app.comparison_view import choice_value, comparison_html, parse_choice
+from leaderboard.app.comparison_view import comparison_html
 from leaderboard.app.landing import HOME
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, model_choices, table_html
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
+from leaderboard.app.tabs.picks import Picks, unknown_note
 
 ID = "compare"
+LABEL = "Compare two models"
 
 
 def _unfilled(a: str = "", b: str = "") -> dict:
@@ -25,32 +28,48 @@ def _unfilled(a: str = "", b: str = "") -> dict:
     return {"filled": None, "a": a, "b": b}
 
 
-def build(shell: Shell) -> Tab:
-    def compare_choices(name) -> tuple[list[tuple[str, str]], list[str]]:
-        """Every model (each revision) with results on the benchmark, and the default pair (#1 and #2)."""
-        ranking = shell.ranking(name, revisions=True)
-        if ranking is None:
-            return [], []
-        choices = model_choices(ranking)
-        top = [choice_value(line.key) for line in (shell.ranking(name) or ranking).ranked[:2]]
-        return choices, top
+def build(shell: Shell) -> Tab | None:
+    def picks_of(name) -> Picks:
+        """Every model (each revision) with results on the benchmark."""
+        return Picks(shell.ranking(name), shell.ranking(name, revisions=True))
 
     def fill_compare(name, waiting, a="", b=""):
-        """Both pickers filled for ``name`` (the waiting pair, else the chosen, else #1 and #2), the pair, the state."""
-        choices, top = compare_choices(name)
-        values = [v for _, v in choices]
-        wanted_a, wanted_b = waiting.get("a") or a or "", waiting.get("b") or b or ""
-        a = wanted_a if wanted_a in values else (top[0] if top else None)
-        b = wanted_b if wanted_b in values and wanted_b != a else next((v for v in top + values if v != a), None)
-        filled = {"filled": shell.lists_key(name), "a": "", "b": ""}
-        return gr.update(choices=choices, value=a), gr.update(choices=choices, value=b), a, b, filled
+        """Both pickers filled for ``name``: the link's pair (waiting), else the pair chosen, else #1 and #2.
 
-    def render_compare(name, a, b, per_subset=False):
+        A pick that names no model of the benchmark leaves its picker empty and is named in the tab.
+        Returns the two pickers' updates, the pair, the note naming unknown picks, and the new state."""
+        picks = picks_of(name)
+        choices = picks.choices()
+        ranking = shell.ranking(name)
+        top = [picks.value(line.key) for line in ranking.ranked[:2]] if ranking else []
+        asked = {"a": waiting.get("a") or a or "", "b": waiting.get("b") or b or ""}
+        found = {side: picks.key(pick) for side, pick in asked.items()}
+        pair = {side: picks.value(key) if key else None for side, key in found.items()}
+        if not asked["a"]:
+            pair["a"] = top[0] if top else None
+        if not asked["b"]:
+            pair["b"] = next((v for v in top + [v for _, v in choices] if v != pair["a"]), None)
+        notes = [unknown_note([asked[side]], name, side) for side in ("a", "b") if asked[side] and found[side] is None]
+        updates = [gr.update(choices=choices, value=pair[side]) for side in ("a", "b")]
+        filled = {"filled": shell.lists_key(name), "a": "", "b": ""}
+        return *updates, pair["a"], pair["b"], " ".join(notes), filled
+
+    def render_compare(name, a, b, per_subset=False, note=""):
+        shown = draw_compare(name, a, b, per_subset)
+        if note:
+            shown = f'<p class="note warn" id="compare-unknown">{note}</p>' + shown
+        return view_html(ID, shown, benchmark=name or HOME, a=a or "", b=b or "", subsets=int(bool(per_subset)))
+
+    def draw_compare(name, a, b, per_subset):
         if not name or name in (HOME, OVERALL):
             return render.empty("Pick a benchmark to compare two of its models.")
-        key_a, key_b = parse_choice(a), parse_choice(b)
-        if key_a is None or key_b is None:
+        if not a or not b:  # before the ranking of every revision is looked up
             return render.empty("Pick two models (A and B) to compare.")
+        picks = picks_of(name)
+        key_a, key_b = picks.key(a), picks.key(b)
+        if key_a is None or key_b is None:  # a name typed in a picker
+            unknown = [pick for pick, key in ((a, key_a), (b, key_b)) if key is None]
+            return render.empty(unknown_note(unknown, name))
         if key_a == key_b:
             return render.empty("Pick two different models.")
         from leaderboard.errors import BadInput
@@ -66,19 +85,23 @@ def build(shell: Shell) -> Tab:
             labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset), labels=found.labels()
         )
 
-    with gr.Tab("Compare two models", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         lists = gr.State(_unfilled())
         with gr.Row():
-            compare_a = gr.Dropdown([], value=None, label="Model A", elem_id="compare-a")
-            compare_b = gr.Dropdown([], value=None, label="Model B", elem_id="compare-b")
+            # Custom values: a name typed is resolved as a link's is; and the value a picker emptied on a
+            # benchmark switch may still send (Gradio's frontend keeps some) is not refused by Gradio.
+            compare_a = gr.Dropdown([], value=None, label="Model A", elem_id="compare-a", allow_custom_value=True)
+            compare_b = gr.Dropdown([], value=None, label="Model B", elem_id="compare-b", allow_custom_value=True)
         subsets = gr.Button("Per subset (query types, domains, strata: slower)", elem_id="compare-subsets", size="sm")
         comparison = table_html("", elem_id="compare")
 
     def on_open(name, a, b, filled):
-        if filled.get("filled") == shell.lists_key(name):
-            return gr.skip(), gr.skip(), render_compare(name, a, b), filled
-        a_update, b_update, a, b, filled = fill_compare(name, filled, a, b)
-        return a_update, b_update, render_compare(name, a, b), filled
+        if filled.get("filled") == shell.lists_key(name):  # drawn for this benchmark (by the load, when the
+            return gr.skip(), gr.skip(), gr.skip(), filled  # link opens this tab: its select fires after)
+        if filled.get("filled") is None:  # never filled, or emptied by a switch: what they hold is stale
+            a = b = ""
+        a_update, b_update, a, b, note, filled = fill_compare(name, filled, a, b)
+        return a_update, b_update, render_compare(name, a, b, note=note), filled
 
     outputs = [compare_a, compare_b, comparison, lists]
     shell.when_opened(tab, ID, on_open, [shell.selector, compare_a, compare_b, lists], outputs)
@@ -91,18 +114,19 @@ def build(shell: Shell) -> Tab:
         waiting = _unfilled(load.state.a, load.state.b)
         if load.tab != ID:
             return [gr.skip(), gr.skip(), gr.skip(), waiting]
-        a_update, b_update, a, b, filled = fill_compare(load.name, waiting)
-        return [a_update, b_update, render_compare(load.name, a, b), filled]
+        a_update, b_update, a, b, note, filled = fill_compare(load.name, waiting)
+        return [a_update, b_update, render_compare(load.name, a, b, note=note), filled]
 
     def on_switch(switch: Switch, filled) -> list[Any]:
         # The switch dropped the link's pair from the URL: none waits any more.
         if switch.tab == ID:
-            a_update, b_update, a, b, filled = fill_compare(switch.name, _unfilled())
+            a_update, b_update, a, b, _, filled = fill_compare(switch.name, _unfilled())
             return [a_update, b_update, render_compare(switch.name, a, b), filled]
         if filled.get("filled") is None:
             return [gr.skip(), gr.skip(), gr.skip(), _unfilled()]
-        # Emptied: the tab fills them for this benchmark when it opens.
-        return [gr.update(choices=[], value=None), gr.update(choices=[], value=None), gr.skip(), _unfilled()]
+        # Emptied, with the comparison: the tab fills them for this benchmark when it opens.
+        emptied = gr.update(choices=[], value=None)
+        return [emptied, emptied, render_compare(switch.name, None, None), _unfilled()]
 
     return Tab(
         id=ID,

@@ -9,9 +9,10 @@ import gradio as gr
 from leaderboard.app import pages
 from leaderboard.app.board import OVERALL
 from leaderboard.app.landing import HOME
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html, view_html
 
 ID = "provenance"
+LABEL = "Provenance"
 INTRO = (
     "<p>Every result behind this view: data hash and revision, harness version and commit, date, "
     "coverage, and the main score's 95% interval where the file itself stores one (the board's "
@@ -20,7 +21,7 @@ INTRO = (
 )
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     def render_provenance(name, search, page=1):
         current = shell.board()
         if name in (OVERALL, HOME) or not name:
@@ -29,9 +30,10 @@ def build(shell: Shell) -> Tab:
         else:
             benchmark = current.benchmark(name)
             tasks = [t.task for t in benchmark.tasks] if benchmark else []
-        return INTRO + pages.provenance_html(current, tasks, search or "", page_number(page))
+        shown = INTRO + pages.provenance_html(current, tasks, search or "", page_number(page))
+        return view_html(ID, shown, benchmark=name or HOME, search=search or "", page=page_number(page))
 
-    with gr.Tab("Provenance", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         search = gr.Textbox(label="Search models", elem_id="provenance-search")
         page = gr.Textbox("1", elem_id="provenance-page", elem_classes=["state-box"], show_label=False)
         go = gr.Button("page", elem_id="provenance-go", elem_classes=["state-box"])

@@ -15,9 +15,10 @@ from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, Tick, table_html
 from leaderboard.queue.requests import now
 
 ID = "queue"
+LABEL = "Queue"
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     queue = shell.queue
     assert queue is not None, "the Queue tab needs a requests dataset"
 
@@ -26,7 +27,7 @@ def build(shell: Shell) -> Tab:
             queue.fresh()
         return queue_html(queue.snapshot, now(), queue.repo_id, queue.read_at, queue.problem)
 
-    with gr.Tab("Queue", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         table = table_html("", elem_id="queue")
     shell.when_opened(tab, ID, lambda: (render(),), [], [table])
 

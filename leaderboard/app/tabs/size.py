@@ -10,9 +10,10 @@ from leaderboard.app import charts, pages, render
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, skips
 
 ID = "size"
+LABEL = "Size vs score"
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     def render_size(name, width=charts.WIDTH):
         ranking = shell.ranking(name)
         if ranking is None:
@@ -30,7 +31,7 @@ def build(shell: Shell) -> Tab:
             return None, render.empty(f"Charts need altair: {charts.INSTALL}") + note
         return charts.size_chart(frame, y_label, width), note
 
-    with gr.Tab("Size vs score", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         plot = gr.Plot(elem_id="size-plot", show_label=False)
         note = gr.HTML("", js_on_load=None)
     outputs = [plot, note]

@@ -17,6 +17,7 @@ from leaderboard.queue.submit import Submission, requestable
 from leaderboard.records.store import redact
 
 ID = "submit"
+LABEL = "Submit"
 INTRO = (
     "<p>Submit a retriever or reranker packaged as a plugin of this harness (<code>leaderboard new-plugin</code> "
     "writes one) and released on the package index or in a public git repository. The leaderboard's worker "
@@ -30,10 +31,10 @@ INTRO = (
 )
 
 
-def build(shell: Shell) -> Tab:
+def build(shell: Shell) -> Tab | None:
     queue = shell.queue
     assert queue is not None, "the Submit tab needs a requests dataset"
-    with gr.Tab("Submit", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         gr.HTML(INTRO, elem_id="submit-intro", js_on_load=None)
         plugin = gr.Textbox(
             label="Plugin: package==version, or git+https://HOST/REPO@<40-hex commit>", elem_id="submit-plugin"

@@ -2,7 +2,8 @@
 
 The model picker lists every model of the benchmark: thousands of choices that cost the browser
 seconds on every redraw. It is filled when the tab opens, for the benchmark shown; a link's
-``models=`` wait in the tab's state until then.
+``models=`` (model names, see ``picks``) wait in the tab's state until then. Picks that name no model
+of the benchmark, and those past the charts' limit, are named above the views.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from leaderboard.app import charts, pages, render
 from leaderboard.app import views as task_views
 from leaderboard.app.assets import url_state_js
 from leaderboard.app.board import OVERALL, Board
-from leaderboard.app.comparison_view import parse_choice
 from leaderboard.app.csv_files import file_name
 from leaderboard.app.landing import HOME
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, model_choices, table_html
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
+from leaderboard.app.tabs.picks import Picks, unknown_note
 
 ID = "views"
+LABEL = "Task views"
 TOP_MODELS = 8
 
 
@@ -29,24 +31,36 @@ def _unfilled(models: tuple[str, ...] | list[str] = ()) -> dict:
     return {"filled": None, "models": list(models)}
 
 
-def build(shell: Shell) -> Tab:
-    def views_key(name, n, chosen, width):
+def build(shell: Shell) -> Tab | None:
+    def views_key(name, n, chosen, width, notes=()):
         return {
             "benchmark": name,
             "top": int(n or TOP_MODELS),
             "picks": list(chosen or []),
             "width": width,
             "gen": shell.live.generation,
+            "notes": list(notes),
         }
 
     def fill_picks(name, lists, chosen=()):
-        """The picks dropdown filled for ``name`` (the waiting picks, else those chosen), its value, the new state."""
-        choices = model_choices(shell.ranking(name))
-        values = {v for _, v in choices}
-        picked = [v for v in (lists.get("models") or chosen or []) if v in values]
-        return gr.update(choices=choices, value=picked), picked, {"filled": shell.lists_key(name), "models": []}
+        """The picks dropdown filled for ``name`` (the link's waiting picks, else those chosen), its value,
+        the notes on the link's picks that are not drawn, and the new state."""
+        picks = Picks(shell.ranking(name))
+        waiting = lists.get("models") or []
+        found = picks.resolve(waiting or chosen or [], limit=charts.MAX_MODELS)
+        notes = [unknown_note(found.unknown, name, "models")] if waiting and found.unknown else []
+        if notes and not found.values:
+            notes[0] += " The views show the top ranked models instead."
+        if found.over_limit:
+            total = len(found.values) + found.over_limit
+            notes.append(
+                f"The link picks {total} models: the views draw at most {charts.MAX_MODELS}, "
+                f"so the first {len(found.values)} are picked."
+            )
+        update = gr.update(choices=picks.choices(), value=found.values)
+        return update, found.values, notes, {"filled": shell.lists_key(name), "models": []}
 
-    with gr.Tab("Task views", id=ID) as tab:
+    with gr.Tab(LABEL, id=ID) as tab:
         request = gr.State(None)  # what the views below are drawn for: set by the events, drawn by the render
         lists = gr.State(_unfilled())
         with gr.Row():
@@ -58,6 +72,7 @@ def build(shell: Shell) -> Tab:
                 max_choices=charts.MAX_MODELS,
                 label="…or pick models",
                 elem_id="view-models",
+                allow_custom_value=True,  # as the compare pickers (tabs.compare): typed names, stale values
             )
 
         @gr.render(inputs=[request], triggers=[request.change])
@@ -65,10 +80,12 @@ def build(shell: Shell) -> Tab:
             _draw_views(shell.board(), wanted)
 
     def on_open(name, n, chosen, width, filled):
-        if filled.get("filled") == shell.lists_key(name):  # filled for this benchmark: only the views
-            return views_key(name, n, chosen, width), gr.skip(), filled
-        picks_update, picked, filled = fill_picks(name, filled, chosen)
-        return views_key(name, n, picked, width), picks_update, filled
+        if filled.get("filled") == shell.lists_key(name):  # drawn for this benchmark (by the load, when the
+            return gr.skip(), gr.skip(), filled  # link opens this tab: its select fires after)
+        if filled.get("filled") is None:  # never filled, or emptied by a switch: what it holds is stale
+            chosen = []
+        picks_update, picked, notes, filled = fill_picks(name, filled, chosen)
+        return views_key(name, n, picked, width, notes), picks_update, filled
 
     key_inputs = [shell.selector, top_n, picks, shell.chart_width]
     shell.when_opened(tab, ID, on_open, [*key_inputs, lists], [request, picks, lists])
@@ -79,13 +96,13 @@ def build(shell: Shell) -> Tab:
         waiting = _unfilled(load.state.models)
         if load.tab != ID:
             return [gr.skip(), gr.skip(), waiting]
-        picks_update, picked, filled = fill_picks(load.name, waiting)
-        return [picks_update, views_key(load.name, TOP_MODELS, picked, load.width), filled]
+        picks_update, picked, notes, filled = fill_picks(load.name, waiting)
+        return [picks_update, views_key(load.name, TOP_MODELS, picked, load.width, notes), filled]
 
     def on_switch(switch: Switch, n, filled) -> list[Any]:
         # The switch dropped the link's picks from the URL: none wait any more.
         if switch.tab == ID:
-            picks_update, _, filled = fill_picks(switch.name, _unfilled())
+            picks_update, _, _, filled = fill_picks(switch.name, _unfilled())
             return [picks_update, views_key(switch.name, n, [], switch.width), filled]
         # Emptied (if filled): the tab fills them for this benchmark when it opens.
         emptied = gr.skip() if filled.get("filled") is None else gr.update(choices=[], value=[])
@@ -105,11 +122,19 @@ def _draw_views(board: Board, request: dict | None) -> None:
         gr.HTML(render.empty("Open this tab to draw the benchmark's task views."), js_on_load=None)
         return
     name = request["benchmark"]
+    # The view drawn, named (data-benchmark, data-picks), with the notes on the link's picks.
+    notes = "".join(f'<p class="note warn picks-note">{note}</p>' for note in request.get("notes") or [])
+    marker = view_html(ID, notes, benchmark=name, picks="|".join(request["picks"]))
+    gr.HTML(marker, js_on_load=None, elem_classes=[] if notes else ["state-box"])  # no empty block without notes
     ranking = board.ranking(name, with_stats=False) if name and name not in (OVERALL, HOME) else None
     if ranking is None:
         gr.HTML(render.empty("Pick a benchmark to see its tasks' views."), js_on_load=None)
         return
-    wanted = {parse_choice(p) for p in request["picks"]}
+    picks = Picks(ranking)
+    typed = [p for p in request["picks"] if picks.key(p) is None]
+    if typed:
+        gr.HTML(f'<p class="note warn picks-note">{unknown_note(typed, name, "")}</p>', js_on_load=None)
+    wanted = {picks.key(p) for p in request["picks"]} - {None}
     lines = [line for line in ranking.lines if line.key in wanted] if wanted else ranking.ranked[: request["top"]]
     shown_any = False
     for task, declared in task_views.benchmark_views(board, ranking.benchmark):

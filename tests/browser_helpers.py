@@ -1,0 +1,258 @@
+"""Shared helpers for the Chromium tests of the app and the Space: every wait is for a state, never for time.
+
+A browser test on a busy machine (CI runs beside other work) must wait for the exact state it checks:
+- a value or text: Playwright's ``expect(locator)`` assertions, which retry until they hold;
+- the URL: ``wait_url(page, name, value)`` / ``wait_url_lacks`` (the page writes it before the event's
+  request is sent, so it says nothing about the server's answer);
+- a redrawn tab: the view it shows, by the data attributes each tab writes on its drawing
+  (``tab_view(page, "provenance", benchmark=...)``, ``board_view(page, benchmark=..., sort=...)``,
+  ``comparison(page, a=..., b=...)``), never a selector that the previous drawing also matches;
+- that nothing changed (a check of absence): ``events_done(page)`` first, which waits until every Gradio
+  event the page has sent is answered and drawn;
+- a screenshot: ``settle(page)`` (events answered, no progress overlay, fonts and charts drawn);
+  ``publish_screenshots`` copies a module's shots to docs/screenshots/ with LEADERBOARD_UPDATE_SCREENSHOTS=1.
+Timeouts only bound a failure (``TIMEOUT``); they are never the thing waited for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+TIMEOUT = 120_000  # ms: a bound on a failure under load, not a wait (every wait ends when its state holds)
+START_SECONDS = 240  # a server's start, under load
+expect.set_options(timeout=TIMEOUT)  # expect() retries until its state holds, as long as any other wait
+GRADIO_EVENTS = ("/gradio_api/queue/join", "/gradio_api/queue/data")  # an event's request and its answer's stream
+NEXT_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_served(url: str, proc: subprocess.Popen, seconds: float = START_SECONDS) -> None:
+    """Until ``url`` answers (the server's own start: no page to wait on yet); fails if the process ends."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            if proc.poll() is not None:
+                out = proc.stdout.read().decode() if proc.stdout else ""
+                raise RuntimeError(f"the server exited ({proc.returncode}):\n{out}") from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not answer within {seconds} s") from None
+            time.sleep(0.2)
+
+
+@contextlib.contextmanager
+def serving(command: list[str], env: dict[str, str], port: int, cwd: Path | None = None) -> Iterator[str]:
+    """Run a server command listening on 127.0.0.1:``port``; yield its URL; stop it after."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_until_served(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def serve_results(root: Path, env: dict[str, str], *extra: str) -> contextlib.AbstractContextManager[str]:
+    """``leaderboard serve --public`` over a results folder."""
+    port = free_port()
+    command = [sys.executable, "-m", "leaderboard", "serve", "--results", str(root), "--port", str(port), "--public"]
+    return serving([*command, *extra], env, port)
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_page(browser: Any, size: dict = DESKTOP) -> Any:
+    """A page that counts its Gradio events in flight (``events_done``) and records dialogs (none expected)."""
+    page = browser.new_page(viewport=size, accept_downloads=True)
+    page.set_default_timeout(TIMEOUT)
+    page.dialogs = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    pending: set[Any] = set()
+    page.gradio_pending = pending
+
+    def started(request: Any) -> None:
+        if any(part in request.url for part in GRADIO_EVENTS):
+            pending.add(request)
+
+    def ended(request: Any) -> None:
+        pending.discard(request)
+
+    page.on("request", started)
+    page.on("requestfinished", ended)
+    page.on("requestfailed", ended)
+    return page
+
+
+READY = ".board-view"  # the page load always draws the board (of the link's benchmark, or the landing page)
+
+
+def open_page(browser: Any, server: str, size: dict = DESKTOP, query: str = "", ready: str = READY) -> Any:
+    """The app at ``server + query``, once its page load has drawn (``ready``: what the load draws)."""
+    page = new_page(browser, size)
+    page.goto(server + query)
+    page.wait_for_selector(ready, state="attached")
+    return page
+
+
+def events_done(page: Any) -> None:
+    """Every Gradio event the page has sent is answered and drawn.
+
+    The page first gets two frames to send what the last action started (its handlers run in them);
+    then each event's request and answer stream is awaited; then two frames to draw the answer.
+    """
+    page.evaluate(NEXT_FRAMES)
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while page.gradio_pending:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"Gradio events still in flight: {[r.url for r in page.gradio_pending]}")
+        page.wait_for_timeout(50)  # lets Playwright deliver the network events it polls (a state, not a delay)
+    page.evaluate(NEXT_FRAMES)
+
+
+def wait_url(page: Any, parameter: str, value: str) -> None:
+    page.wait_for_function(
+        "([p, v]) => new URL(location.href).searchParams.get(p) === v", arg=[parameter, value], timeout=TIMEOUT
+    )
+
+
+def wait_url_has(page: Any, parameter: str, value: str) -> bool:
+    """The URL's list parameter (``a|b``) holds ``value``."""
+    page.wait_for_function(
+        "([p, v]) => (new URL(location.href).searchParams.get(p) || '').split('|').includes(v)",
+        arg=[parameter, value],
+        timeout=TIMEOUT,
+    )
+    return True
+
+
+def wait_url_lacks(page: Any, parameter: str) -> bool:
+    page.wait_for_function("(p) => !new URL(location.href).searchParams.has(p)", arg=parameter, timeout=TIMEOUT)
+    return True
+
+
+def select_benchmark(page: Any, name: str) -> None:
+    """Pick a benchmark in the selector; returns once the board shows it (not only once the URL names it)."""
+    page.locator("#benchmark-select input").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    wait_url(page, "benchmark", name)
+    board_view(page, benchmark=name)
+
+
+def tab_view(page: Any, tab: str, **attributes: str) -> Any:
+    """The drawing of tab ``tab`` (``<div class="{tab}-view" data-...>``, written by the app's tabs) once its
+    data attributes equal ``attributes`` (``benchmark=``, ``sort=``, ``page=``, ``a=``, ...): the view asked
+    for, not the previous one still on screen."""
+    selector = f".{tab}-view"
+    page.wait_for_function(
+        "([selector, wanted]) => { const e = document.querySelector(selector); "
+        "return !!e && Object.entries(wanted).every(([k, v]) => e.dataset[k] === v); }",
+        arg=[selector, attributes],
+        timeout=TIMEOUT,
+    )
+    return page.locator(selector)
+
+
+def board_view(page: Any, **attributes: str) -> Any:
+    """The Leaderboard tab's table once it shows ``attributes`` (benchmark=, sort=, page=)."""
+    return tab_view(page, "board", **attributes)
+
+
+def comparison(page: Any, **attributes: str) -> Any:
+    """The Compare tab's view once it compares ``attributes`` (benchmark=, a=, b=: the pickers' values)."""
+    return tab_view(page, "compare", **attributes)
+
+
+def settle(page: Any) -> None:
+    """Before a screenshot: events answered, no progress overlay, web fonts loaded, every chart drawn."""
+    events_done(page)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')", timeout=TIMEOUT, polling=100
+    )
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.view-plot, #size-plot'))"
+        ".filter((p) => p.offsetParent !== null)"
+        ".every((p) => p.querySelector('canvas.marks, svg.marks') || p.querySelector('.empty'))"
+        " || !document.querySelector('.view-plot, #size-plot')",
+        timeout=TIMEOUT,
+    )
+    page.evaluate(NEXT_FRAMES)
+
+
+def in_viewport(locator: Any, viewport: dict) -> bool:
+    box = locator.bounding_box()
+    return (
+        bool(box)
+        and box["x"] >= 0
+        and box["x"] + box["width"] <= viewport["width"]
+        and (box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"])
+    )
+
+
+def publish_screenshots(folder: Path, docs: Path) -> None:
+    """With LEADERBOARD_UPDATE_SCREENSHOTS=1: copy the PNGs a test module wrote to ``docs`` (docs/screenshots/),
+    replacing those of the same name only (other modules' screenshots stay)."""
+    if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") != "1":
+        return
+    docs.mkdir(parents=True, exist_ok=True)
+    for shot in sorted(folder.glob("*.png")):
+        shutil.copy(shot, docs / shot.name)
+
+
+def fully_shown(locator: Any) -> bool:
+    """The element is inside the window and not cut by any ancestor that clips (a table's scroll box)."""
+    return locator.evaluate(
+        """(e) => { const r = e.getBoundingClientRect();
+        if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) return false;
+        for (let p = e.parentElement; p; p = p.parentElement) {
+          const s = getComputedStyle(p);
+          if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+          const c = p.getBoundingClientRect();
+          if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.top < c.top - 0.5 || r.bottom > c.bottom + 0.5)
+            return false;
+        }
+        return true; }"""
+    )
+
+
+def chromium_missing() -> bool:
+    return not os.path.exists(CHROMIUM)
