@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.metrics.bootstrap import CONFIDENCE, N_RESAMPLES, stratified_bootstrap
+from leaderboard.metrics.draws import kept
 
 SCREEN = 1e-4  # Hoeffding bound below which a difference is significant without resampling
 _CHUNK = 512  # sign patterns per matrix product (bounds memory: chunk x queries floats)
@@ -210,7 +211,13 @@ def _sign_chunks(n: int, exact: bool, n_resamples: int, seed: int) -> Iterator[n
         for start in range(0, len(patterns), _CHUNK):
             yield patterns[start : start + _CHUNK]
         return
-    rng = np.random.default_rng(seed)
-    for start in range(0, n_resamples, _CHUNK):
-        size = min(_CHUNK, n_resamples - start)
-        yield rng.choice((-1.0, 1.0), size=(size, n))
+
+    def make() -> Iterator[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        for start in range(0, n_resamples, _CHUNK):
+            yield rng.choice((-1.0, 1.0), size=(min(_CHUNK, n_resamples - start), n))
+
+    # Kept between calls (``draws.kept``): every page of a board, and every comparison on a subset of
+    # this size, flips the very same signs.
+    for signs in kept(("signs", n, n_resamples, seed), make):
+        yield signs.astype(np.float64)
