@@ -203,9 +203,9 @@ def test_comparison_rows_use_the_boards_subset_labels_and_strata_sort_by_number(
     from types import SimpleNamespace
 
     from leaderboard.app.comparison_view import comparison_html
-    from leaderboard.app.ui import _natural
+    from leaderboard.app.tabs.compare import natural
 
-    assert sorted(["cw=11-12", "cw=3-10", "cw=16-28", "cw=13-15"], key=_natural) == [
+    assert sorted(["cw=11-12", "cw=3-10", "cw=16-28", "cw=13-15"], key=natural) == [
         "cw=3-10",
         "cw=11-12",
         "cw=13-15",

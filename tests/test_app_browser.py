@@ -367,7 +367,7 @@ def test_the_example_plugin_task_gets_its_own_declared_view(browser, server):
     page.wait_for_selector("text=example-topics: Reciprocal rank per topic", timeout=30000)
     page.wait_for_selector(".view-plot canvas.marks, .view-plot svg.marks", timeout=30000)
     assert "Both metrics" in page.inner_text("body")
-    app_source = "".join(p.read_text() for p in (REPO / "leaderboard" / "app").glob("*.py"))
+    app_source = "".join(p.read_text() for p in (REPO / "leaderboard" / "app").rglob("*.py"))
     assert "example-topics" not in app_source and "Example topics" not in app_source
     page.close()
 

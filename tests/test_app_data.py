@@ -392,10 +392,10 @@ def test_side_means_and_the_views_a_benchmark_names(root):
 
 
 def test_csv_files_are_reused_pruned_and_hold_the_view(monkeypatch):
-    from leaderboard.app import ui
+    from leaderboard.app import csv_files
 
-    monkeypatch.setattr(ui, "CSV_KEEP", 3)
-    files = ui.CsvFiles()
+    monkeypatch.setattr(csv_files, "CSV_KEEP", 3)
+    files = csv_files.CsvFiles()
     frames = [pd.DataFrame({"score": [i, -0.5]}) for i in range(5)]
     first = files.write(frames[0], "Demo retrieval")
     assert files.write(frames[0], "Demo retrieval") == first and first.endswith("/Demo-retrieval.csv")

@@ -69,7 +69,12 @@ def test_build_writes_a_self_contained_space_with_a_wheel_of_the_running_version
         members = set(archive.namelist())
         metadata = archive.read(f"retrieval_leaderboard-{running}.dist-info/METADATA").decode()
     # the checkout's code, tasks and plugins; nothing from tests/, submissions/ or a stale build/
-    for module in ("leaderboard/space.py", "leaderboard/app/ui.py", "leaderboard_tasks/comlq.py"):
+    for module in (
+        "leaderboard/space.py",
+        "leaderboard/app/ui.py",
+        "leaderboard/app/tabs/compare.py",
+        "leaderboard_tasks/comlq.py",
+    ):
         assert module in members, module
     assert not any(m.startswith(("tests/", "submissions/", "space/")) for m in members)
     assert f"Version: {running}" in metadata and "Provides-Extra: app" in metadata

@@ -1,0 +1,31 @@
+"""The app's tabs, one module each; ``ui.build_app`` lays out the page around them and wires what they share.
+
+Adding a tab is one module and one line:
+
+1. Write ``leaderboard/app/tabs/<name>.py`` with ``ID = "<name>"`` (the URL's ``tab=`` value) and
+   ``build(shell: Shell) -> Tab``. ``build`` opens ``with gr.Tab(label, id=ID) as tab:``, lays out
+   its components, and wires its own events: ``shell.when_opened(tab, ID, fn, inputs, outputs)``
+   for what it draws when opened (the URL and the shell's active tab are set for you), and any
+   button or control of its own. Read the board through ``shell.board()`` / ``shell.ranking(name)``
+   (never keep a board: the poll swaps in a new one) and the benchmark from ``shell.selector``.
+2. Return a ``Tab`` with the hooks it needs, each ``Hook(fn, outputs, inputs)`` where
+   ``fn(event, *inputs)`` returns one value per output (``gr.skip()`` for none):
+   - ``load``: the page load, with the link's state (``Load``); draw when ``load.tab == ID``;
+   - ``switch``: another benchmark picked (``Switch``); redraw when ``switch.tab == ID``;
+   - ``tick``: the poll (``Tick``; ``tick.changed`` when the board is a new revision): refresh
+     what must follow the source (called on every tick, only when the board polls);
+   - ``url_parameters``: the URL parameters of this tab that a benchmark switch drops.
+3. Add the module to ``TABS`` below, where its tab should sit.
+
+``tests/test_app_browser.py`` opens every tab by its label (its ``TABS``): add the new one there.
+"""
+
+from __future__ import annotations
+
+from leaderboard.app.tabs import about, board, compare, provenance, size, skipped, views
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, Tick
+
+# In page order. Each module: ID and build(shell) -> Tab.
+TABS = (board, views, size, compare, provenance, skipped, about)
+
+__all__ = ["TABS", "Hook", "Load", "Shell", "Switch", "Tab", "Tick"]

@@ -1,0 +1,154 @@
+"""What a tab module gets (the ``Shell``) and gives back (a ``Tab``), and the helpers tabs share.
+
+The shell is the page around the tabs: the benchmark selector, the benchmark shown, the tab open,
+the chart width, the summary line and the Overall set above the tabs, and the live board. A tab
+module's ``build(shell)`` lays out its components inside the current ``gr.Blocks``, wires its own
+events, and returns a ``Tab`` whose hooks ``ui.build_app`` calls from the three events that concern
+every tab: the page load (``Load``), a benchmark switch (``Switch``) and the poll tick (``Tick``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported: no telemetry
+
+import gradio as gr
+
+from leaderboard.app import url_state, views
+from leaderboard.app.assets import SORT_JS, TABLE_CSS, url_js
+from leaderboard.app.board import OVERALL, Board, label_of
+from leaderboard.app.comparison_view import choice_value
+from leaderboard.app.landing import HOME
+from leaderboard.app.live import LiveBoard
+from leaderboard.app.ranking import Ranking
+
+
+@dataclass(frozen=True)
+class Load:
+    """A page load: the link's state, the benchmark it shows (HOME when the link names none the board has),
+    the tab it opens, and the chart width that fits the window."""
+
+    state: url_state.ViewState
+    name: str
+    tab: str
+    width: int
+
+
+@dataclass(frozen=True)
+class Switch:
+    """The reader picked another benchmark (``name``) while ``tab`` is open."""
+
+    name: str
+    previous: str
+    tab: str
+    width: int
+
+
+@dataclass(frozen=True)
+class Tick:
+    """A poll tick: ``changed`` when the board is a new revision since this page last drew it."""
+
+    name: str
+    changed: bool
+
+
+@dataclass
+class Hook:
+    """A tab's part of a shared event: ``fn(event, *inputs)`` returns one value per output, in order."""
+
+    fn: Callable[..., Sequence[Any]]
+    outputs: list[Any]
+    inputs: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class Tab:
+    """What a tab contributes to the page's shared events; each hook is optional.
+
+    ``url_parameters``: the URL parameters a benchmark switch drops (the tab's picks, a sort).
+    ``spinner``: the component that shows progress while a switch redraws (one, where the reader looks).
+    """
+
+    id: str
+    load: Hook | None = None
+    switch: Hook | None = None
+    tick: Hook | None = None
+    url_parameters: tuple[str, ...] = ()
+    spinner: Any = None
+
+
+class Shell:
+    """The page around the tabs, shared by every tab module (built by ``ui.build_app`` before the tabs)."""
+
+    def __init__(self, live: LiveBoard) -> None:
+        self.live = live
+        # Components set by ui.build_app as it lays out the page (Gradio needs them created in page order).
+        self.selector: Any = None  # the benchmark dropdown
+        self.shown: Any = None  # gr.State: the benchmark drawn (the selector may lag behind an update)
+        self.active: Any = None  # gr.State: the id of the tab open
+        self.chart_width: Any = None  # gr.State: the window's width for charts
+        self.summary: Any = None  # the benchmark's summary line, above the tabs
+        self.overall_set: Any = None  # the Overall view's benchmarks, above the tabs
+
+    def board(self) -> Board:
+        return self.live.board
+
+    def benchmark_list(self) -> list[str]:
+        return [b.name for b in self.board().benchmarks]
+
+    def kinds_present(self) -> list[str]:
+        return self.board().kinds or ["sparse", "dense", "reranker"]
+
+    def ranking(self, name: str | None, revisions: bool = False) -> Ranking | None:
+        """The benchmark's ranking without statistics (computed for the rows shown only), None for HOME/Overall."""
+        if not name or name in (OVERALL, HOME):
+            return None
+        return self.board().ranking(name, with_stats=False, all_revisions=bool(revisions))
+
+    def selector_update(self, name: str | None = None) -> dict:
+        current = self.board()
+        names = current.benchmark_names
+        choices = [(HOME, HOME)] + [(label_of(current, n), n) for n in names]
+        return gr.update(choices=choices, value=name if name in names else HOME)
+
+    def lists_key(self, name: str) -> str:
+        """Which benchmark (and board revision) a model picker holds the models of."""
+        return f"{name}\0{self.live.generation}"
+
+    def when_opened(self, tab: Any, tab_id: str, fn: Callable[..., Any], inputs: list, outputs: list) -> None:
+        """Wire a tab's select: the URL's ``tab`` and the shell's active tab are set, then ``fn`` draws."""
+        tab.select(lambda *args: (tab_id, *fn(*args)), inputs, [self.active, *outputs], js=url_js("tab", tab_id))
+
+
+def table_html(value: str, **html_kwargs: Any) -> gr.HTML:
+    """An HTML block holding a sortable table: the table's own CSS (scoped), not Gradio's prose styles."""
+    return gr.HTML(value, js_on_load=SORT_JS, css_template=TABLE_CSS, apply_default_css=False, **html_kwargs)
+
+
+def changed(value: Any, default: Any) -> Any:
+    """The value when it differs from the default, else a skip: an unchanged control fires no change event."""
+    return gr.skip() if value == default else value
+
+
+def page_number(value: Any) -> int:
+    try:
+        return max(1, int(str(value or "1")))
+    except ValueError:
+        return 1
+
+
+def model_choices(ranking: Ranking | None) -> list[tuple[str, str]]:
+    """A model picker's choices: every model (each revision) of the ranking, labelled as the board labels it."""
+    if ranking is None:
+        return []
+    keys = [line.key for line in ranking.lines]
+    labels = views.model_labels(keys)
+    return [(labels[k], choice_value(k)) for k in keys]
+
+
+def skips(outputs: Sequence[Any]) -> list[Any]:
+    return [gr.skip()] * len(outputs)

@@ -1,0 +1,230 @@
+"""The Leaderboard tab: the benchmark's table, sorted and paged on the server, its filters, notes and CSV.
+
+Also draws the summary line and the Overall set above the tabs (the shell's), which describe this table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from leaderboard.app import board_table, landing, overall_view, pages, render, url_state
+from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
+from leaderboard.app.board import OVERALL, Board
+from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
+from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, Filters
+from leaderboard.app.landing import HOME
+from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
+from leaderboard.app.reported_tier import reported_lines
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, Tick, changed, page_number, skips, table_html
+
+ID = "board"
+COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
+SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
+
+
+def _filters(kinds: list[str] | None, all_kinds: list[str], instructions: str, sizes: list[str] | None, search: str):
+    return Filters(
+        kinds=tuple(kinds or ()) if set(kinds or ()) != set(all_kinds) else (),
+        instructions=instructions or "any",
+        sizes=tuple(sizes or ()) if set(sizes or ()) != set(SIZES) else (),
+        search=(search or "").strip(),
+    )
+
+
+def overall_update(board: Board, name: str | None, chosen: list[str] | None) -> dict:
+    """The Overall set's checkboxes: shown only with Overall, ticked as chosen (default: the default set)."""
+    if name != OVERALL:
+        return gr.update(visible=False)
+    names = [b.name for b in board.benchmarks]
+    found = board.overall_ranking(chosen or None)
+    return gr.update(choices=names, value=found.benchmarks, visible=True)
+
+
+def build(shell: Shell) -> Tab:
+    csv_files = CsvFiles()
+
+    def render_board(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
+        current = shell.board()
+        filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search)
+        if name == HOME or not name:
+            return pages.home_summary(current), landing.landing_html(current, shell.benchmark_list()), ""
+        if name == OVERALL:
+            found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
+            return pages.overall_summary(found), overall_view.overall_html(found, filters), ""
+        ranking = shell.ranking(name, revisions)
+        if ranking is None:
+            return pages.benchmark_summary(current, name, None), render.empty("No results yet."), ""
+        request = board_table.TableRequest(
+            filters, tuple(columns or ()), url_state.parse_sort(sort or ""), page_number(page)
+        )
+        papers = reported_lines(current, ranking)
+        html = board_table.board_html(ranking, request, papers, lambda lines: with_statistics(current, ranking, lines))
+        notes = pages.board_notes(ranking, len(papers)) if ranking.lines or papers else ""
+        return pages.benchmark_summary(current, name, ranking, filters), html, notes
+
+    # The CSV of each view (its rows, not its sort or page) per results revision.
+    csv_paths: dict[tuple, str | None] = {}
+
+    def render_csv(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
+        """The CSV of the view on screen, as numbers: written when the reader asks for it (its statistics cost
+        about a second at thousands of models; written after every view change, they slowed the next click)."""
+        filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search)
+        key = (shell.live.generation, name, filters, bool(revisions), tuple(chosen or ()) if name == OVERALL else ())
+        path = csv_paths.get(key)
+        if path is None or not Path(path).exists():  # a file pruned since is written again
+            if len(csv_paths) >= CSV_KEEP:
+                csv_paths.clear()
+            path = csv_paths[key] = write_csv(name, filters, revisions, chosen)
+        return path
+
+    def write_csv(name, filters, revisions, chosen):
+        current = shell.board()
+        if name == OVERALL:
+            found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
+            return csv_files.write(overall_view.overall_frame(found, filters), "overall-mean-rank")
+        ranking = shell.ranking(name, revisions)
+        if ranking is None or not ranking.lines:
+            return None
+        exported = [line for line in ranking.lines if filters.keep(line.info)]
+        # Intervals and tests of every row exported, up to CSV_ROWS rows: past that, computing them
+        # for each view would hold the server for seconds; rows not computed say so (narrow the view).
+        with_statistics(current, ranking, exported[:CSV_ROWS])
+        frame = render.csv_frame(ranking, filters)
+        if len(exported) > CSV_ROWS:
+            frame["intervals"] = [
+                "" if i < CSV_ROWS else f"not computed: over {CSV_ROWS} rows (filter to narrow)"
+                for i in range(len(frame))
+            ]
+        return csv_files.write(frame, name)
+
+    # -- layout -----------------------------------------------------------------------------------------
+    with gr.Tab("Leaderboard", id=ID) as tab:
+        with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
+            with gr.Row():
+                kind_names = shell.kinds_present()
+                kinds = gr.CheckboxGroup(kind_names, value=kind_names, label="Model kind", elem_id="filter-kind")
+                instructions = gr.Radio(
+                    ["any", "yes", "no"], value="any", label="Takes instructions", elem_id="filter-instructions"
+                )
+                sizes = gr.CheckboxGroup(list(SIZES), value=list(SIZES), label="Parameters", elem_id="filter-size")
+            with gr.Row():
+                search = gr.Textbox(label="Search models", placeholder="name contains…", elem_id="filter-search")
+                columns = gr.CheckboxGroup(
+                    list(COLUMN_CHOICES),
+                    value=list(SHOWN_COLUMNS),
+                    label="Columns",
+                    elem_id="columns",
+                    # ticked but absent is not a bug: say when they appear
+                    info="Dimension and Max tokens appear where some model's metadata has them; "
+                    "Missing where an unranked model lacks a result.",
+                )
+                revisions = gr.Checkbox(
+                    value=False, label="Every revision of each model (default: its newest)", elem_id="filter-revisions"
+                )
+        sort_box = gr.Textbox("", elem_id="sort-state", elem_classes=["state-box"], show_label=False)
+        page_box = gr.Textbox("1", elem_id="page-state", elem_classes=["state-box"], show_label=False)
+        board_go = gr.Button("sort or page", elem_id="board-go", elem_classes=["state-box"])
+        table = table_html('<div class="empty" id="board-loading">Loading…</div>', elem_id="board")
+        with gr.Row():
+            csv = gr.Button("Download CSV of this view", elem_id="download-csv", size="sm", scale=0)
+            csv_file = gr.File(visible=False)  # the file the click writes, handed to the browser
+        notes = gr.HTML("", elem_id="notes", js_on_load=None)
+
+    filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns, revisions]
+    view_inputs: list[Any] = [*filter_inputs, sort_box, page_box, shell.overall_set]
+    # The benchmark shown is the shell's State: a filter's change event that the page load fires
+    # (restoring the link's filters) may read the selector before its own update lands.
+    board_inputs: list[Any] = [shell.shown, *view_inputs]
+    board_outputs = [shell.summary, table, notes]
+
+    # -- events -----------------------------------------------------------------------------------------
+    # A filter or column change renders page 1 of the new view; its value goes into the URL.
+    def on_filter(*state):
+        return ("1", *render_board(*(*state[:-2], 1, state[-1])))
+
+    parameters = {1: "kind", 2: "instr", 3: "size", 4: "q", 5: "cols", 6: "revisions"}
+    defaults: dict[str, object] = {
+        "kind": shell.kinds_present(),
+        "instr": "any",
+        "size": list(SIZES),
+        "cols": list(SHOWN_COLUMNS),
+    }
+    for position, control in enumerate(filter_inputs, start=1):
+        control.change(
+            on_filter,
+            board_inputs,
+            [page_box, *board_outputs],
+            js=url_state_js({position: parameters[position]}, defaults, reset=("p",)),
+            show_progress="hidden",
+        )
+    # Header clicks and the pager write the state boxes (assets.SORT_JS): one page, sorted over all rows.
+    board_go.click(render_board, board_inputs, board_outputs, show_progress="hidden")
+    csv.click(render_csv, board_inputs, csv_file, show_progress_on=csv).then(None, csv_file, None, js=DOWNLOAD_JS)
+    shell.overall_set.input(
+        on_filter,
+        board_inputs,
+        [page_box, *board_outputs],
+        js=url_state_js({len(board_inputs) - 1: "overall"}),  # the last input
+        show_progress="hidden",
+    )
+    shell.when_opened(tab, ID, lambda: (), [], [])
+
+    # -- the shared events ------------------------------------------------------------------------------
+    def on_load(load: Load) -> list[Any]:
+        state, name = load.state, load.name
+        all_kinds = shell.kinds_present()
+        chosen_kinds = url_state.known(state.kinds, all_kinds, all_kinds)
+        chosen_sizes = url_state.known(state.sizes, SIZES, list(SIZES))
+        chosen_columns = url_state.known(state.columns, COLUMN_CHOICES, list(SHOWN_COLUMNS))
+        instruction = state.instructions if state.instructions in ("any", "yes", "no") else "any"
+        sort = f"{state.sort[0]}.{state.sort[1]}" if state.sort else ""
+        chosen_set = url_state.known(state.overall, shell.benchmark_list(), []) if state.overall else []
+        drawn = render_board(
+            name,
+            chosen_kinds,
+            instruction,
+            chosen_sizes,
+            state.search,
+            chosen_columns,
+            state.revisions,
+            sort,
+            state.page,
+            chosen_set,
+        )
+        if state.benchmark and state.benchmark != name:  # a link to a board this one lacks: say so
+            drawn = (pages.unknown_benchmark(state.benchmark) + drawn[0], *drawn[1:])
+        return [
+            # Only what the link changes: an unchanged control fires no change event (and no second render).
+            changed(chosen_kinds, all_kinds),
+            changed(instruction, "any"),
+            changed(chosen_sizes, list(SIZES)),
+            changed(state.search, ""),
+            changed(chosen_columns, list(SHOWN_COLUMNS)),
+            changed(state.revisions, False),
+            changed(sort, ""),
+            changed(str(state.page), "1"),
+            overall_update(shell.board(), name, chosen_set),
+            *drawn,
+        ]
+
+    def on_switch(switch: Switch, *state) -> list[Any]:
+        sort, page, chosen = state[-3:]
+        out: list[Any] = [changed("", sort), changed("1", str(page))]
+        hidden = OVERALL not in (switch.name, switch.previous)  # the Overall set stays hidden
+        out.append(gr.skip() if hidden else overall_update(shell.board(), switch.name, chosen))
+        return out + list(render_board(*(switch.name, *state[:-3], "", 1, chosen)))
+
+    def on_tick(tick: Tick, *state) -> list[Any]:
+        return list(render_board(tick.name, *state)) if tick.changed else skips(board_outputs)
+
+    return Tab(
+        id=ID,
+        load=Hook(on_load, [*filter_inputs, sort_box, page_box, shell.overall_set, *board_outputs]),
+        switch=Hook(on_switch, [sort_box, page_box, shell.overall_set, *board_outputs], view_inputs),
+        tick=Hook(on_tick, board_outputs, view_inputs),
+        url_parameters=("sort", "p", "overall"),
+        spinner=table,
+    )

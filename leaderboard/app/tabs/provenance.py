@@ -1,0 +1,49 @@
+"""The Provenance tab: every result behind the view (data hash, harness version, date, coverage), paged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from leaderboard.app import pages
+from leaderboard.app.board import OVERALL
+from leaderboard.app.landing import HOME
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html
+
+ID = "provenance"
+INTRO = (
+    "<p>Every result behind this view: data hash and revision, harness version and commit, date, "
+    "coverage, and the main score's 95% interval where the file itself stores one (the board's "
+    "intervals are computed from the per-query values, so a result without a stored one still has "
+    "its interval on the board).</p>"
+)
+
+
+def build(shell: Shell) -> Tab:
+    def render_provenance(name, search, page=1):
+        current = shell.board()
+        if name in (OVERALL, HOME) or not name:
+            wanted = set(current.overall_benchmarks) if name == OVERALL else set(shell.benchmark_list())
+            tasks = [t.task for b in current.benchmarks if b.name in wanted for t in b.tasks]
+        else:
+            benchmark = current.benchmark(name)
+            tasks = [t.task for t in benchmark.tasks] if benchmark else []
+        return INTRO + pages.provenance_html(current, tasks, search or "", page_number(page))
+
+    with gr.Tab("Provenance", id=ID) as tab:
+        search = gr.Textbox(label="Search models", elem_id="provenance-search")
+        page = gr.Textbox("1", elem_id="provenance-page", elem_classes=["state-box"], show_label=False)
+        go = gr.Button("page", elem_id="provenance-go", elem_classes=["state-box"])
+        table = table_html("", elem_id="provenance")
+    shell.when_opened(tab, ID, lambda name, text: (render_provenance(name, text),), [shell.selector, search], [table])
+    search.change(render_provenance, [shell.selector, search], table, show_progress="hidden")
+    go.click(render_provenance, [shell.selector, search, page], table, show_progress="hidden")  # the pager (SORT_JS)
+
+    def on_load(load: Load) -> list[Any]:
+        return [render_provenance(load.name, "") if load.tab == ID else gr.skip()]
+
+    def on_switch(switch: Switch, text) -> list[Any]:
+        return [render_provenance(switch.name, text) if switch.tab == ID else gr.skip()]
+
+    return Tab(id=ID, load=Hook(on_load, [table]), switch=Hook(on_switch, [table], [search]))

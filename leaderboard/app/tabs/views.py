@@ -1,0 +1,141 @@
+"""The Task views tab: each task's declared views (tables, curves, bars) for the top N or the picked models.
+
+The model picker lists every model of the benchmark: thousands of choices that cost the browser
+seconds on every redraw. It is filled when the tab opens, for the benchmark shown; a link's
+``models=`` wait in the tab's state until then.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from leaderboard.app import charts, pages, render
+from leaderboard.app import views as task_views
+from leaderboard.app.assets import url_state_js
+from leaderboard.app.board import OVERALL, Board
+from leaderboard.app.comparison_view import parse_choice
+from leaderboard.app.csv_files import file_name
+from leaderboard.app.landing import HOME
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, model_choices, table_html
+
+ID = "views"
+TOP_MODELS = 8
+
+
+def _unfilled(models: tuple[str, ...] | list[str] = ()) -> dict:
+    """The picker's state: which benchmark it holds (None: none yet), and a link's picks waiting for it."""
+    return {"filled": None, "models": list(models)}
+
+
+def build(shell: Shell) -> Tab:
+    def views_key(name, n, chosen, width):
+        return {
+            "benchmark": name,
+            "top": int(n or TOP_MODELS),
+            "picks": list(chosen or []),
+            "width": width,
+            "gen": shell.live.generation,
+        }
+
+    def fill_picks(name, lists, chosen=()):
+        """The picks dropdown filled for ``name`` (the waiting picks, else those chosen), its value, the new state."""
+        choices = model_choices(shell.ranking(name))
+        values = {v for _, v in choices}
+        picked = [v for v in (lists.get("models") or chosen or []) if v in values]
+        return gr.update(choices=choices, value=picked), picked, {"filled": shell.lists_key(name), "models": []}
+
+    with gr.Tab("Task views", id=ID) as tab:
+        request = gr.State(None)  # what the views below are drawn for: set by the events, drawn by the render
+        lists = gr.State(_unfilled())
+        with gr.Row():
+            top_n = gr.Slider(1, charts.MAX_MODELS, value=TOP_MODELS, step=1, label="Top N ranked models")
+            picks = gr.Dropdown(
+                [],
+                value=[],
+                multiselect=True,
+                max_choices=charts.MAX_MODELS,
+                label="…or pick models",
+                elem_id="view-models",
+            )
+
+        @gr.render(inputs=[request], triggers=[request.change])
+        def draw_views(wanted):
+            _draw_views(shell.board(), wanted)
+
+    def on_open(name, n, chosen, width, filled):
+        if filled.get("filled") == shell.lists_key(name):  # filled for this benchmark: only the views
+            return views_key(name, n, chosen, width), gr.skip(), filled
+        picks_update, picked, filled = fill_picks(name, filled, chosen)
+        return views_key(name, n, picked, width), picks_update, filled
+
+    key_inputs = [shell.selector, top_n, picks, shell.chart_width]
+    shell.when_opened(tab, ID, on_open, [*key_inputs, lists], [request, picks, lists])
+    top_n.release(views_key, key_inputs, request)
+    picks.input(views_key, key_inputs, request, js=url_state_js({2: "models"}))
+
+    def on_load(load: Load) -> list[Any]:
+        waiting = _unfilled(load.state.models)
+        if load.tab != ID:
+            return [gr.skip(), gr.skip(), waiting]
+        picks_update, picked, filled = fill_picks(load.name, waiting)
+        return [picks_update, views_key(load.name, TOP_MODELS, picked, load.width), filled]
+
+    def on_switch(switch: Switch, n, filled) -> list[Any]:
+        # The switch dropped the link's picks from the URL: none wait any more.
+        if switch.tab == ID:
+            picks_update, _, filled = fill_picks(switch.name, _unfilled())
+            return [picks_update, views_key(switch.name, n, [], switch.width), filled]
+        # Emptied (if filled): the tab fills them for this benchmark when it opens.
+        emptied = gr.skip() if filled.get("filled") is None else gr.update(choices=[], value=[])
+        return [emptied, gr.skip(), _unfilled()]
+
+    return Tab(
+        id=ID,
+        load=Hook(on_load, [picks, request, lists]),
+        switch=Hook(on_switch, [picks, request, lists], [top_n, lists]),
+        url_parameters=("models",),
+    )
+
+
+def _draw_views(board: Board, request: dict | None) -> None:
+    """Each task's declared views for the benchmark: tables as HTML, curves and bars as charts."""
+    if not request:
+        gr.HTML(render.empty("Open this tab to draw the benchmark's task views."), js_on_load=None)
+        return
+    name = request["benchmark"]
+    ranking = board.ranking(name, with_stats=False) if name and name not in (OVERALL, HOME) else None
+    if ranking is None:
+        gr.HTML(render.empty("Pick a benchmark to see its tasks' views."), js_on_load=None)
+        return
+    wanted = {parse_choice(p) for p in request["picks"]}
+    lines = [line for line in ranking.lines if line.key in wanted] if wanted else ranking.ranked[: request["top"]]
+    shown_any = False
+    for task, declared in task_views.benchmark_views(board, ranking.benchmark):
+        paths = {line.key: line.paths[task] for line in lines if task in line.paths}
+        for number, view in enumerate(declared):
+            shown_any = True
+            frame = task_views.view_frame(board, view, paths)
+            heading = pages.view_heading(task, view)
+            if view.kind == "table":
+                wide = task_views.view_table(frame, view)
+                body = pages.view_table_html(board, task, view, wide, f"view-{file_name(task)}-{number}")
+                table_html(heading + (body if not wide.empty else render.empty("No results yet.")))
+                continue
+            y_label = view.metrics[0]
+            y_title = view.labels.get(y_label, y_label) if view.over_subsets else view.title
+            gr.HTML(heading, js_on_load=None)
+            chart = None
+            if charts.available():
+                chart = charts.view_chart(frame, view, y_title, request.get("width") or charts.WIDTH)
+            if not charts.available():
+                gr.HTML(render.empty(f"Charts need altair: {charts.INSTALL}"), js_on_load=None)
+            elif chart is None:
+                gr.HTML(render.empty("No values to draw yet (the results lack this view's metrics)."), js_on_load=None)
+            else:
+                gr.Plot(chart, show_label=False, elem_classes=["view-plot"])
+    if not shown_any:
+        gr.HTML(render.empty("The tasks of this benchmark declare no views."), js_on_load=None)
+    elif not lines:
+        gr.HTML(render.empty("No ranked model yet: pick models above to compare them."), js_on_load=None)
