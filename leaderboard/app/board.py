@@ -40,6 +40,7 @@ class Board:
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
     _per_query: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # {"ids", "values"} by path
     _comparisons: dict[tuple[str, ModelKey, ModelKey, bool], ModelComparison] = field(default_factory=dict)
+    _cells: dict[tuple[tuple[str, str, str], ...], dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     # -- what is shown ------------------------------------------------------------------------------
     @property
@@ -183,6 +184,18 @@ class Board:
 
     def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         return self.index.details(paths)
+
+    def cells(self, paths: Iterable[str], wanted: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, Any]]:
+        """Each result's ``wanted`` (split, subset, metric) scores and intervals, in its detail's shape: kept,
+        as a benchmark's rankings (newest revisions, every revision) and its switches all read the same."""
+        key = tuple(sorted(set(wanted)))
+        with self._lock:
+            known = self._cells.setdefault(key, {})
+        todo = [p for p in dict.fromkeys(paths) if p not in known]
+        if todo:
+            found = self.index.cells(todo, key)
+            known.update({p: found.get(p, {}) for p in todo})  # one update: safe beside another thread's
+        return {p: known[p] for p in paths if p in known}
 
 
 def label_of(board: Board, name: str) -> str:

@@ -22,7 +22,7 @@ class RankingSource(Protocol):
     @property
     def by_task(self) -> dict[str, list[dict[str, Any]]]: ...
 
-    def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]: ...
+    def cells(self, paths: Iterable[str], wanted: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -217,8 +217,9 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             line.other_revisions = sorted(hidden.get(key[0], []))
             lines[key] = line
     specs = [c.spec for c in columns] + [t for side in getattr(benchmark, "also", ()) or () for t in side.tasks]
-    wanted = [r["_path"] for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
-    details = board.details(wanted) if wanted else {}
+    needed = [(r["_path"], spec) for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
+    cells = {(spec.split, spec.subset, spec.metric) for _, spec in needed}  # only these scores of each detail
+    details = board.cells([path for path, _ in needed], cells) if needed else {}
     for column in columns:
         spec = column.spec
         rows = per_task.get(spec.task, [])

@@ -1,0 +1,146 @@
+"""The board at real size: the index's compact per-query storage, its parallel build, the cells a ranking
+reads, and the draws kept between resamplings, each equal to what the plain way gives (real results)."""
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leaderboard.metrics import bootstrap, draws
+from leaderboard.metrics.significance import sign_flip_test
+from leaderboard.records import index as index_module
+from leaderboard.records.index import build_index, index_file
+from leaderboard.records.plain_read import read_plain
+
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
+REAL = sorted(p for p in SUBMISSIONS.glob("*/results/**/*.json") if json.loads(p.read_text())["per_query"])
+
+
+@pytest.fixture
+def real_results(tmp_path):
+    """The committed complete runs with per-query values (ComLQ and NegConstraint), and a broken file."""
+    root = tmp_path / "results"
+    for path in REAL:
+        target = root / path.relative_to(SUBMISSIONS)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, target)
+    (root / "broken" / "x.json").parent.mkdir(parents=True)
+    (root / "broken" / "x.json").write_text("{not json")
+    return root
+
+
+def test_per_query_columns_come_back_from_the_compact_index(real_results):
+    index = build_index(real_results)
+    stored = index.per_query([path for path, _ in index.summaries()])
+    assert len(stored) == len(REAL) >= 6
+    for path, columns in stored.items():
+        record = read_plain(real_results / path)
+        assert columns == index_module._per_query_columns(record["per_query"])
+    comlq = [columns for path, columns in stored.items() if path.endswith("comlq.json")]
+    assert all(c["ids"] is comlq[0]["ids"] and c["subsets"] is comlq[0]["subsets"] for c in comlq)  # kept once
+    with sqlite3.connect(index_file(real_results)) as db:
+        assert db.execute("SELECT count(*) FROM shared").fetchone()[0] < 2 * len(REAL)
+
+
+def test_an_edited_shared_part_is_never_read(real_results):
+    index = build_index(real_results)
+    with sqlite3.connect(index_file(real_results)) as db:
+        rows = db.execute("SELECT sha256, text FROM shared").fetchall()
+        key, ids = next((key, json.loads(text)) for key, text in rows if text.startswith("["))  # query ids
+        db.execute("UPDATE shared SET text = ? WHERE sha256 = ?", (json.dumps(["forged-query", *ids[1:]]), key))
+    fresh = build_index(real_results)
+    paths = [path for path, _ in fresh.summaries()]
+    found = fresh.per_query(paths)
+    assert 0 < len(found) < len(paths)  # the results naming the edited part have no per-query values
+    assert all("forged-query" not in c["ids"] for c in found.values())
+    assert len(index.per_query(paths)) == len(found)  # an index read earlier checks it the same way
+
+
+def test_parts_no_result_names_are_dropped(real_results):
+    build_index(real_results)
+    for path in real_results.rglob("negconstraint.json"):
+        path.unlink()
+    build_index(real_results)
+    with sqlite3.connect(index_file(real_results)) as db:
+        keys = {row[0] for row in db.execute("SELECT sha256 FROM shared")}
+        named = {
+            key for (refs,) in db.execute("SELECT refs FROM entries WHERE refs IS NOT NULL") for key in json.loads(refs)
+        }
+    assert keys == named and keys
+
+
+def test_a_parallel_build_equals_one_in_this_process(real_results, monkeypatch):
+    monkeypatch.setattr(index_module, "PARALLEL_MIN", 1)  # worker processes even for these few files
+    parallel = build_index(real_results)
+    alone = build_index(real_results, persist=False)  # in memory, in this process
+    assert parallel.database is not None and alone.database is None
+    assert parallel.summaries() == alone.summaries()
+    assert [(p.name, r) for p, r in parallel.skipped] == [(p.name, r) for p, r in alone.skipped] != []
+    paths = [path for path, _ in alone.summaries()]
+    assert parallel.per_query(paths) == alone.per_query(paths)
+    assert parallel.details(paths) == alone.details(paths)
+
+
+def test_a_rankings_cells_equal_those_of_the_whole_detail(real_results):
+    index = build_index(real_results)
+    paths = [path for path, _ in index.summaries()]
+    details = index.details(paths)
+    wanted = [("test", "type=2in", "ndcg_at_10"), ("test", "group=negation", "lsnc_lexical_v1_at_10")]
+    wanted += [("test", "category=(A - a) ∪ B", "ndcg_at_10"), ("test", "default", "paired_win_rate")]
+    cells = index.cells(paths, wanted)
+    assert set(cells) == set(paths)
+    for path, found in cells.items():
+        for part in ("scores", "confidence_intervals"):
+            expected = {
+                (split, subset, metric): details[path][part][split][subset][metric]
+                for split, subset, metric in wanted
+                if metric in details[path][part].get(split, {}).get(subset, {})
+            }
+            got = {
+                (split, subset, metric): value
+                for split, subsets in found.get(part, {}).items()
+                for subset, values in subsets.items()
+                for metric, value in values.items()
+            }
+            assert got == expected
+        assert found["scores"]  # every file has some of them
+    quoted = [("test", 'type="odd"', "ndcg_at_10"), *wanted]  # a name SQLite cannot quote: parsed in Python
+    assert index.cells(paths, quoted) == cells
+    in_memory = build_index(real_results, persist=False)
+    assert in_memory.cells(paths, wanted) == cells
+
+
+def test_kept_draws_are_the_draws_made_afresh():
+    draws.clear()
+    values = np.random.default_rng(1).random((3, 50))
+    first = bootstrap.stratified_resamples([values, values[:, :7]], n_resamples=300, seed=4)
+    assert draws._size > 0
+    again = bootstrap.stratified_resamples([values, values[:, :7]], n_resamples=300, seed=4)
+    draws.clear()
+    rng = np.random.default_rng(4)  # the draws, made by hand in the same order
+    expected = np.zeros((3, 300))
+    for stratum in (values, values[:, :7]):
+        counts = bootstrap.draw_counts(stratum.shape[1], 300, rng).astype(float)
+        expected += stratum @ counts.T / (stratum.shape[1] * 2)
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_allclose(first, expected, rtol=1e-12)
+    best, others = [values[0]], [values[1:]]
+    p_fresh = sign_flip_test(best, others, n_resamples=700, screen=0.0)
+    assert sign_flip_test(best, others, n_resamples=700, screen=0.0).tolist() == p_fresh.tolist()  # kept
+    draws.clear()
+    assert sign_flip_test(best, others, n_resamples=700, screen=0.0).tolist() == p_fresh.tolist()  # made again
+
+
+def test_draws_beyond_the_budget_are_dropped_oldest_first(monkeypatch):
+    draws.clear()
+    monkeypatch.setattr(draws, "BUDGET", 3100)
+    values = np.ones((1, 10))
+    for n_resamples in (100, 101, 102):  # about 1,000 bytes of counts each (10 items)
+        bootstrap.stratified_resamples([values], n_resamples=n_resamples)
+    bootstrap.stratified_resamples([values], n_resamples=103)
+    kept = [key[2] for key in draws._kept]
+    assert kept == [101, 102, 103] and draws._size <= 3100
+    draws.clear()
