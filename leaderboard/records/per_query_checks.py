@@ -99,6 +99,10 @@ def per_query_problems(record: Mapping[str, Any], split: str, metric_range: Rang
         values = decode_per_query(field)
     except (ValueError, TypeError, RecursionError):
         return []  # unreadable, not a claim: readers drop it (see the module docstring)
+    from leaderboard.records.per_query_fast import verified
+
+    if verified(values, field, record, split, metric_range):  # the checks below, as arrays: no problem
+        return []
     problems, clean = value_problems(values, metric_range)
     counted = record.get("subset_sizes", {}).get(split, {}).get("default")
     if counted is not None and len(values) != counted:
