@@ -136,11 +136,25 @@ def test_kept_draws_are_the_draws_made_afresh():
 
 def test_draws_beyond_the_budget_are_dropped_oldest_first(monkeypatch):
     draws.clear()
-    monkeypatch.setattr(draws, "BUDGET", 3100)
     values = np.ones((1, 10))
-    for n_resamples in (100, 101, 102):  # about 1,000 bytes of counts each (10 items)
+    for n_resamples in (100, 101, 102):
         bootstrap.stratified_resamples([values], n_resamples=n_resamples)
+    assert [key[2] for key in draws._kept] == [100, 101, 102]
+    monkeypatch.setattr(draws, "BUDGET", draws._size + 20)  # these three, and not a fourth
+    bootstrap.stratified_resamples([values], n_resamples=100)  # used: now the most recent
     bootstrap.stratified_resamples([values], n_resamples=103)
-    kept = [key[2] for key in draws._kept]
-    assert kept == [101, 102, 103] and draws._size <= 3100
+    assert [key[2] for key in draws._kept] == [102, 100, 103] and draws._size <= draws.BUDGET
     draws.clear()
+
+
+def test_packed_draws_are_the_draws():
+    rng = np.random.default_rng(0)
+    counts = bootstrap.draw_counts(7, 50, rng)  # small counts: four bits each, an odd number of items
+    big = counts.copy()
+    big[0, 0] = 300  # a count four bits cannot hold
+    signs = rng.choice((-1.0, 1.0), size=(9, 13))
+    for array, is_signs in ((counts, False), (big, False), (signs, True)):
+        packed = draws.Packed(array, is_signs)
+        unpacked = packed.array()
+        assert unpacked.dtype == np.float64 and np.array_equal(unpacked, array.astype(np.float64))
+    assert draws.Packed(counts, False).nbytes == 50 * 4 and draws.Packed(signs, True).nbytes == 9 * 2

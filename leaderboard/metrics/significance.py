@@ -219,5 +219,4 @@ def _sign_chunks(n: int, exact: bool, n_resamples: int, seed: int) -> Iterator[n
 
     # Kept between calls (``draws.kept``): every page of a board, and every comparison on a subset of
     # this size, flips the very same signs.
-    for signs in kept(("signs", n, n_resamples, seed), make):
-        yield signs.astype(np.float64)
+    yield from kept(("signs", n, n_resamples, seed), make, signs=True)
