@@ -125,6 +125,7 @@ class Timer:
         wait()
         self.wall[name] = time.perf_counter() - start
         self.cpu[name] = cpu_seconds(self.pid) - cpu
+        print(f"      ({self.wall[name]:.2f}s, server CPU {self.cpu[name]:.2f}s: {name})", flush=True)
 
 
 def interactions(page, timed: Timer, first: str, second: str, search: str) -> None:
@@ -193,15 +194,15 @@ def interactions(page, timed: Timer, first: str, second: str, search: str) -> No
         lambda: page.locator("#compare-subsets").click(),
         lambda: rows("#compare-table tbody tr", tasks_only),
     )
+    before = page.locator("#compare-table").inner_text()
     page.locator("#compare-b input").click()
     option = page.get_by_role("option").nth(2)  # a third model (#1 and #2 are shown)
-    picked = option.inner_text().strip()
     timed(
         "Compare: another model B",
         option.click,
         lambda: page.wait_for_function(
-            "(b) => (document.querySelector('#compare-table')?.innerText || '').includes('B: ' + b)",
-            arg=picked,
+            "(b) => { const t = document.querySelector('#compare-table'); return t && t.innerText !== b; }",
+            arg=before,
             timeout=300_000,
         ),
     )
@@ -220,19 +221,23 @@ def measure(browser, root: Path, cache: Path, first: str = FIRST, second: str = 
     """Index build, cold and warm first table, interactions and RSS of the board over ``root``."""
     log = cache.parent / f"{cache.name}.log"
     build = Server(root, cache, log)  # an empty cache (the caller's): every file validated into the index
-    build_table, page = first_table(browser, build.url, first, build.started)
-    page.close()
-    build.stop()
+    try:
+        build_table, page = first_table(browser, build.url, first, build.started)
+        page.close()
+    finally:
+        build.stop()
     server = Server(root, cache, log)  # cold: a new process over the indexed folder
-    cold_table, page = first_table(browser, server.url, first, server.started)
-    page.close()
-    warm_table, page = first_table(browser, server.url, first)  # warm: the next reader
-    rss_after_pages = rss_mib(server.proc.pid)
-    timer = Timer(server.proc.pid)
-    interactions(page, timer, first, second, search)
-    page.close()
-    rss, peak = rss_mib(server.proc.pid)
-    server.stop()
+    try:
+        cold_table, page = first_table(browser, server.url, first, server.started)
+        page.close()
+        warm_table, page = first_table(browser, server.url, first)  # warm: the next reader
+        rss_after_pages = rss_mib(server.proc.pid)
+        timer = Timer(server.proc.pid)
+        interactions(page, timer, first, second, search)
+        page.close()
+        rss, peak = rss_mib(server.proc.pid)
+    finally:
+        server.stop()
     return {
         "build_ready": build.ready,
         "build_cpu": build.ready_cpu,
