@@ -158,3 +158,5 @@ def test_packed_draws_are_the_draws():
         unpacked = packed.array()
         assert unpacked.dtype == np.float64 and np.array_equal(unpacked, array.astype(np.float64))
     assert draws.Packed(counts, False).nbytes == 50 * 4 and draws.Packed(signs, True).nbytes == 9 * 2
+    vector = rng.random(13)
+    np.testing.assert_allclose(draws.Packed(signs, True).dot(vector), signs @ vector, rtol=1e-13)

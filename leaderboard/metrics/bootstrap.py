@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from leaderboard.metrics.draws import kept
+from leaderboard.metrics.draws import Packed, kept
 
 N_RESAMPLES = 10_000  # the one resample count of every bootstrap and sign-flip test in the harness
 CONFIDENCE = 0.95
@@ -57,7 +57,7 @@ def stratified_resamples(strata: Sequence[np.ndarray], n_resamples: int = N_RESA
     for values in strata:
         n = values.shape[1]
         for start, size in _spans(n, n_resamples):
-            counts = next(chunks)  # float64: a float product runs in BLAS, an int one not
+            counts = next(chunks).array()  # float64: a float product runs in BLAS, an int one not
             resampled[:, start : start + size] += values @ counts.T / (n * len(strata))
     return resampled
 
@@ -68,9 +68,8 @@ def _spans(n: int, n_resamples: int) -> list[tuple[int, int]]:
     return [(start, min(chunk, n_resamples - start)) for start in range(0, n_resamples, chunk)]
 
 
-def count_chunks(sizes: Sequence[int], n_resamples: int, seed: int) -> Iterator[np.ndarray]:
-    """The draw counts (float64) of a stratified resampling of strata of these sizes, chunk by chunk, stratum by
-    stratum.
+def count_chunks(sizes: Sequence[int], n_resamples: int, seed: int) -> list[Packed]:
+    """The draw counts of a stratified resampling of strata of these sizes, chunk by chunk, stratum by stratum.
 
     Kept between calls (``draws.kept``): every page of a board column, and a comparison of that column's
     subset, draws the very same counts again."""

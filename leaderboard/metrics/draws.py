@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable
 
 import numpy as np
 
@@ -29,6 +29,7 @@ class Packed:
 
     def __init__(self, array: np.ndarray, signs: bool):
         self.shape = array.shape
+        self.data: np.ndarray
         if signs:  # -1.0 / 1.0
             self.kind, self.data = "bits", np.packbits(array > 0, axis=1)
         elif array.size and array.min() >= 0 and array.max() <= 15:  # counts: two per byte
@@ -54,9 +55,25 @@ class Packed:
             return full[:, :items].astype(np.float64)
         return self.data.astype(np.float64)
 
+    def dot(self, vector: np.ndarray) -> np.ndarray:
+        """``self.array() @ vector`` for one vector. Signs are read from the packed bytes: each byte's share
+        of the product (8 signs) is looked up in a table of its 256 values, a third of the time of unpacking
+        every sign to float64 (a comparison's subsets flip 175 million); counts are unpacked."""
+        if self.kind != "bits":
+            return self.array() @ vector
+        groups = self.data.shape[1]
+        padded = np.zeros(groups * 8)
+        padded[: self.shape[1]] = vector  # padding bits carry 0: they add nothing
+        lookup = padded.reshape(groups, 8) @ _SIGN_TABLE.T  # groups x 256: each byte value's share
+        return np.asarray(lookup[np.arange(groups), self.data].sum(axis=1))
 
-def kept(key: Hashable, make: Callable[[], Iterable[np.ndarray]], signs: bool = False) -> Iterator[np.ndarray]:
-    """The chunks stored under ``key`` as float64, made (and stored, within the budget) on first use.
+
+_SIGN_TABLE = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float64) * 2.0 - 1.0
+
+
+def kept(key: Hashable, make: Callable[[], Iterable[np.ndarray]], signs: bool = False) -> list[Packed]:
+    """The chunks stored under ``key`` (``Packed``: ``array()`` or ``dot(v)``), made (and stored, within the
+    budget) on first use.
 
     ``make`` yields the chunks one by one: each is packed before the next is drawn (bounded memory).
     ``signs``: the chunks hold -1.0 and 1.0 only (else: counts, non-negative integers)."""
@@ -67,7 +84,7 @@ def kept(key: Hashable, make: Callable[[], Iterable[np.ndarray]], signs: bool = 
     if found is None:
         found = [Packed(chunk, signs) for chunk in make()]  # outside the lock: other draws stay available
         _store(key, found)
-    return (chunk.array() for chunk in found)
+    return found
 
 
 def _store(key: Hashable, chunks: list[Packed]) -> None:
