@@ -160,3 +160,14 @@ def test_packed_draws_are_the_draws():
     assert draws.Packed(counts, False).nbytes == 50 * 4 and draws.Packed(signs, True).nbytes == 9 * 2
     vector = rng.random(13)
     np.testing.assert_allclose(draws.Packed(signs, True).dot(vector), signs @ vector, rtol=1e-13)
+
+
+def test_a_detail_edited_into_broken_json_costs_only_its_own_cells(real_results):
+    index = build_index(real_results)
+    paths = [path for path, _ in index.summaries()]
+    wanted = [("test", "type=2in", "ndcg_at_10"), ("test", "default", "ndcg_at_10")]
+    expected = index.cells(paths, wanted)
+    with sqlite3.connect(index_file(real_results)) as db:
+        db.execute("UPDATE entries SET detail = '{broken' WHERE path = ?", (paths[0],))
+    found = index.cells(paths, wanted)
+    assert paths[0] not in found and found == {p: v for p, v in expected.items() if p != paths[0]}

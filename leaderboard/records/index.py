@@ -55,7 +55,6 @@ import os
 import sqlite3
 import stat as stat_module
 import time
-import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,7 +204,7 @@ class Index:
     # -- the larger records, on demand ------------------------------------------------------------
     def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Relative path -> every score, interval and subset size of that result."""
-        return {p: json.loads(text) for p, text in self._column("detail", paths).items()}
+        return {p: json.loads(text) for p, text, _ in self._rows("detail", paths)}
 
     def cells(self, paths: Iterable[str], wanted: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, Any]]:
         """Relative path -> its detail record holding only the ``wanted`` (split, subset, metric) scores and
@@ -215,18 +214,15 @@ class Index:
         plain = [item for item in names if all(_plain_label(name) for name in item)]
         others = [item for item in names if item not in plain]  # labels a JSON path cannot name: parsed here
         json_paths = ["$" + "".join(f'."{name}"' for name in item) for item in plain]
-        found = self._column("detail", paths, json_paths + json_paths[:1]) if plain else {}  # 2+: a JSON array
-        if others or not plain:
-            found = {p: (text, found.get(p, (None, None))[1]) for p, text in self._column("detail", paths).items()}
         out: dict[str, dict[str, Any]] = {}
-        for path, (text, extracted) in found.items():
+        for path, text, extracted in self._rows("detail", paths, json_paths + json_paths[:1] if plain else None):
             values = json.loads(extracted) if isinstance(extracted, str) else None
-            if isinstance(values, list):
+            if isinstance(values, list) and len(values) == len(plain) + 1:  # 2+ paths: always a JSON array
                 parsed = _only(json.loads(text), others) if others else {}
                 for (part, split, subset, metric), value in zip(plain, values):
                     if value is not None:
                         parsed.setdefault(part, {}).setdefault(split, {}).setdefault(subset, {})[metric] = value
-            else:  # rows kept in memory
+            else:  # rows kept in memory, or labels only Python can read
                 parsed = _only(json.loads(text), names)
             out[path] = parsed
         return out
@@ -234,8 +230,7 @@ class Index:
     def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Relative path -> {"ids": [...], "values": {metric: [...]}, ...} (only results with usable per-query
         values). The ids and subsets are one object shared by every result that has them: read only."""
-        texts = self._column("per_query", paths)
-        found = {p: index_columns.decode(text, self._shared_part) for p, text in texts.items()}
+        found = {p: index_columns.decode(text, self._shared_part) for p, text, _ in self._rows("per_query", paths)}
         return {p: columns for p, columns in found.items() if columns is not None}
 
     def _shared_part(self, key: str) -> Any:
@@ -265,27 +260,28 @@ class Index:
                 rank = (bool(e.summary.get("complete")), e.summary["created_at"], e.path)
                 if name not in newest or rank > newest[name]:
                     newest[name] = rank
-        found = self._column("task_meta", [path for _, _, path in newest.values()])
+        found = {p: text for p, text, _ in self._rows("task_meta", [path for _, _, path in newest.values()])}
         return {name: json.loads(found[path]) for name, (_, _, path) in newest.items() if path in found}
 
-    @typing.overload
-    def _column(self, column: str, paths: Iterable[str]) -> dict[str, str]: ...
-
-    @typing.overload
-    def _column(self, column: str, paths: Iterable[str], extract: list[str]) -> dict[str, tuple[str, Any]]: ...
-
-    def _column(self, column: str, paths: Iterable[str], extract: list[str] | None = None) -> dict[str, Any]:
-        """Path -> the column's text, for rows whose text is the one their seal names; with ``extract``
-        (JSON paths): (text, SQLite's ``json_extract`` of them, a JSON array; None for rows kept in memory)."""
+    def _rows(
+        self, column: str, paths: Iterable[str], extract: list[str] | None = None
+    ) -> Iterator[tuple[str, str, Any]]:
+        """(path, the column's text, SQLite's ``json_extract`` of the ``extract`` JSON paths: a JSON array, None
+        without them or for rows kept in memory) of each row whose text is the one its seal names. Streamed,
+        one row at a time: a ranking reads thousands of details of tens of kilobytes each."""
         wanted = [p for p in dict.fromkeys(paths) if p in self.entries]
-        out: dict[str, Any] = {}
         for p in wanted:
             if (text := getattr(self._memory.get(p), column, None)) is not None:
-                out[p] = text if extract is None else (text, None)
+                yield p, text, None
         wanted = [p for p in wanted if p not in self._memory]
         if self.database is None or not wanted:
-            return out
-        extracted = f", json_extract({column}, {','.join('?' * len(extract))})" if extract else ""
+            return
+        # json_valid first: a row edited into broken JSON must not fail the whole query (its seal leaves it out)
+        extracted = (
+            f", CASE WHEN json_valid({column}) THEN json_extract({column}, {','.join('?' * len(extract))}) END"
+            if extract
+            else ", NULL"
+        )
         try:
             with contextlib.closing(_connect(self.database)) as db:
                 for start in range(0, len(wanted), 500):  # SQLite limits the number of bound parameters
@@ -295,14 +291,12 @@ class Index:
                         f"SELECT path, {column}{extracted} FROM entries "
                         f"WHERE path IN ({marks}) AND {column} IS NOT NULL"
                     )
-                    for path, text, *more in db.execute(query, [*(extract or ()), *chunk]):
+                    for path, text, more in db.execute(query, [*(extract or ()), *chunk]):
                         sealed = self.entries[path].parts.get(column)  # the hash the sealed row holds
                         if isinstance(text, str) and sealed is not None and _text_sha256(text) == sealed:
-                            # edited text is left out: that view shows "—" until the next build
-                            out[path] = text if extract is None else (text, more[0])
+                            yield path, text, more  # edited text is left out: that view shows "—" until the next build
         except sqlite3.Error:
-            return {}  # the index went away or was damaged under us: views show "—" until the next build
-        return out
+            return  # the index went away or was damaged under us: views show "—" until the next build
 
 
 def _plain_label(name: str) -> bool:
