@@ -171,3 +171,21 @@ def test_a_detail_edited_into_broken_json_costs_only_its_own_cells(real_results)
         db.execute("UPDATE entries SET detail = '{broken' WHERE path = ?", (paths[0],))
     found = index.cells(paths, wanted)
     assert paths[0] not in found and found == {p: v for p, v in expected.items() if p != paths[0]}
+
+
+def test_a_board_keeps_only_the_default_scores_it_shows(real_results, monkeypatch):
+    validated = []
+    real = index_module._validate
+    monkeypatch.setattr(index_module, "_validate", lambda *a: validated.append(a[1]) or real(*a))
+    wanted = {"comlq": {"ndcg_at_10"}, "negconstraint": {"paired_win_rate"}}
+    index = build_index(real_results, default_metrics=wanted)
+    for path, summary in index.summaries():
+        keep = wanted[summary["task"]["name"]] | {summary["task"]["main_score"]}
+        assert set(summary["default"]) == keep
+    first = len(validated)
+    path = next(real_results.rglob("comlq.json"))
+    path.write_bytes(path.read_bytes())  # rewritten with the same bytes (a pull): re-sealed, not re-validated
+    build_index(real_results, default_metrics=wanted)
+    again = build_index(real_results)  # whole summaries: the rows were written (and re-sealed) whole
+    assert len(validated) == first
+    assert all(len(summary["default"]) > 2 for _, summary in again.summaries())

@@ -55,7 +55,7 @@ import os
 import sqlite3
 import stat as stat_module
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -539,9 +539,11 @@ def _remove(path: Path) -> None:
             os.unlink(f"{path}{suffix}")
 
 
-def _stored(db: sqlite3.Connection) -> dict[str, Entry]:
-    """Every row that is what this harness wrote: sealed, of the right shape; others are left out (re-validated)."""
-    entries = {}
+def _stored(db: sqlite3.Connection, slim: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Entry]:
+    """Every row that is what this harness wrote: sealed, of the right shape; others are left out (re-validated).
+    Each summary as ``slim`` keeps it (``_slimmer``)."""
+    entries: dict[str, Entry] = {}
+    texts: dict[str, str] = {}
     for row in db.execute(
         "SELECT path, size, mtime_ns, inode, ctime_ns, sha256, indexed_ns, parts, seal, summary, reason FROM entries"
     ):
@@ -560,17 +562,38 @@ def _stored(db: sqlite3.Connection) -> dict[str, Entry]:
         entry = Entry(path, stat, None, reason, digest, indexed_ns, parts)
         if seal != _seal(entry, text):
             continue
-        parsed = None
-        if text is not None:
-            try:
-                parsed = json.loads(text)
-            except (ValueError, RecursionError):
-                continue
-            if summary_problems(parsed):
-                continue
-        entry.summary = parsed
         entries[path] = entry
+        if text is not None:
+            texts[path] = text
+    for path, text in texts.items():  # a summary that does not parse, or has the wrong shape: left out
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            parsed = None
+        if parsed is None or summary_problems(parsed):
+            del entries[path]
+        else:
+            entries[path].summary = slim(parsed)
     return entries
+
+
+def _slimmer(default_metrics: Mapping[str, Iterable[str]] | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A summary as a reader keeps it: with ``default_metrics`` (task -> metrics), of its default scores and
+    intervals only those metrics and its main score (the board: what its benchmarks show; mteb's files hold
+    dozens of metrics, and at 100,000 results the full summaries alone would take a gigabyte)."""
+    if default_metrics is None:
+        return lambda summary: summary
+    wanted = {task: set(metrics) for task, metrics in default_metrics.items()}
+
+    def slim(summary: dict[str, Any]) -> dict[str, Any]:
+        keep = wanted.get(summary["task"]["name"], set()) | {summary["task"]["main_score"]}
+        for name in ("default", "default_ci"):
+            values = summary.get(name)
+            if isinstance(values, dict) and not keep.issuperset(values):
+                summary[name] = {metric: values[metric] for metric in keep if metric in values}
+        return summary
+
+    return slim
 
 
 def _ambiguous(entry: Entry) -> bool:
@@ -578,14 +601,20 @@ def _ambiguous(entry: Entry) -> bool:
     return entry.stat[1] + RACY_NS >= entry.indexed_ns
 
 
-def build_index(root: Path, *, persist: bool = True) -> Index:
-    """Every result file under ``root``: unchanged files from the stored index, others validated now."""
+def build_index(
+    root: Path, *, persist: bool = True, default_metrics: Mapping[str, Iterable[str]] | None = None
+) -> Index:
+    """Every result file under ``root``: unchanged files from the stored index, others validated now.
+
+    ``default_metrics`` (task -> metrics): keep only these of each summary's default scores and intervals,
+    and its main score (``_slimmer``); the rows written are whole."""
     root = Path(root)
+    slim = _slimmer(default_metrics)
     db = _open(index_file(root)) if persist else None
     stored: dict[str, Entry] = {}
     if db is not None:
         try:
-            stored = _stored(db)
+            stored = _stored(db, slim)
         except sqlite3.Error as exc:
             db.close()
             if is_damage(exc):
@@ -624,21 +653,34 @@ def build_index(root: Path, *, persist: bool = True) -> Index:
         index.entries[rel] = record.entry
         fresh.append(record)
         if db is not None and len(fresh) >= _BATCH:  # written as they come: memory bounded by a batch
-            db = _saved(db, index, fresh, [], ())
+            db = _saved(db, index, fresh, [], (), slim)
             fresh = []
     if db is None:
         index._memory.update((r.entry.path, r) for r in fresh)
+        _slim_all(fresh, slim)
         return index
-    db = _saved(db, index, fresh, moved, stored.keys() - index.entries.keys())
+    db = _saved(db, index, fresh, moved, stored.keys() - index.entries.keys(), slim)
     if db is not None:
         db.close()
     return index
 
 
+def _slim_all(records: list[_Record], slim: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    for r in records:
+        if r.entry.summary is not None:
+            r.entry.summary = slim(r.entry.summary)
+
+
 def _saved(
-    db: sqlite3.Connection, index: Index, fresh: list[_Record], moved: list[Entry], removed: Iterable[str]
+    db: sqlite3.Connection,
+    index: Index,
+    fresh: list[_Record],
+    moved: list[Entry],
+    removed: Iterable[str],
+    slim: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> sqlite3.Connection | None:
-    """Write a batch; when the database fails, this batch and the rest are kept in memory (None returned)."""
+    """Write a batch (then slim its summaries); when the database fails, this batch and the rest are kept in
+    memory (None returned)."""
     try:
         _save(db, fresh, moved, removed)
         return db
@@ -646,6 +688,8 @@ def _saved(
         db.close()
         index._memory.update((r.entry.path, r) for r in fresh)
         return None
+    finally:
+        _slim_all(fresh, slim)
 
 
 def _summary_text(entry: Entry) -> str | None:
@@ -657,10 +701,14 @@ def _save(db: sqlite3.Connection, fresh: list[_Record], moved: list[Entry], remo
     removed = list(removed)
     with db:
         db.executemany("DELETE FROM entries WHERE path = ?", [(p,) for p in removed])
+        resealed = []
+        for e in moved:  # sealed with the summary text the row holds (the entry's may be slimmed)
+            (text,) = db.execute("SELECT summary FROM entries WHERE path = ?", (e.path,)).fetchone() or (None,)
+            resealed.append((*e.stat, e.indexed_ns, _seal(e, text), e.path))
         db.executemany(
             "UPDATE entries SET size = ?, mtime_ns = ?, inode = ?, ctime_ns = ?, indexed_ns = ?, seal = ? "
             "WHERE path = ?",
-            [(*e.stat, e.indexed_ns, _seal(e, _summary_text(e)), e.path) for e in moved],
+            resealed,
         )
         rows = []
         for r in fresh:
