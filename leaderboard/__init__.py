@@ -5,7 +5,11 @@ The public API, importable from here:
 * the plugin contract (``hookimpl``, ``DenseModel``, ``RetrievalTask``, ...; see ``leaderboard.contract``);
 * ``evaluate(models, tasks, *, output=..., batch_size=..., ...)``: run models on tasks and write result files
   (typed keywords, one per field of ``RunOptions``);
-* ``BadInput``: the exception a plugin raises for a user's mistake (exit code 2).
+* ``BadInput``: the exception a plugin raises for a user's mistake (exit code 2); ``DataUnavailable``,
+  a kind of it, for data that cannot be downloaded here (the message names ``--data-dir``).
+* ``per_query_frame(results, metrics=None)``: the per-query values of one result or many (a ``Result``,
+  a file, a folder, or a list) as a pandas DataFrame: model, revision, task, result_path, query_id,
+  subsets, metric, value (``leaderboard.records.per_query_frame``).
 * ``leaderboard.toolkit``: what plugins may use besides the contract (metrics, data helpers, hashing, ...).
 
 Names are loaded on first use, so ``leaderboard --help`` imports neither numpy, pydantic nor pluggy.
@@ -22,7 +26,9 @@ _LAZY = {
     "RunOptions": "leaderboard.engine.api",
     "RunOutcome": "leaderboard.engine.api",
     "BadInput": "leaderboard.errors",
+    "DataUnavailable": "leaderboard.errors",
     "LeaderboardError": "leaderboard.errors",
+    "per_query_frame": "leaderboard.records.per_query_frame",
 }
 _CONTRACT = (
     "Benchmark",
@@ -66,7 +72,8 @@ if TYPE_CHECKING:
 
     __version__: str
     from leaderboard.engine.api import RunOptions, RunOutcome, evaluate  # noqa: F401
-    from leaderboard.errors import BadInput, LeaderboardError  # noqa: F401
+    from leaderboard.errors import BadInput, DataUnavailable, LeaderboardError  # noqa: F401
+    from leaderboard.records.per_query_frame import per_query_frame  # noqa: F401
 
 
 def _version() -> str:

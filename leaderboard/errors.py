@@ -16,6 +16,15 @@ class BadInput(LeaderboardError):
     exit_code = 2
 
 
+class DataUnavailable(BadInput):
+    """A task's data could not be had here (a download failed, the hub is unreachable): exit code 2.
+
+    Headed "Data unavailable:" rather than "Error:", so that a caller running `leaderboard run` (``verify``)
+    can tell "no data here" from "a wrong result". The message names what failed and the flag to use."""
+
+    label = "Data unavailable"
+
+
 def shorten(value: object, limit: int = 80) -> str:
     """``value`` as text for a message: cut to ``limit`` characters, saying how long it was (a 100 kB
     option value or a 300-character name must not flood the terminal)."""

@@ -114,6 +114,7 @@ class ComLQTask(RetrievalTask):
                 f"LSNC@{k} = -log((V+1)/(K+1))/log(K+1), V = passages in the top {k} that violate the query's "
                 f"negation as judged by {self.judge.name} (relevant passages never count); mean over the negation "
                 f"queries the judge labelled; {coverage}",
+                label=f"LSNC@{k} ({self.judge.name})",
             )
             for name, k in zip(self.lsnc_names, LSNC_K)
         ]
@@ -251,6 +252,9 @@ class ComLQTask(RetrievalTask):
             details=details,
             per_query=select(per_query, (*HEADLINE, *self.lsnc_names)),
             subset_queries=subset_members(groups, per_query),
+            # LSNC@K (ComLQ paper eq. 2; Table 4 reports it over the queries with negation) exists for the
+            # negation queries the judge labelled: its cells' intervals and comparisons resample exactly those
+            metric_queries={name: sorted(violating) for name in self.lsnc_names},
         )
 
 

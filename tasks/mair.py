@@ -38,7 +38,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from leaderboard import BadInput, hookimpl
+from leaderboard import BadInput, DataUnavailable, hookimpl
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import DataSource, RetrievalData, RetrievalTask, ScoreReport, TaskMetadata, TaskRequest
 from leaderboard.toolkit import (
@@ -136,7 +136,7 @@ def download(mair_task: str) -> tuple[Path, str]:
                 Path(snapshot_download(repo, repo_type="dataset", revision=revision, allow_patterns=[f"{mair_task}/*"]))
             )
     except (HfHubHTTPError, OSError, ValueError) as exc:
-        raise BadInput(
+        raise DataUnavailable(
             f"Could not download MAIR task {mair_task!r} from the hub ({type(exc).__name__}: {str(exc)[:200]}). "
             f"Point the task at a local copy with --data-dir or {ENV_VAR}."
         ) from None

@@ -80,6 +80,11 @@ FOLLOWIR_LABELS = {
 RETRIEVAL_LABELS = {"ndcg_at_10": "nDCG@10", "recall_at_100": "Recall@100", "ndcg_at_20": "nDCG@20"}
 
 
+def label(metric: str) -> str:
+    """How tables name one of mteb's metrics (empty: by its name)."""
+    return FOLLOWIR_LABELS.get(metric) or RETRIEVAL_LABELS.get(metric) or ""
+
+
 def views(meta: TaskMetadata) -> list[View]:
     """What the app draws: the metrics mteb reports for this kind of task (FollowIR's og/changed pairs)."""
     split = meta.splits[0]
@@ -196,7 +201,15 @@ class MtebTask(ExternalTask):
             description=str(meta.description),
             reference=str(meta.reference or ""),
             citation=meta.bibtex_citation or None,
-            metrics=[Metric(meta.main_score, "higher", "mteb's main score", *bounds(meta.main_score))],
+            metrics=[
+                Metric(
+                    meta.main_score,
+                    "higher",
+                    "mteb's main score",
+                    *bounds(meta.main_score),
+                    label=label(meta.main_score),
+                )
+            ],
             main_score=meta.main_score,
             splits=list(meta.eval_splits),
             subsets=["default"] + [s for s in (meta.hf_subsets or []) if s != "default"],
@@ -293,7 +306,7 @@ class MtebTask(ExternalTask):
                 subsets["default"] = {n: sum(v[n] for v in subsets.values()) / len(subsets) for n in sorted(shared)}
             scores[split] = subsets
         names = sorted({n for subsets in scores.values() for values in subsets.values() for n in values})
-        self.metadata.metrics = [Metric(n, "higher", "reported by mteb", *bounds(n)) for n in names]
+        self.metadata.metrics = [Metric(n, "higher", "reported by mteb", *bounds(n), label=label(n)) for n in names]
         details: dict[str, Any] = {
             "framework": "mteb",
             "mteb_version": result.mteb_version,

@@ -110,7 +110,12 @@ class NegConstraintTask(RetrievalTask):
         meta.metrics = (
             meta.metrics
             + [
-                Metric(f"lsnc_at_{k}", "higher", f"Log-Scaled Negation Consistency at {k} (released violating ids)")
+                Metric(
+                    f"lsnc_at_{k}",
+                    "higher",
+                    f"Log-Scaled Negation Consistency at {k} (released violating ids)",
+                    label=f"LSNC@{k}",
+                )
                 for k in LSNC_K
             ]
             + [
@@ -118,6 +123,7 @@ class NegConstraintTask(RetrievalTask):
                     "paired_win_rate",
                     "higher",
                     "fraction of queries whose satisfying passage ranks strictly above the violating one (tie = loss)",
+                    label="paired win rate",
                 )
             ]
             + [

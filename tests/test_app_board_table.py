@@ -203,17 +203,21 @@ def test_comparison_rows_use_the_boards_subset_labels_and_strata_sort_by_number(
     from types import SimpleNamespace
 
     from leaderboard.app.comparison_view import comparison_html
-    from leaderboard.app.tabs.compare import natural
+    from leaderboard.records.comparison import natural_key
 
-    assert sorted(["cw=11-12", "cw=3-10", "cw=16-28", "cw=13-15"], key=natural) == [
+    assert sorted(["cw=11-12", "cw=3-10", "cw=16-28", "cw=13-15"], key=natural_key) == [
         "cw=3-10",
         "cw=11-12",
         "cw=13-15",
         "cw=16-28",
     ]
     row = SimpleNamespace(task="t", subset="type=2in", metric="m", mean_a=0.5, mean_b=0.25, difference=-0.25)
-    html = comparison_html("A", "B", [row], labels={("t", "type=2in"): "¬2in"})
-    assert "¬2in" in html and ">type=2in<" not in html and "−0.2500" in html
+    html = comparison_html("A", "B", [row], labels={("t", "type=2in", "m"): ("¬2in", "M@10")})
+    assert "¬2in" in html and ">type=2in<" not in html and "−0.2500" in html and ">M@10" in html
+    # a label names the row's own subset and metric: another metric's label for the subset is never used
+    other = SimpleNamespace(task="t", subset="type=2in", metric="x", mean_a=0.5, mean_b=0.25, difference=-0.25)
+    html = comparison_html("A", "B", [other], labels={("t", "type=2in", "m"): ("¬2in", "M@10")})
+    assert "M@10" not in html and ">x" in html
 
 
 def test_the_reported_tier_follows_the_header_sort():

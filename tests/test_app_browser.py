@@ -553,19 +553,21 @@ def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, co
             page.wait_for_function(
                 "(n) => document.querySelectorAll('#compare-table tbody tr').length === n", arg=count, timeout=60000
             )
-            # each subset row is labelled as the board's column ("¬2in", not "type=2in"), in the board's order
-            columns = board.ranking("ComLQ").columns
-            labels = {c.spec.subset: c.label.rstrip(" ↑↓") for c in columns if c.spec.metric == task.metric}
-            row = page.locator(f'#compare-table tbody tr:has(td[title="{subsets[0].subset}"])')
+            # each subset row names its subset as the task's views do ("¬2in", not "type=2in") and its own
+            # metric, in the board's column order
+            labels = expected.labels()
+            first_subset = expected.ordered(board.ranking("ComLQ"))[1]
+            row = page.locator(f'#compare-table tbody tr:has(td[title="{first_subset.subset}"])').first
             texts = row.locator("td").all_inner_texts()
-            assert texts[1] == labels.get(subsets[0].subset, subsets[0].subset)
-            assert texts[2] == signed(subsets[0].difference)
-            shown = page.locator("#compare-table tbody tr td:nth-child(2)").evaluate_all(
-                "cells => cells.slice(1).map(c => c.title)"
+            subset_label, metric_label = labels[("comlq", first_subset.subset, first_subset.metric)]
+            assert texts[1] == subset_label and texts[1] != first_subset.subset
+            assert texts[2] == signed(first_subset.difference) and texts[6].startswith(metric_label)
+            shown = page.locator("#compare-table tbody tr").evaluate_all(
+                "rows => rows.slice(1).map(r => [r.cells[1].title, r.cells[6].title])"
             )
-            in_board = [s for s in shown if s in labels]
-            board_order = dict.fromkeys(c.spec.subset for c in board.ranking("ComLQ").columns)
-            assert in_board == [s for s in board_order if s in in_board]
+            columns = [(c.spec.subset, c.spec.metric) for c in board.ranking("ComLQ").columns]
+            in_board = [tuple(s) for s in shown if tuple(s) in columns]
+            assert in_board and in_board == [c for c in columns if c in in_board]
         settle(page)
         page.screenshot(path=str(shots / f"{size}-compare-comlq.png"), full_page=False)
         page.close()

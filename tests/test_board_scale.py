@@ -12,6 +12,7 @@ import pytest
 from leaderboard.metrics import bootstrap, draws
 from leaderboard.metrics.significance import sign_flip_test
 from leaderboard.records import index as index_module
+from leaderboard.records import per_query_columns
 from leaderboard.records.index import build_index, index_file
 from leaderboard.records.plain_read import read_plain
 
@@ -38,7 +39,7 @@ def test_per_query_columns_come_back_from_the_compact_index(real_results):
     assert len(stored) == len(REAL) >= 6
     for path, columns in stored.items():
         record = read_plain(real_results / path)
-        assert columns == index_module._per_query_columns(record["per_query"])
+        assert columns == per_query_columns.columns(record["per_query"])
     comlq = [columns for path, columns in stored.items() if path.endswith("comlq.json")]
     assert all(c["ids"] is comlq[0]["ids"] and c["subsets"] is comlq[0]["subsets"] for c in comlq)  # kept once
     with sqlite3.connect(index_file(real_results)) as db:
@@ -179,7 +180,7 @@ def test_a_board_keeps_only_the_default_scores_it_shows(real_results, monkeypatc
     monkeypatch.setattr(index_module, "_validate", lambda *a: validated.append(a[1]) or real(*a))
     wanted = {"comlq": {"ndcg_at_10"}, "negconstraint": {"paired_win_rate"}}
     index = build_index(real_results, default_metrics=wanted)
-    for path, summary in index.summaries():
+    for _, summary in index.summaries():
         keep = wanted[summary["task"]["name"]] | {summary["task"]["main_score"]}
         assert set(summary["default"]) == keep
     first = len(validated)
@@ -189,3 +190,125 @@ def test_a_board_keeps_only_the_default_scores_it_shows(real_results, monkeypatc
     again = build_index(real_results)  # whole summaries: the rows were written (and re-sealed) whole
     assert len(validated) == first
     assert all(len(summary["default"]) > 2 for _, summary in again.summaries())
+
+
+def _plain_record(path):
+    from leaderboard.records.plain_read import _validator
+
+    return _validator().validate_python(json.loads(Path(path).read_text()))
+
+
+def _verdicts(record, monkeypatch):
+    """(the fast verdict, the canonical checks' problems) of a plain record."""
+    from leaderboard.records import per_query_checks, per_query_fast
+    from leaderboard.records.per_query_codec import decode_per_query
+    from leaderboard.records.result_checks import main_split, metric_range
+
+    split, field = main_split(record), record["per_query"]
+    ranges = lambda name: metric_range(record, name)
+    fast = per_query_fast.verified(decode_per_query(field), field, record, split, ranges)
+    with monkeypatch.context() as m:
+        m.setattr(per_query_fast, "verified", lambda *a: False)  # the canonical checks alone
+        return fast, per_query_checks.per_query_problems(record, split, ranges)
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: f"{p.parent.parent.name}-{p.name}")
+def test_the_fast_checks_accept_real_results_and_give_their_columns(path, monkeypatch):
+    from leaderboard.records import per_query_fast
+
+    record = _plain_record(path)
+    assert _verdicts(record, monkeypatch) == (True, [])
+    assert per_query_fast.columns(record["per_query"]) == per_query_columns.columns(record["per_query"])
+
+
+def _mutations():
+    from hypothesis import strategies as st
+
+    kinds = ["shift", "tiny shift", "range", "nan", "string", "null", "bool", "drop row", "drop value", "extra row"]
+    kinds += ["int", "subset extra id", "subset duplicate", "metric_queries", "score", "macro_over"]
+    return st.tuples(st.sampled_from(REAL), st.sampled_from(kinds), st.integers(0, 10**6))
+
+
+def _mutated(path, kind, seed):
+    """A real result with one change to its per-query values, membership or scores, repacked (sha256 right)."""
+    import base64
+    import gzip
+    import hashlib
+
+    from leaderboard.records.per_query_codec import decode_per_query, decode_subset_queries
+
+    def pack(value):  # the codec's packing, NaN allowed (a hostile file may hold one)
+        payload = json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.sha256(payload).hexdigest(), base64.b64encode(gzip.compress(payload, mtime=0)).decode()
+
+    record = _plain_record(path)
+    field = record["per_query"]
+    values = decode_per_query(field)
+    members = decode_subset_queries(field)
+    ids = sorted(values)
+    qid = ids[seed % len(ids)]
+    metric = sorted(values[qid])[seed % len(values[qid])]
+    row = values[qid]
+    if kind in ("shift", "tiny shift"):
+        row[metric] = row[metric] * 0.5 if kind == "shift" else row[metric] + 2e-9 * len(ids)
+    elif kind == "range":
+        row[metric] = 1e9
+    elif kind == "nan":
+        row[metric] = float("nan")
+    elif kind in ("string", "null", "bool", "int"):
+        row[metric] = {"string": "0.5", "null": None, "bool": True, "int": round(row[metric])}[kind]
+    elif kind == "drop row":
+        del values[qid]
+    elif kind == "drop value":
+        del row[metric]
+    elif kind == "extra row":
+        values["zz-extra"] = dict(row)
+    elif kind in ("subset extra id", "subset duplicate") and members:
+        name = sorted(members)[seed % len(members)]
+        members[name] = members[name] + (["zz-unknown"] if kind == "subset extra id" else members[name][:1])
+    elif kind == "metric_queries":
+        field["metric_queries"] = dict(zip(("sha256", "data"), pack({metric: ids[: 1 + seed % 5]})))
+        field["metric_queries"].update(count=1, encoding="gzip+base64+json")
+    elif kind == "macro_over" and members:
+        field["macro_over"] = sorted(members)[:2]
+    split = record["task"]["splits"][0]
+    _rescored(record["scores"][split], values, members)  # the means agree: only the change itself is wrong
+    if kind == "score":
+        subsets = sorted(record["scores"][split])
+        subset = "default" if seed % 4 < 2 else subsets[seed % len(subsets)]
+        scores = record["scores"][split][subset]
+        name = sorted(scores)[seed % len(scores)]
+        scores[name] = scores[name] + (1e-12 if seed % 2 else 1e-6)
+    field["sha256"], field["data"] = pack(values)
+    field["count"] = len(values)
+    if field.get("subsets"):
+        field["subsets"]["sha256"], field["subsets"]["data"] = pack(members)
+    return record
+
+
+def _rescored(scores, values, members):
+    """Each stored score with per-query numbers set to their mean (default: every query; each subset: its own)."""
+    import math
+
+    for subset, ids in [("default", list(values)), *members.items()]:
+        for metric in scores.get(subset, {}):
+            column = [values[q][metric] for q in ids if q in values and isinstance(values[q].get(metric), float)]
+            column = [v for v in column if math.isfinite(v)]
+            if column:
+                scores[subset][metric] = math.fsum(column) / len(column)
+
+
+def test_the_fast_checks_never_accept_what_the_checks_refuse(monkeypatch):
+    from hypothesis import given, settings
+
+    seen = {True: 0, False: 0}
+
+    @settings(max_examples=120, deadline=None, derandomize=True)
+    @given(_mutations())
+    def check(case):
+        fast, problems = _verdicts(_mutated(*case), monkeypatch)
+        assert not (fast and problems), (case, problems)  # fast says fine only when the checks do
+        seen[bool(problems)] += 1
+
+    check()
+    assert seen[True] > 20 and seen[False] > 5  # both kinds of mutation were tried

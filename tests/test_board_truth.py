@@ -250,8 +250,9 @@ def test_comparison_view_numbers_equal_leaderboard_compare(tmp_path):
     from leaderboard.records.comparison import with_holm
 
     with_holm(direct)
-    assert direct and [c.subset for c in direct] == [c.subset for c in view.subsets["demo"]]
-    assert all(c.subset.startswith("cw=") for c in direct)
+    assert direct and [(c.subset, c.metric) for c in direct] == [(c.subset, c.metric) for c in view.subsets["demo"]]
+    strata = [c for c in direct if c.subset.startswith("cw=")]  # the main score on each content-word stratum
+    assert strata and all(c.metric == "ndcg_at_10" for c in strata)
     for mine, theirs in zip(view.subsets["demo"], direct):
         assert mine.to_json() == pytest.approx(theirs.to_json())
 

@@ -20,6 +20,18 @@ def test_run_without_arguments_prints_two_example_commands():
     assert len(examples) == 2 and "--model bm25 --task demo" in examples[0], ran.stderr
 
 
+def test_run_help_prints_one_example_a_line():
+    ran = run_cli("run", "--help", env={"COLUMNS": "80"})
+    assert ran.returncode == 0, ran.stderr
+    lines = [line.strip() for line in ran.stdout.splitlines()]
+    examples = [line for line in lines if line.startswith("leaderboard run")]
+    assert examples == [
+        "leaderboard run --model bm25 --task demo",
+        "leaderboard run -m all-MiniLM-L6-v2 -m bm25 -t comlq --data-dir comlq=../shared/data/comlq",
+    ]
+    assert lines[lines.index(examples[0]) - 1] == "Examples:"
+
+
 def test_task_names_resolve_case_insensitively(tmp_path):
     ran = run_cli("run", "-m", "bm25", "-t", "DEMO", "--output", str(tmp_path))
     assert ran.returncode == 0, ran.stderr

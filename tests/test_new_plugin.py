@@ -90,3 +90,21 @@ def test_plan_is_on_the_public_contract_and_refuses_bad_names(tmp_path):
     (taken / "keep").mkdir(parents=True)
     refused = run_cli("new-plugin", "x", "--output", str(tmp_path))
     assert refused.returncode == 2 and "already exists and is not empty" in refused.stderr
+
+
+def test_the_next_step_installs_pytest_with_the_package(tmp_path):
+    """README's main install (`.[minilm]`) has no pytest: the printed next step installs the package's own
+    `test` extra, which brings it, before running `python -m pytest` on the package's tests."""
+    import shlex
+    import tomllib
+
+    made = run_cli("new-plugin", "my-model", "--output", str(tmp_path / "src"))
+    assert made.returncode == 0, made.stderr
+    (line,) = [line for line in made.stdout.splitlines() if line.startswith("Next: ")]
+    install, _, test = line.removeprefix("Next: ").partition(" && ")
+    root = tmp_path / "src" / "leaderboard-my-model"
+    assert shlex.split(install) == ["pip", "install", "-e", f"{root}[test]"]
+    assert shlex.split(test) == ["python", "-m", "pytest", str(root / "tests")]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(requirement.startswith("pytest") for requirement in extras["test"])
+    assert "pip install -e '.[test]'" in (root / "README.md").read_text()

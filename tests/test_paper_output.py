@@ -88,21 +88,31 @@ def test_compare_paper_tables(results_only, fmt):
     a, b = (read_result(path) for path in RESULTS.values())
     low_a, high_a = _bootstrap(per_query_values(a, "ndcg_at_10", "a"))  # the board's interval of a cell
     low_b, high_b = _bootstrap(per_query_values(b, "ndcg_at_10", "b"))
-    cell_a = f"{a.main_score:.4f} [{low_a:.4f}, {high_a:.4f}]"
-    cell_b = f"{b.main_score:.4f} [{low_b:.4f}, {high_b:.4f}]"
-    difference = f"{numbers['difference']:+.4f} [{numbers['ci_low']:+.4f}, {numbers['ci_high']:+.4f}]"
+    interval_a, interval_b = f"[{low_a:.4f}, {high_a:.4f}]", f"[{low_b:.4f}, {high_b:.4f}]"
+    difference, ci = f"{numbers['difference']:+.4f}", f"[{numbers['ci_low']:+.4f}, {numbers['ci_high']:+.4f}]"
     assert numbers["p_holm"] >= 0.05  # so B, the worse, is marked as not significantly different
-    out = ran.stdout
-    if fmt == "markdown":
-        assert "| Task | Metric | Queries | A: bm25 | B: bm25-okapi | A − B [95% CI] | p | p (Holm) |" in out
-        row = f"| negconstraint | ndcg_at_10 | 366 | **{cell_a}** | {cell_b} ≈ | {difference} | "
+    out, p = ran.stdout, f"{numbers['p_value']:.4f}"
+    if fmt == "markdown":  # one task: p alone (Holm's equals it); the metric named by its label, after the task
+        assert out.startswith("**A = bm25, B = bm25-okapi: paired tests over the same queries**\n\n")
+        assert "| Task | Queries | A | B | A − B (95% CI) | p |" in out
+
+        def md(text: str) -> str:
+            return text.replace("[", "\\[").replace("]", "\\]")
+
+        row = (
+            f"| negconstraint (nDCG@10) | 366 | **{a.main_score:.4f}** {md(interval_a)} | "
+            f"{b.main_score:.4f} {md(interval_b)} ≈ | {difference} {md(ci)} | {p} |"
+        )
         assert row in out
     else:
-        assert r"\begin{tabular}{llrrrrrr}" in out and r"\toprule" in out and r"\end{table}" in out
-        assert r"Task & Metric & Queries & A: bm25 & B: bm25-okapi & A $-$ B [95\% CI] & p & p (Holm) \\" in out
-        assert rf"negconstraint & ndcg\_at\_10 & 366 & \textbf{{{cell_a}}} & {cell_b} $\approx$ & {difference}" in out
-        assert "≈" not in out and "≤" not in out  # everything non-ASCII that LaTeX cannot set is in math mode
-    assert f"{numbers['p_value']:.4f}" in out
+        assert r"\begin{tabular}{lrrrrr@{\hspace{6pt}}}" in out and r"\toprule" in out and r"\end{table}" in out
+        assert "Task & Queries & A & B & A $-$ B & p \\\\\n &  &  &  & 95\\% CI &  \\\\" in out
+        minus = difference.replace("-", "$-$")  # a minus sign, not a hyphen
+        mark = r"\rlap{\textsuperscript{$\approx$}}"
+        assert rf"negconstraint & 366 & \textbf{{{a.main_score:.4f}}} & {b.main_score:.4f}{mark} & {minus} & {p}" in out
+        assert rf"{{\scriptsize nDCG@10}} &  & {{\scriptsize {interval_a}}} & {{\scriptsize {interval_b}}}" in out
+        assert "≈" not in out and "≤" not in out and "≥" not in out  # set by LaTeX commands, never as UTF-8
+        assert r"p $\geq$ 0.05" in out and ">=" not in out
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "latex"])
@@ -112,24 +122,34 @@ def test_show_paper_tables(results_only, fmt):
     assert ran.returncode == 0, ran.stderr
     a, b = (read_result(path) for path in RESULTS.values())
     low_b, high_b = _bootstrap(per_query_values(b, "ndcg_at_10", "b"))
-    cell_b = f"{b.main_score:.4f} [{low_b:.4f}, {high_b:.4f}]"
+    interval_b = f"[{low_b:.4f}, {high_b:.4f}]"
+    assert str(folder) not in ran.stdout and "Revision" not in ran.stdout  # no path; one revision a model name
     if fmt == "markdown":
-        assert "| Model | Revision | negconstraint (ndcg_at_10) |" in ran.stdout
-        assert f"| bm25-okapi | okapi-1 | {cell_b} ≈ |" in ran.stdout
-        assert f"| bm25 | bm25s-0.3.16 | **{a.main_score:.4f} [" in ran.stdout
+        assert ran.stdout.startswith("**Results of 2 models on 1 task**\n\n")
+        assert "| Model | negconstraint (nDCG@10) |" in ran.stdout
+        assert f"| bm25-okapi | {b.main_score:.4f} \\{interval_b[:-1]}\\] ≈ |" in ran.stdout
+        assert f"| bm25 | **{a.main_score:.4f}** \\[" in ran.stdout
     else:
-        assert r"Model & Revision & negconstraint (ndcg\_at\_10) \\" in ran.stdout
-        assert rf"bm25-okapi & okapi-1 & {cell_b} $\approx$ \\" in ran.stdout
-        assert rf"bm25 & bm25s-0.3.16 & \textbf{{{a.main_score:.4f} [" in ran.stdout
+        assert "Model & negconstraint \\\\\n & nDCG@10 \\\\" in ran.stdout
+        assert rf"bm25-okapi & {b.main_score:.4f}\rlap{{\textsuperscript{{$\approx$}}}} \\" in ran.stdout
+        assert rf" & {{\scriptsize {interval_b}}} \\" in ran.stdout
+        assert rf"bm25 & \textbf{{{a.main_score:.4f}}} \\" in ran.stdout
 
 
-def test_latex_escapes_names():
-    from leaderboard.cli.paper_tables import latex_escape, markdown_escape
-
-    assert latex_escape("a_b & c%d #1 {x} ~ ^ \\") == (
-        r"a\_b \& c\%d \#1 \{x\} \textasciitilde{} \textasciicircum{} \textbackslash{}"
-    )
-    assert markdown_escape("a|b*c") == "a\\|b\\*c"
+def test_paper_tables_columns_are_chosen_with_columns(results_only):
+    folder, env = results_only
+    ran = run_cli("show", str(folder), "--format", "markdown", "--columns", "model,revision,negconstraint", env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert "| Model | Revision | negconstraint (nDCG@10) |" in ran.stdout and "| bm25 | bm25s-0.3.16 | **" in ran.stdout
+    args = ("compare", "bm25", "bm25-okapi", "--task", "negconstraint", "--results", str(folder), "--format", "latex")
+    ran = run_cli(*args, "--columns", "task,metric,a,b", "--columns", "p_holm", env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert "Task & Metric & A & B & p \\\\\n &  &  &  & Holm \\\\" in ran.stdout
+    for value, said in (("model,nosuch", "unknown column 'nosuch'"), (",", "no column named")):
+        ran = run_cli("show", str(folder), "--format", "latex", "--columns", value, env=env)
+        assert ran.returncode == 2 and said in ran.stderr and "model, revision, negconstraint" in ran.stderr
+    ran = run_cli("show", str(folder), "--columns", "model", env=env)  # a listing format has its own columns
+    assert ran.returncode == 2 and "--columns chooses the columns of --format markdown or latex" in ran.stderr
 
 
 def test_cite_comlq_and_the_harness():
@@ -168,3 +188,28 @@ def test_compare_runs_only_what_is_missing(tmp_path):
     assert f"reused: {first.path}" in ran.stderr
     written = [line for line in ran.stderr.splitlines() if line.startswith("written: ")]
     assert len(written) == 1 and "bm25-okapi" in written[0] and "skipped" not in ran.stderr
+
+
+def test_markdown_tables_parse_as_gfm_tables(results_only):
+    """GitHub renders them as tables: a GFM reader (markdown-it-py with tables) finds one table, every row full."""
+    from markdown_it import MarkdownIt
+
+    folder, env = results_only
+    args = ("compare", "bm25", "bm25-okapi", "--task", "negconstraint", "--results", str(folder))
+    for ran in (run_cli(*args, "--format", "markdown", env=env), run_cli("show", str(folder), "--format", "markdown")):
+        assert ran.returncode == 0, ran.stderr
+        tokens = MarkdownIt("commonmark").enable("table").parse(ran.stdout)
+        kinds = [t.type for t in tokens]
+        assert kinds.count("table_open") == 1
+        cells_per_row = [
+            kinds[i : kinds.index("tr_close", i)].count("td_open") for i, k in enumerate(kinds) if k == "tr_open"
+        ]
+        assert len(set(cells_per_row[1:])) == 1 and cells_per_row[1] == kinds.count("th_open") > 1
+
+
+def test_a_paper_table_of_no_complete_result_is_refused(tmp_path):
+    ran = run_cli("run", "-m", "bm25", "-t", "demo", "--limit", "3", "--output", str(tmp_path / "r"), "--quiet")
+    assert ran.returncode == 0, ran.stderr
+    shown = run_cli("show", str(tmp_path / "r"), "--format", "latex")
+    assert shown.returncode == 2 and shown.stdout == ""
+    assert "no complete result to put in a table (1 partial result: complete runs have no --limit" in shown.stderr

@@ -304,15 +304,40 @@ def test_multiconir_loads_from_the_hub(tmp_path):
     assert result["task"]["source"]["uri"] == "hf://datasets/Lux1997/MultiConIR"
 
 
+def _bootstrap_intervals(data):
+    """(subset, metric) -> the percentile bootstrap (the harness's one, seed 0) of the per-query values behind each
+    main-split score that has them, read straight from the file: the interval the board shows."""
+    import numpy as np
+
+    from leaderboard.metrics.bootstrap import stratified_bootstrap
+    from leaderboard.records.result import decode_per_query, decode_subset_queries
+
+    values, members = decode_per_query(data["per_query"]), decode_subset_queries(data["per_query"])
+    found = {}
+    for subset, scores in data["scores"][data["task"]["splits"][0]].items():
+        ids = list(values) if subset == "default" else members.get(subset)
+        for metric, score in scores.items():
+            have = {q: values[q][metric] for q in ids or () if metric in values[q]}
+            if have and abs(np.mean(list(have.values())) - score) <= 1e-9:
+                low, high = stratified_bootstrap([np.asarray([[have[q] for q in sorted(have)]])])
+                found[(subset, metric)] = [float(low[0]), float(high[0])]
+    return found
+
+
 def _rows_from_json(folder):
-    """The flat table's rows computed straight from the result JSON files (no harness code)."""
+    """The flat table's rows computed straight from the result JSON files (scores, stored intervals, else the
+    bootstrap of each score's per-query values)."""
     rows = {}
     for path in sorted((folder / "results").glob("*/*/*.json")):
         data = json.loads(path.read_text())
+        bootstrapped = _bootstrap_intervals(data)
         for split, subsets in data["scores"].items():
             for subset, values in subsets.items():
                 for metric, value in values.items():
-                    ci = data.get("confidence_intervals", {}).get(split, {}).get(subset, {}).get(metric, [None, None])
+                    ci = data.get("confidence_intervals", {}).get(split, {}).get(subset, {}).get(metric)
+                    if ci is None and split == data["task"]["splits"][0]:
+                        ci = bootstrapped.get((subset, metric))
+                    ci = ci or [None, None]
                     model = data["model"]
                     key = (model["name"], model["revision"], data["task"]["name"], split, subset, metric)
                     rows[key] = {
@@ -337,6 +362,17 @@ def _rows_from_table(records):
         out[key] = {k: r[k] for k in ("kind", "value", "ci_low", "ci_high", "queries", "data_hash", "result_path")}
         out[key]["is_main_score"] = r["is_main_score"]
     return out
+
+
+def _same_rows(found, expected):
+    """Equal rows; intervals to 1e-12 (one bootstrap of several metrics sums in another order than of one)."""
+    assert found.keys() == expected.keys()
+    for key, row in expected.items():
+        for field, value in row.items():
+            if field in ("ci_low", "ci_high") and value is not None:
+                assert found[key][field] == pytest.approx(value, abs=1e-12), (key, field)
+            else:
+                assert found[key][field] == value, (key, field)
 
 
 def _nulls(rows):
@@ -386,10 +422,11 @@ def test_push_regenerates_a_flat_table_that_datasets_and_pandas_read_equal_to_th
     expected = _rows_from_json(local)
     assert {k[0] for k in expected} == {"bm25", "bm25-okapi"}  # the first push's results are still in the table
     assert any(row["ci_low"] is not None for row in expected.values())
+    assert all(row["ci_low"] is not None for row in expected.values() if row["is_main_score"])  # null before
     by_pandas = _rows_from_table(pd.read_parquet(local / "data" / "results.parquet").to_dict("records"))
-    assert _nulls(by_pandas) == expected
+    _same_rows(_nulls(by_pandas), expected)
     by_datasets = _rows_from_table(load_dataset(str(local), split="train", cache_dir=str(tmp_path / "hf-cache")))
-    assert _nulls(by_datasets) == expected
+    _same_rows(_nulls(by_datasets), expected)
     card = (local / "README.md").read_text()
     front = yaml.safe_load(card.split("---\n")[1])
     assert front["license"] == "cc-by-sa-4.0"

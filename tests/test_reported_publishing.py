@@ -93,4 +93,4 @@ def test_show_reported_lists_them_apart_and_marked(results_dir, tmp_path):
     markdown = run_cli("show", str(root), "--reported", "--format", "markdown")
     assert markdown.returncode == 0, markdown.stderr
     _, _, reported_md = markdown.stdout.partition("**Reported in papers**")
-    assert "| bm25 | reported in ComLQ, Table 3 | comlq | default | ndcg_at_10 | 0.5050 |" in reported_md
+    assert "| bm25 | reported in ComLQ, Table 3 | comlq | default | nDCG@10 | 0.5050 |" in reported_md

@@ -81,3 +81,24 @@ def test_verify_installs_a_missing_plugin_into_a_temporary_venv(tmp_path):
     assert "installed into a temporary virtual environment" in ran.stderr
     (check,) = json.loads(ran.stdout)
     assert check["status"] == "match" and check["re_run"] == check["submitted"] > 0
+
+
+def test_verify_without_the_data_says_so_and_names_the_flag(tmp_path):
+    """A re-run whose data cannot be downloaded decides nothing: "no data", exit 2, --data-dir named (not "does
+    not reproduce"). The download is made to fail at once: an unreachable proxy, whatever the network."""
+    folder = tmp_path / "bm25"
+    shutil.copytree(REPO / "submissions" / "bm25", folder, ignore=shutil.ignore_patterns("comlq.json", "demo.json"))
+    env = {
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),  # no cached copy of the data
+        "LEADERBOARD_NEGCONSTRAINT_DIR": "",
+        "https_proxy": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+    }
+    ran = run_cli("verify", str(folder), "--all", "--format", "json", env=env)
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    (check,) = json.loads(ran.stdout)
+    assert check["task"] == "negconstraint" and check["status"] == "no data" and check["re_run"] is None
+    assert "Could not download" in check["detail"]
+    assert "Data unavailable: the data of negconstraint could not be had here" in ran.stderr
+    assert "--data-dir TASK=DIR" in ran.stderr and "do not reproduce" not in ran.stderr
+    assert "Traceback" not in ran.stderr

@@ -146,7 +146,7 @@ class Board:
         full = (benchmark, a, b, True)
         if not subsets and full in self._comparisons:
             found = self._comparisons[full]
-            return ModelComparison(found.a, found.b, found.tasks, {}, found.skipped)
+            return ModelComparison(found.a, found.b, found.tasks, {}, found.skipped, found.declarations)
         key = (benchmark, a, b, subsets)
         if key not in self._comparisons:  # a pair costs seconds on large tasks; a reader often comes back to it
             self._comparisons[key] = compare_models(self, benchmark, a, b, subsets=subsets)

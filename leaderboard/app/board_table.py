@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from leaderboard.app.comparison_view import p_text
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Line, Ranking
 from leaderboard.app.render import (
@@ -34,6 +35,7 @@ from leaderboard.app.render import (
 )
 from leaderboard.app.reported_tier import ReportedLine
 from leaderboard.app.values import MISSING, finite
+from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 # Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them.
 MODEL_COLUMNS = ("Parameters", "Dimension", "Max tokens")
@@ -252,7 +254,7 @@ def board_html(
         rank = Cell(esc(f"{line.rank}{(' ' + line.marker) if line.marker else ''}") if line.rank else MISSING)
         rank.sort, rank.classes = line.rank, "c-rank"
         if line.p_value is not None:
-            rank.title = f"paired randomization test against #1: p = {line.p_value:.3g}"
+            rank.title = f"paired randomization test against #1: p = {p_text(line.p_value, N_RESAMPLES)}"
         model = model_cell(line.info)
         if line.name in shared:  # two rows of one name: each says which revision it is
             model.text += f'<span class="rev">revision {esc(line.key[1] or MISSING)}</span>'

@@ -1,10 +1,12 @@
 """The two-model comparison view's numbers: per task and per subset, ``leaderboard compare``'s statistics.
 
-Nothing is computed here: each row is ``records.comparison.compare_values`` (the function behind
+Nothing is computed here: each row is ``records.comparison.compare_cell`` (the function behind
 ``leaderboard compare``) on the per-query values the board's index holds for the two models'
 results, and the task rows are Holm-adjusted together by ``with_holm``, as ``compare`` does. Subset
-rows (a query type, a domain, a content-word stratum) compare that subset's own queries, as both
-results name them, and are Holm-adjusted as one family per task. ``Board.comparison`` caches them.
+rows (``compare_cells``, what ``compare --per-subset`` prints) each compare one metric on one
+subset's queries, as both results name them (LSNC on the negation queries both judges labelled),
+and are Holm-adjusted as one family per task; ``ModelComparison.labels`` names each row's subset
+and metric as the task's views do. ``Board.comparison`` caches them.
 """
 
 from __future__ import annotations
@@ -17,17 +19,29 @@ from leaderboard.app.ranking import Ranking
 from leaderboard.app.values import ModelKey
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
-from leaderboard.records.comparison import TaskComparison, compare_values, with_holm
+from leaderboard.records.comparison import (
+    TaskComparison,
+    cell_labels,
+    compare_cell,
+    compare_cells,
+    skipped_text,
+    with_holm,
+)
+from leaderboard.records.subset_text import subset_text
 
 
 class ComparisonSource(Protocol):
-    """What a comparison reads of a board (``board.Board`` is one): rankings, result rows, per-query values."""
+    """What a comparison reads of a board (``board.Board`` is one): rankings, result rows, declarations, per-query
+    values."""
 
     def ranking(self, name: str, with_stats: bool = True, all_revisions: bool = False) -> Ranking | None: ...
 
     def results_of(self, task: str) -> list[dict[str, Any]]: ...
 
     def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any] | None]: ...
+
+    @property
+    def tasks(self) -> dict[str, dict[str, Any]]: ...
 
 
 @dataclass
@@ -37,27 +51,41 @@ class ModelComparison:
     tasks: list[TaskComparison] = field(default_factory=list)  # all queries, Holm across these tasks
     subsets: dict[str, list[TaskComparison]] = field(default_factory=dict)  # task -> its subsets, Holm per task
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (task, why it could not be compared)
+    declarations: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> as its results declare it
+    subset_skipped: dict[str, str] = field(default_factory=dict)  # task -> the subset rows left out, and why
 
+    def problems(self) -> list[str]:
+        """What could not be compared, one line per task (the task rows', then the subset rows')."""
+        found = [f"{task}: {why}" for task, why in self.skipped]
+        return found + [f"{task}: not compared per subset: {why}" for task, why in self.subset_skipped.items()]
 
-def _values(stored: dict[str, Any] | None, metric: str) -> dict[str, float] | None:
-    if not stored:
-        return None
-    ids, values = stored.get("ids"), (stored.get("values") or {}).get(metric)
-    if not isinstance(ids, list) or not isinstance(values, list) or len(ids) != len(values) or not ids:
-        return None
-    return dict(zip(ids, values))
+    def rows(self) -> list[TaskComparison]:
+        """Each task's row, then its subset rows (in ``records.comparison.comparison_cells``' order)."""
+        out = []
+        for task_row in self.tasks:
+            out += [task_row, *self.subsets.get(task_row.task, [])]
+        return out
 
+    def ordered(self, ranking: Ranking | None = None) -> list[TaskComparison]:
+        """``rows`` with each task's subset rows in the order the board shows their columns (the ranking's), the
+        others after them in ``comparison_cells``' order (declared subsets, then strata by number)."""
+        order: dict[tuple[str, str, str], int] = {}
+        for column in ranking.columns if ranking else []:
+            order.setdefault((column.spec.task, column.spec.subset, column.spec.metric), len(order))
+        out = []
+        for task_row in self.tasks:
+            subsets = self.subsets.get(task_row.task, [])  # a stable sort keeps their own order among the rest
+            out += [task_row, *sorted(subsets, key=lambda r: order.get((r.task, r.subset, r.metric), len(order)))]
+        return out
 
-def _members(stored: dict[str, Any], ids: list[str]) -> dict[str, list[str]]:
-    found = {}
-    for subset, positions in (stored.get("subsets") or {}).items():
-        if (
-            isinstance(positions, list)
-            and positions
-            and all(isinstance(p, int) and 0 <= p < len(ids) for p in positions)
-        ):
-            found[subset] = sorted(ids[p] for p in positions)
-    return found
+    def labels(self) -> dict[tuple[str, str, str], tuple[str, str]]:
+        """(task, subset, metric) -> how the task's views name the row's subset (with the subset's own name where the
+        label hides it: "#1 (evidence=1)") and its metric."""
+        found = {}
+        for row in self.rows():
+            subset, metric = cell_labels(self.declarations.get(row.task, {}), row.subset, row.metric)
+            found[(row.task, row.subset, row.metric)] = (subset_text(subset, row.subset), metric)
+        return found
 
 
 def compare_models(
@@ -75,6 +103,7 @@ def compare_models(
     any revision can be picked. A task where either lacks per-query values for one of them is listed
     in ``skipped`` with the reason, never compared on fewer queries. ``subsets=False``: the task rows
     only (what ``leaderboard compare`` prints; a task with many subsets costs one test per subset).
+    Subset rows are ``records.comparison.compare_cells``: one metric on one subset each, as labelled.
     """
     ranking = board.ranking(benchmark, with_stats=False, all_revisions=True)
     if ranking is None:
@@ -95,32 +124,24 @@ def compare_models(
         if other["task"]["main_score"] != metric:
             out.skipped.append((task, f"different main scores ({metric} vs {other['task']['main_score']})"))
             continue
+        if other["task"].get("version") != row["task"].get("version"):
+            versions = f"{row['task'].get('version')!r} vs {other['task'].get('version')!r}"
+            out.skipped.append((task, f"different task versions ({versions}): not comparable"))
+            continue
         stored = board.per_query([path_a, path_b])
-        values_a, values_b = _values(stored[path_a], metric), _values(stored[path_b], metric)
-        if values_a is None or values_b is None:
-            out.skipped.append((task, f"no per-query values of {metric} for both models"))
+        got = compare_cell(task, metric, direction, stored[path_a], stored[path_b], "default", n_resamples, seed)
+        if isinstance(got, str):
+            out.skipped.append((task, got))
             continue
-        try:
-            out.tasks.append(
-                compare_values(task, metric, direction, values_a, values_b, n_resamples=n_resamples, seed=seed)
+        out.tasks.append(got)
+        out.declarations[task] = board.tasks.get(task, {})
+        if subsets:
+            rows, left_out = compare_cells(
+                task, out.declarations[task], stored[path_a], stored[path_b], n_resamples, seed
             )
-        except BadInput as exc:
-            out.skipped.append((task, str(exc)))
-            continue
-        if not subsets:
-            continue
-        members_a = _members(stored[path_a] or {}, list(values_a))
-        members_b = _members(stored[path_b] or {}, list(values_b))
-        rows = []
-        for subset in sorted(set(members_a) & set(members_b)):
-            ids = members_a[subset]
-            if ids != members_b[subset]:
-                continue  # the two results disagree on what the subset is: nothing to pair
-            pair = ({q: values_a[q] for q in ids}, {q: values_b[q] for q in ids})
-            rows.append(
-                compare_values(task, metric, direction, *pair, subset=subset, n_resamples=n_resamples, seed=seed)
-            )
-        if rows:
-            out.subsets[task] = with_holm(rows)
+            if rows:
+                out.subsets[task] = rows
+            if left_out:
+                out.subset_skipped[task] = skipped_text(left_out)
     with_holm(out.tasks)
     return out

@@ -8,11 +8,12 @@ defaults to the whole task).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from leaderboard.app.render import ARROW, Cell, empty, esc, table
 from leaderboard.app.values import MISSING, finite
+from leaderboard.records.p_value_text import at_floor, format_p
 
 MODEL_SEPARATOR = "\x1f"  # between name and revision in a model choice's value
 
@@ -29,13 +30,35 @@ def parse_choice(value: Any) -> tuple[str, str] | None:
 
 
 def p_text(p: Any, resamples: Any = None, exact: bool = False) -> str:
+    """A p-value as ``leaderboard compare`` prints it (``records.comparison.format_p``), "≤" at the floor."""
     value = finite(p)
     if value is None:
         return MISSING
-    floor = 1 / (int(resamples) + 1) if isinstance(resamples, int) and resamples > 0 and not exact else None
-    if floor is not None and value <= floor * 1.0000001:
-        return f"≤{floor:.2g}"
-    return f"{value:.3g}" if value >= 0.001 else f"{value:.1e}"
+    floor = isinstance(resamples, int) and resamples > 0 and at_floor(value, resamples, exact)
+    return format_p(value, floor)
+
+
+def _p_cells(row: Any) -> tuple[str, str]:
+    """p and Holm's p: both are upper bounds when the raw p is at the sampled test's floor (as the CLI)."""
+    resamples, exact = getattr(row, "resamples", None), bool(getattr(row, "exact", False))
+    raw, adjusted = finite(getattr(row, "p_value", None)), finite(getattr(row, "p_holm", None))
+    floor = raw is not None and isinstance(resamples, int) and resamples > 0 and at_floor(raw, resamples, exact)
+    return (
+        MISSING if raw is None else format_p(raw, floor),
+        MISSING if adjusted is None else format_p(adjusted, floor),
+    )
+
+
+def _queries(row: Any) -> str:
+    """How many queries were paired; where the metric exists on some queries only and the two results differ
+    on which (LSNC: each run's judge), also how many each result's own score covers."""
+    n = getattr(row, "queries", None)
+    own = (getattr(row, "queries_a", None), getattr(row, "queries_b", None))
+    if n is None:
+        return MISSING
+    if all(isinstance(q, int) for q in own) and own != (n, n):
+        return f"{n} (of A {own[0]}, B {own[1]})"
+    return str(n)
 
 
 def _signed(value: Any) -> str:
@@ -49,12 +72,14 @@ def comparison_html(
     rows: Sequence[Any],
     problems: Sequence[str] = (),
     subsets_shown: bool = True,
-    labels: dict[tuple[str, str], str] | None = None,
+    labels: Mapping[Any, Any] | None = None,
 ) -> str:
     """The table of A vs B; ``problems``: why some task could not be compared (shown under the table).
 
     ``subsets_shown=False``: the rows are the tasks only, and the caption says how to get the subsets.
-    ``labels``: (task, subset) -> the board's column label for that subset (the subset's name otherwise).
+    ``labels``: (task, subset, metric) -> (subset label, metric label), as ``ModelComparison.labels`` names
+    them from the task's views; the subset's and the metric's own names otherwise. Each row names the
+    subset and the metric it compares, so a label never names another metric than the row's.
     """
     notes = "".join(f"<li>{esc(p)}</li>" for p in problems)
     notes_html = f'<ul class="note" id="compare-problems">{notes}</ul>' if notes else ""
@@ -67,9 +92,9 @@ def comparison_html(
         ("A − B", "mean over queries of the paired difference", "c-agg"),
         ("95% CI", "paired percentile bootstrap over queries", ""),
         ("p", "two-sided paired randomization (sign-flip) test", ""),
-        ("p (Holm)", "Holm-adjusted across the rows shown", ""),
+        ("p (Holm)", "Holm-adjusted across the task rows, and across each task's subset rows", ""),
         ("Metric", "", "c-text"),
-        ("Queries", "queries both results score", ""),
+        ("Queries", "queries both results score (a metric on some queries only: both have it)", ""),
         (esc(f"A: {a}"), a, ""),
         (esc(f"B: {b}"), b, ""),
     ]
@@ -83,34 +108,34 @@ def comparison_html(
         if significant and difference is not None:
             a_better = (difference > 0) == (direction == "higher")
             better = "a-better" if a_better else "b-better"
-        resamples, exact = getattr(row, "resamples", None), bool(getattr(row, "exact", False))
         subset = str(getattr(row, "subset", "default") or "default")
+        named = (labels or {}).get((row.task, subset, row.metric))
+        subset_label, metric_label = named if named else ("all queries" if subset == "default" else subset, row.metric)
+        p_raw, p_holm = _p_cells(row)
         body.append(
             [
                 Cell(esc(row.task), row.task, "c-name", row.task),
-                Cell(
-                    esc("all queries" if subset == "default" else (labels or {}).get((row.task, subset), subset)),
-                    subset,
-                    "c-text",
-                    subset,
-                ),
+                Cell(esc(subset_label), subset, "c-text", subset),
                 Cell(f'<span class="v">{_signed(difference)}</span>', difference, f"c-agg {better}".strip()),
                 Cell(
                     f"{_signed(low)} to {_signed(high)}" if low is not None and high is not None else MISSING,
                     low,
                     "c-ci",
                 ),
-                Cell(p_text(getattr(row, "p_value", None), resamples, exact), finite(getattr(row, "p_value", None))),
-                Cell(p_text(getattr(row, "p_holm", None), resamples, exact), finite(getattr(row, "p_holm", None))),
-                Cell(esc(f"{row.metric} {ARROW.get(direction, '')}"), row.metric, "c-text"),
-                Cell(str(getattr(row, "queries", MISSING)), finite(getattr(row, "queries", None))),
+                Cell(p_raw, finite(getattr(row, "p_value", None))),
+                Cell(p_holm, finite(getattr(row, "p_holm", None))),
+                Cell(esc(f"{metric_label} {ARROW.get(direction, '')}".strip()), row.metric, "c-text", row.metric),
+                Cell(esc(_queries(row)), finite(getattr(row, "queries", None))),
                 Cell(f"{finite(row.mean_a):.4f}" if finite(row.mean_a) is not None else MISSING, finite(row.mean_a)),
                 Cell(f"{finite(row.mean_b):.4f}" if finite(row.mean_b) is not None else MISSING, finite(row.mean_b)),
             ]
         )
     caption = (
         f"A = {esc(a)}, B = {esc(b)}: paired over the queries both results score, the same statistics as "
-        "<code>leaderboard compare</code>. Shaded: the 95% interval excludes 0 (A better in green, B in red)."
+        "<code>leaderboard compare</code>. Each row compares the metric it names on the subset it names; a metric "
+        "computed on some queries only (LSNC: the queries a judge labelled) on those both results have. Shaded: "
+        "the 95% interval excludes 0 (A better in green, B in red). ≤: the smallest p the sampled sign flips "
+        "can give was reached."
     )
     if not subsets_shown:
         caption += " Per-task rows only: <b>Per subset</b> above adds each subset's row (one test each)."

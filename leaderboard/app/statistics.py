@@ -3,9 +3,12 @@
 Every interval is a claim about the number in its own cell, so it comes from the queries behind
 that very cell: a subset column (a query type, a domain, a content-word stratum) resamples only
 the queries of that subset, which the result names (``ScoreReport.subset_queries``, stored with
-the per-query values); where the result does not name them, the cell has no interval and says why
-(``Line.interval_notes``). A cell whose task stored its own interval (MultiConIR's, stratified by
-domain) keeps it. Per-query values that do not average to the cell's score are not used.
+the per-query values), and a metric computed on some queries only (ComLQ's LSNC on the negation
+queries its judge labelled, ``ScoreReport.metric_queries``) only those (``records.per_query_columns``);
+where the result does not name them, the cell has no interval and says why (``Line.interval_notes``).
+A cell whose task stored its own interval (MultiConIR's, stratified by domain) keeps it. Per-query
+values that do not average to the cell's score are not used; a score that is a macro mean over
+subsets (MultiConIR's over domains) resamples each subset on its own.
 All resampling is ``leaderboard.metrics.bootstrap.stratified_bootstrap``, the harness's one bootstrap.
 """
 
@@ -17,10 +20,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from leaderboard.app.ranking import SIGNIFICANCE_LEVEL, Column, Ranking
+from leaderboard.app.ranking import SIGNIFICANCE_LEVEL, Column, Line, Ranking
 from leaderboard.app.values import ModelKey
 from leaderboard.metrics.bootstrap import N_RESAMPLES, stratified_bootstrap
 from leaderboard.metrics.significance import sign_flip_test
+from leaderboard.records.per_query_columns import Stratum, mean, query_ids, strata
 
 
 class QuerySource(Protocol):
@@ -41,30 +45,11 @@ def add_statistics(board: QuerySource, ranking: Ranking) -> None:
     aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
     paths = [line.paths[c.spec.task] for line in ranking.lines for c in ranking.columns if c.spec.task in line.paths]
     decoded = board.per_query(paths)
-    vectors = {column.key: column_vectors(board, ranking, column, decoded) for column in ranking.columns}
-    _cell_intervals(ranking, vectors)
+    cells = {column.key: column_strata(board, ranking, column, decoded) for column in ranking.columns}
+    _cell_intervals(ranking, cells)
+    vectors = {column.key: aligned(ranking, column, cells[column.key]) for column in ranking.columns}
     _aggregate_intervals(ranking, aggregated, vectors)
     _significance(ranking, aggregated, vectors)
-
-
-def cell_queries(stored: dict[str, Any] | None, metric: str, subset: str) -> tuple[tuple[str, ...], list[float]] | str:
-    """One result's per-query values of ``metric`` on ``subset``'s queries (main split): (ids, values), or why not.
-
-    ``stored`` is the index's per-query record: {"ids", "values": {metric: [...]}, "subsets": {name: [positions]}}.
-    """
-    if not stored:
-        return "the result has no per-query values"
-    ids, values = stored.get("ids"), (stored.get("values") or {}).get(metric)
-    if not isinstance(ids, list) or not isinstance(values, list) or not values or len(values) != len(ids):
-        return f"the result has no per-query values of {metric}"
-    if subset == "default":
-        return tuple(ids), values
-    positions = (stored.get("subsets") or {}).get(subset)
-    if not isinstance(positions, list) or not positions:
-        return f"the result does not say which queries form {subset}"
-    if not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p < len(ids) for p in positions):
-        return f"the result's membership of {subset} is damaged"
-    return tuple(ids[p] for p in positions), [values[p] for p in positions]
 
 
 def _main_split(board: QuerySource, task: str) -> str | None:
@@ -72,15 +57,16 @@ def _main_split(board: QuerySource, task: str) -> str | None:
     return str(splits[0]) if isinstance(splits, list) and splits else None
 
 
-def column_vectors(
+def column_strata(
     board: QuerySource, ranking: Ranking, column: Column, decoded: dict[str, dict[str, Any] | None]
-) -> dict[ModelKey, np.ndarray]:
-    """Each line's per-query values behind its cell in ``column``, on the query ids most results share.
+) -> dict[ModelKey, list[Stratum]]:
+    """Each line's per-query values behind its cell in ``column`` (``per_query_columns.strata``): the queries
+    of the cell's subset that have its metric, one stratum per subset a macro-averaged score averages.
 
     Lines without them get a reason in ``line.interval_notes`` (used when the cell has no other interval).
     """
     spec = column.spec
-    found: dict[ModelKey, tuple[tuple[str, ...], list[float]]] = {}
+    found: dict[ModelKey, list[Stratum]] = {}
     for line in ranking.lines:
         path = line.paths.get(spec.task)
         value = line.values.get(column.key)
@@ -89,35 +75,41 @@ def column_vectors(
         if spec.split != _main_split(board, spec.task):
             line.interval_notes[column.key] = f"per-query values are stored for the main split only, not {spec.split}"
             continue
-        got = cell_queries(decoded.get(path), spec.metric, spec.subset)
+        got = strata(decoded.get(path), spec.metric, spec.subset)
         if isinstance(got, str):
             line.interval_notes[column.key] = got
             continue
-        if abs(float(np.mean(got[1])) - value) > MEAN_TOLERANCE * max(1.0, abs(value)):
+        if abs(mean(got) - value) > MEAN_TOLERANCE * max(1.0, abs(value)):
             line.interval_notes[column.key] = "the per-query values do not average to the score"
             continue
         found[line.key] = got
+    return found
+
+
+def aligned(ranking: Ranking, column: Column, found: dict[ModelKey, list[Stratum]]) -> dict[ModelKey, list[Stratum]]:
+    """The lines scored on the query ids most of them share: what an aggregate or a paired test can pair."""
     if not found:
         return {}
-    ids = Counter(i for i, _ in found.values()).most_common(1)[0][0]  # aligned: ids are sorted in the index
-    vectors = {}
-    for key, (got_ids, values) in found.items():
-        if got_ids == ids:
-            vectors[key] = np.asarray(values, dtype=float)
-        else:
-            line = next(line for line in ranking.lines if line.key == key)
-            line.interval_notes[column.key] = "scored on other queries than the other models"
-    return vectors
+    ids = Counter(query_ids(parts) for parts in found.values()).most_common(1)[0][0]
+    return {key: parts for key, parts in found.items() if query_ids(parts) == ids}
 
 
-def _cell_intervals(ranking: Ranking, vectors: dict[str, dict[ModelKey, np.ndarray]]) -> None:
-    """A cell keeps the interval its task stored; otherwise the bootstrap of its own queries; otherwise none."""
+def _cell_intervals(ranking: Ranking, cells: dict[str, dict[ModelKey, list[Stratum]]]) -> None:
+    """A cell keeps the interval its task stored; otherwise the bootstrap of its own queries; otherwise none.
+
+    Lines scored on the same queries share one resampling (one matrix product); a line scored on other
+    queries (an LLM judge labels other negation queries for each model's run) gets its own."""
     for column in ranking.columns:
-        have = vectors.get(column.key, {})
+        have = cells.get(column.key, {})
         todo = [line for line in ranking.lines if line.intervals.get(column.key) is None and line.key in have]
-        if todo:
-            low, high = stratified_bootstrap([np.stack([have[line.key] for line in todo])])
-            for line, lo, hi in zip(todo, low, high):
+        groups: dict[tuple[tuple[str, ...], ...], list[Line]] = {}
+        for line in todo:
+            groups.setdefault(query_ids(have[line.key]), []).append(line)
+        for group in groups.values():
+            count = len(have[group[0].key])  # strata: one, or the subsets a macro-averaged score averages
+            parts = [np.stack([np.asarray(have[line.key][i][1]) for line in group]) for i in range(count)]
+            low, high = stratified_bootstrap(parts)
+            for line, lo, hi in zip(group, low, high):
                 line.intervals[column.key] = (float(lo), float(hi))
         for line in ranking.lines:
             if line.intervals.get(column.key) is not None or line.values.get(column.key) is None:
@@ -126,13 +118,27 @@ def _cell_intervals(ranking: Ranking, vectors: dict[str, dict[ModelKey, np.ndarr
                 line.interval_notes.setdefault(column.key, "the result has no per-query values")
 
 
+def _pooled(
+    aggregated: list[Column], vectors: dict[str, dict[ModelKey, list[Stratum]]], lines: list[Line]
+) -> tuple[list[np.ndarray], list[float]]:
+    """(lines x queries) per stratum over the aggregated columns, and each stratum's share of the aggregate:
+    1/tasks for a task, split evenly over the subsets a macro-averaged task score averages."""
+    parts, shares = [], []
+    for column in aggregated:
+        first = vectors[column.key][lines[0].key]
+        for i in range(len(first)):
+            parts.append(np.stack([np.asarray(vectors[column.key][line.key][i][1]) for line in lines]))
+            shares.append(1 / (len(aggregated) * len(first)))
+    return parts, shares
+
+
 def _aggregate_intervals(
-    ranking: Ranking, aggregated: list[Column], vectors: dict[str, dict[ModelKey, np.ndarray]]
+    ranking: Ranking, aggregated: list[Column], vectors: dict[str, dict[ModelKey, list[Stratum]]]
 ) -> None:
     with_queries = [line for line in ranking.ranked if all(line.key in vectors.get(c.key, {}) for c in aggregated)]
     if with_queries and len(aggregated) > 1:  # one task: its column's interval (below) is the same bootstrap
-        strata = [np.stack([vectors[c.key][line.key] for line in with_queries]) for c in aggregated]
-        low, high = stratified_bootstrap(strata)
+        parts, shares = _pooled(aggregated, vectors, with_queries)
+        low, high = stratified_bootstrap(parts, weights=shares)
         for line, lo, hi in zip(with_queries, low, high):
             line.aggregate_interval = (float(lo), float(hi))
     if len(aggregated) == 1:  # one task: its own interval is the aggregate's
@@ -142,14 +148,17 @@ def _aggregate_intervals(
     ranking.interval_note = (
         f"95% intervals: percentile bootstrap over queries ({N_RESAMPLES:,} resamples; each task's queries "
         "resampled on their own). A task column's interval comes from the queries behind that cell: a subset "
-        "column (type, domain, stratum) resamples only that subset's queries, as the result names them; where a "
+        "column (type, domain, stratum) resamples only that subset's queries, as the result names them, and a metric "
+        "computed on some queries only (LSNC: those its judge labelled) only those; where a "
         "result does not name them, or has no per-query values, the cell says 'no interval' "
         "(the notes and the CSV say why). "
         "A task that computes its own interval (stored in the result) keeps it."
     )
 
 
-def _significance(ranking: Ranking, aggregated: list[Column], vectors: dict[str, dict[ModelKey, np.ndarray]]) -> None:
+def _significance(
+    ranking: Ranking, aggregated: list[Column], vectors: dict[str, dict[ModelKey, list[Stratum]]]
+) -> None:
     ranking.test_note = (
         f"≈ (beside the rank) is about the {ranking.aggregate_label} column only: not significantly different "
         "from #1 there, by a two-sided paired randomization (sign-flip) test of the difference on the queries "
@@ -169,9 +178,7 @@ def _significance(ranking: Ranking, aggregated: list[Column], vectors: dict[str,
     ]
     if not others:
         return
-    p_values = sign_flip_test(
-        [vectors[c.key][best.key] for c in aggregated],
-        [np.stack([vectors[c.key][line.key] for line in others]) for c in aggregated],
-    )
+    parts, shares = _pooled(aggregated, vectors, [best, *others])
+    p_values = sign_flip_test([part[0] for part in parts], [part[1:] for part in parts], weights=shares)
     for line, p in zip(others, p_values):
         line.p_value = float(p)

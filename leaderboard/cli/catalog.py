@@ -32,8 +32,7 @@ def _registrations(kind: str, mean_cw: dict[str, float] | None = None) -> list[d
         }
         if kind == "benchmark":
             row.update(_benchmark_columns(reg))
-            tasks = dict.fromkeys(row["tasks"] or ())
-            row["mean_cw"] = {t: mean_cw[t] for t in tasks if mean_cw and t in mean_cw} or None
+            row["mean_cw"] = {t: mean_cw[t] for t in row["tasks"] or () if mean_cw and t in mean_cw} or None
         rows.append(row)
     return rows
 
@@ -74,7 +73,7 @@ def _benchmark_columns(registration: Any) -> dict[str, Any]:
     except Exception as exc:  # a broken plugin is listed with its error, never stops the listing
         return {"tasks": None, "aggregate": f"error: {type(exc).__name__}: {exc}", "public": None, "declaration": None}
     return {
-        "tasks": [t.task for t in declared.tasks],
+        "tasks": list(dict.fromkeys(t.task for t in declared.tasks)),  # each once: a task has several columns
         "aggregate": declared.formula or declared.aggregate_label or declared.aggregate,
         "public": declared.public,
         "declaration": declared.to_json(),

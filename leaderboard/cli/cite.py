@@ -77,7 +77,9 @@ def cite(benchmarks: tuple[str, ...]) -> None:
             raise BadInput(f"benchmark {name!r}: its declaration failed ({type(exc).__name__}: {exc}).") from None
         entries.append(benchmark_bibtex(declaration))
     entries.append(harness_bibtex())
-    click.echo("\n\n".join(entries))
+    from leaderboard.cli.sanitize import plain
+
+    click.echo(plain("\n\n".join(entries)))  # a plugin's BibTeX, without control or bidi characters
 
 
 COMMANDS = [cite]

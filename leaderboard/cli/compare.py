@@ -2,7 +2,9 @@
 
 Results alone suffice: when A's or B's complete result for a task is under ``--results`` (with its
 per-query values and data hash), it is read and said to be "reused"; neither the task's data nor its
-plugin is needed. Only what is missing is run (through the engine), which needs both.
+plugin is needed. Only what is missing is run (through the engine), which needs both. ``--per-subset``
+adds the app's per-subset comparison (``records.comparison.compare_subsets``), ``--queries N`` the
+queries where the two differ most (``records.query_differences``), with their text given the data.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from typing import Any
 
 import click
 
+from leaderboard.cli.compare_tables import query_tables, subset_json, subset_table
 from leaderboard.cli.console import err, escape, out, progress
-from leaderboard.cli.formats import at_floor, format_p
-from leaderboard.cli.run import data_dirs_option
+from leaderboard.cli.formats import at_floor, check_columns, columns_option, format_p
+from leaderboard.cli.run import QUIET_HELP, data_dirs_option
 
 DATA_DIR_HELP = "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task."
 FORMATS = ("table", "json", "markdown", "latex")
@@ -49,47 +52,145 @@ FORMATS = ("table", "json", "markdown", "latex")
     show_default=True,
     help="A table, JSON, or a paper-ready Markdown or LaTeX table.",
 )
-def compare(model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt) -> None:
+@click.option(
+    "--per-subset",
+    is_flag=True,
+    help="Also compare each subset, as the app's Compare tab does: the main score on every subset both results "
+    "name, and each other metric the task's views show (LSNC on the negation queries both judges labelled); "
+    "Holm across each task's subset rows.",
+)
+@click.option(
+    "--queries",
+    "top_queries",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Also list the N queries where A is better by most and the N where B is (main score), with their "
+    "subsets; with --data-dir for the task, their text.",
+)
+@columns_option(
+    "task, metric, queries, a, b, difference, p, p_holm (default: all; with one task p, not p_holm, which equals it)"
+)
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
+def compare(
+    model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt, per_subset, top_queries, columns, quiet
+) -> None:
     """Is A better than B? Paired bootstrap and randomization tests per task, Holm-corrected across tasks.
 
     Complete results of A and B under --results are reused (no data or task plugin needed); missing
     ones are run first (through leaderboard.evaluate) and written there. Each task's main score is
-    compared on the same queries.
+    compared on the same queries; results of different task versions, main scores or data are refused.
     """
     from leaderboard.metrics.bootstrap import N_RESAMPLES  # declared once there; numpy only when comparing
 
     resamples = resamples or N_RESAMPLES
+    check_columns(columns, fmt)
     from leaderboard.errors import BadInput
     from leaderboard.records.comparison import compare_task, with_holm
 
+    fmt = fmt.lower()
+    if model_a == model_b:
+        raise BadInput(
+            f"A and B are the same model ({model_a}): a result compared with itself differs by 0 on every query; "
+            "name two models."
+        )
     tasks = tuple(dict.fromkeys(tasks))  # each task once: Holm counts comparisons
     finder = _Finder(results_dir)
     runner = _Runner(results_dir, data_dirs, tasks)
-    comparisons, pairs = [], []
-    with progress() as bar:
+    comparisons, pairs, found_paths = [], [], []
+    with progress(quiet) as bar:
         for task in tasks:
             found = [finder.find(spec, task) or runner.run(spec, task, bar) for spec in (model_a, model_b)]
             for status, path, _ in found:
                 err().print(f"{status}: {escape(path)}", highlight=False, soft_wrap=True)
             (_, path_a, a), (_, path_b, b) = found
-            hash_a, hash_b = a.task.source.content_hash, b.task.source.content_hash
-            if hash_a and hash_b and hash_a != hash_b:
+            if Path(path_a).resolve() == Path(path_b).resolve():
                 raise BadInput(
-                    f"{path_a} and {path_b} were computed on different data ({hash_a} vs {hash_b}): "
-                    "compare results on the same data."
+                    f"A ({model_a}) and B ({model_b}) are the same result, {path_a}: a result compared with "
+                    "itself differs by 0 on every query; name two models."
                 )
             comparisons.append(compare_task(task, a, b, str(path_a), str(path_b), resamples, seed))
             pairs.append((a, b))
+            found_paths.append((str(path_a), str(path_b)))
     with_holm(comparisons)
+    extra = _extras(tasks, pairs, found_paths, per_subset, top_queries, data_dirs, resamples, seed)
     if fmt == "json":
-        click.echo(json.dumps({"a": model_a, "b": model_b, "tasks": [c.to_json() for c in comparisons]}, indent=2))
+        document: dict[str, Any] = {"a": model_a, "b": model_b, "tasks": [c.to_json() for c in comparisons]}
+        if per_subset:
+            document["subsets"] = {
+                task: [subset_json(row, labels[(row.subset, row.metric)]) for row in rows]
+                for task, (rows, labels) in extra["subsets"].items()
+            }
+        if top_queries:
+            document["queries"] = {
+                task: {"metric": metric, "a_better": [r.to_json() for r in a], "b_better": [r.to_json() for r in b]}
+                for task, (metric, (a, b)) in extra["queries"].items()
+            }
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return
     if fmt in ("markdown", "latex"):
         from leaderboard.cli.paper_tables import comparison_table
 
-        click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt), nl=False)
-        return
-    _table(model_a, model_b, comparisons, resamples)
+        click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt, columns), nl=False)
+    else:
+        _table(model_a, model_b, comparisons, resamples)
+    for task, (rows, labels) in extra.get("subsets", {}).items():
+        text = subset_table(task, model_a, model_b, rows, labels, fmt)
+        if text is not None:
+            click.echo("\n" + text, nl=False)
+    for task, (metric, found_queries) in extra.get("queries", {}).items():
+        text = query_tables(task, metric, model_a, model_b, found_queries, fmt)
+        if text is not None:
+            click.echo("\n" + text, nl=False)
+
+
+def _extras(tasks, pairs, paths, per_subset, top_queries, data_dirs, resamples, seed) -> dict[str, Any]:
+    """--per-subset rows (with their labels) and --queries lists, per task."""
+    from leaderboard.errors import BadInput
+    from leaderboard.records.comparison import cell_labels, comparable, compare_cells, skipped_text
+    from leaderboard.records.per_query_columns import of_result
+    from leaderboard.records.query_differences import largest_differences
+
+    extra: dict[str, Any] = {"subsets": {}, "queries": {}}
+    folders = data_dirs_option(data_dirs, tasks) if top_queries else {}
+    for task, (a, b), (path_a, path_b) in zip(tasks, pairs, paths):
+        declaration = a.task.model_dump(mode="json")
+        if per_subset:
+            comparable(a, b, path_a, path_b)
+            rows, skipped = compare_cells(task, declaration, of_result(a), of_result(b), resamples, seed)
+            labels = {(r.subset, r.metric): cell_labels(declaration, r.subset, r.metric) for r in rows}
+            extra["subsets"][task] = (rows, labels)
+            if skipped:
+                err().print(
+                    f"{escape(task)}: not compared per subset: {escape(skipped_text(skipped))}", highlight=False
+                )
+        if top_queries:
+            metric = a.task.main_score
+            found = largest_differences(of_result(a), of_result(b), metric, a.direction, top_queries)
+            if isinstance(found, str):
+                raise BadInput(f"{task}: {found}.")
+            if task in folders:
+                texts = _texts(task, folders[task], a, path_a)
+                for row in (*found[0], *found[1]):
+                    row.text = texts.get(row.query_id)
+            extra["queries"][task] = (metric, found)
+    return extra
+
+
+def _texts(task: str, folder: str, result: Any, where: str) -> dict[str, str]:
+    """The task's query texts from ``folder``, refused when that data is not the data the result was scored on."""
+    from leaderboard.engine.query_texts import load_texts
+    from leaderboard.errors import BadInput
+
+    options = getattr(result.settings, "task_options", None) or {}
+    texts, content_hash = load_texts(task, folder, {str(k): str(v) for k, v in options.items()})
+    expected = result.task.source.content_hash
+    if expected and content_hash and content_hash != expected:
+        raise BadInput(
+            f"--data-dir {folder}: its data ({content_hash}) is not the data {where} was scored on ({expected}): "
+            "the texts would not be the queries compared."
+        )
+    return texts
 
 
 class _Finder:

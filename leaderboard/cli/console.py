@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
+    from leaderboard.cli.progress_lines import ProgressLines
+
 
 def _width(fd: int) -> int | None:
     # Piped output is not wrapped at 80 columns: tables, messages and paths stay on one line each.
@@ -32,10 +34,16 @@ def err() -> Console:
     return Console(stderr=True, width=_width(2), soft_wrap=not os.isatty(2), emoji=False)
 
 
-def progress() -> Progress:
+def progress(quiet: bool = False) -> Progress | ProgressLines:
+    """Where long steps report: rich bars on a terminal (or with LEADERBOARD_PROGRESS=1), plain timed lines
+    when stderr is a file or a pipe (``cli.progress_lines``), nothing with ``quiet`` (``--quiet``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     console = err()
+    if not quiet and not console.is_terminal and not os.environ.get("LEADERBOARD_PROGRESS"):
+        from leaderboard.cli.progress_lines import ProgressLines
+
+        return ProgressLines()
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -44,11 +52,12 @@ def progress() -> Progress:
         TimeElapsedColumn(),
         console=console,
         transient=False,
-        disable=not console.is_terminal and not os.environ.get("LEADERBOARD_PROGRESS"),
+        disable=quiet,
     )
 
 
 def escape(text: object) -> str:
-    from rich.markup import escape as rich_escape
+    """Text from a result, a plugin or the user, for rich: without control or bidi characters, markup escaped."""
+    from leaderboard.cli.sanitize import terminal
 
-    return rich_escape(str(text))
+    return terminal(text)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli.console import err, escape, out, progress
-from leaderboard.cli.formats import PAPER_FORMATS, emit, paper_format_option
+from leaderboard.cli.formats import PAPER_FORMATS, check_columns, columns_option, emit, paper_format_option
 
 
 def _registry():
@@ -26,15 +26,35 @@ def _registry():
     help="Also list the scores papers report (DIRECTORY/reported/<paper>.json), each marked 'reported in <paper>, "
     "Table N': numbers copied from a paper, never runs of this harness (a table of their own).",
 )
-def show(directory: Path, fmt: str, with_reported: bool) -> None:
+@click.option(
+    "--subsets",
+    "with_subsets",
+    is_flag=True,
+    help="Each task's numbers per subset (ComLQ per query type with LSNC, NegConstraint per category with the "
+    "violation metrics, MultiConIR per domain: what the task's views show), each with its 95% interval.",
+)
+@columns_option("model, revision and task names (default: model, revision where a model has several, every task)")
+def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, columns: tuple[str, ...]) -> None:
     """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
+    check_columns(columns, fmt)
+    if with_subsets and columns:
+        from leaderboard.errors import BadInput
+
+        raise BadInput("--columns chooses the columns of the models x tasks table, not of --subsets.")
     index = build_index(directory)
+    if with_subsets:  # the per-subset tables (cli/subset_tables.py) instead of the listing
+        from leaderboard.cli.subset_tables import show_subsets
+
+        show_subsets([path for path, _ in index.rows], fmt, f"Results in {directory}")
+        for path, reason in index.skipped:
+            err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
+        return
     if fmt.lower() in PAPER_FORMATS:  # complete results as models x tasks, with intervals and significance marks
         from leaderboard.cli.paper_tables import results_table
 
-        click.echo(results_table(index, fmt.lower(), f"Results in {directory}"), nl=False)
+        click.echo(results_table(index, fmt.lower(), columns=columns), nl=False)
         for path, reason in index.skipped:
             err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
         if with_reported:
@@ -55,8 +75,8 @@ def show(directory: Path, fmt: str, with_reported: bool) -> None:
         }
         for path, r in index.rows
     ]
-    columns = ["model", "revision", "task", "main_score", "value", "queries", "coverage", "created"]
-    columns += ["file"] if fmt == "csv" else []
+    listing = ["model", "revision", "task", "main_score", "value", "queries", "coverage", "created"]
+    listing += ["file"] if fmt == "csv" else []
     if with_reported:
         from leaderboard.records.reported import LISTING_COLUMNS, listing_rows, load_reported
 
@@ -65,10 +85,10 @@ def show(directory: Path, fmt: str, with_reported: bool) -> None:
             err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
     if with_reported and fmt.lower() in ("json", "csv"):  # one document: every row names where its number is from
         rows = [{"source": "reproduced", **row} for row in rows] + listing_rows(scores)
-        columns = ["source", *columns, *(c for c in LISTING_COLUMNS if c not in columns and c != "source")]
-        emit(rows, fmt, f"Results in {directory}", columns)
+        listing = ["source", *listing, *(c for c in LISTING_COLUMNS if c not in listing and c != "source")]
+        emit(rows, fmt, f"Results in {directory}", listing)
     else:
-        emit(rows, fmt, f"Results in {directory}", columns)
+        emit(rows, fmt, f"Results in {directory}", listing)
         if with_reported:
             title = f"Reported in papers ({directory / 'reported'}): copied from the papers, not runs of this harness"
             emit(listing_rows(scores), fmt, title, LISTING_COLUMNS)
@@ -81,12 +101,17 @@ def show(directory: Path, fmt: str, with_reported: bool) -> None:
 def _reported_paper_table(directory: Path, fmt: str) -> str:
     """`show --reported --format markdown|latex`: the papers' scores in a table of their own."""
     from leaderboard.cli.paper_tables import render
+    from leaderboard.metrics.labels import metric_label
     from leaderboard.records.reported import PAPER_COLUMNS, PAPER_NOTE, load_reported
 
     scores, skipped = load_reported(directory)
     for reason in skipped:
         err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
-    rows = [[(str(getattr(s, c)), False) for c in PAPER_COLUMNS[:-1]] + [(f"{s.value:.4f}", False)] for s in scores]
+
+    def text(score, column: str) -> str:  # a harness metric by its label (nDCG@10); a paper's label as printed
+        return metric_label(None, score.metric) if column == "metric" else str(getattr(score, column))
+
+    rows = [[(text(s, c), False) for c in PAPER_COLUMNS[:-1]] + [(f"{s.value:.4f}", False)] for s in scores]
     return render(PAPER_COLUMNS, rows, fmt, "Reported in papers", [PAPER_NOTE], text_columns=len(PAPER_COLUMNS) - 1)
 
 

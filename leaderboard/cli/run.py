@@ -9,12 +9,17 @@ import click
 from leaderboard.cli.console import escape, out, progress
 from leaderboard.contract.model import DEFAULT_BATCH_SIZE, DTYPES
 
+QUIET_HELP = (
+    "No progress on stderr. Without it: bars on a terminal; when stderr is a file or a pipe, a line per phase "
+    "as it ends and every 15 s (LEADERBOARD_PROGRESS_INTERVAL) the running phase's done/total, rate and ETA."
+)
 EXAMPLES = """Examples:
   leaderboard run --model bm25 --task demo
   leaderboard run -m all-MiniLM-L6-v2 -m bm25 -t comlq --data-dir comlq=../shared/data/comlq"""
 
 
-@click.command(epilog=EXAMPLES)
+# "\b" alone on a line: click keeps the next paragraph's line breaks (one example a line) instead of rewrapping it.
+@click.command(epilog="\b\n" + EXAMPLES)
 @click.option("--model", "-m", "models", multiple=True, help="Model name (see `leaderboard models`); repeatable.")
 @click.option(
     "--task", "-t", "tasks", multiple=True, help="Task name or data folder (see `leaderboard tasks`); repeatable."
@@ -84,6 +89,7 @@ EXAMPLES = """Examples:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk embedding cache.")
+@click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 def run(
     models,
     tasks,
@@ -101,6 +107,7 @@ def run(
     seed,
     overwrite,
     no_cache,
+    quiet,
 ) -> None:
     """Evaluate each --model on each --task and write one result file per pair."""
     if not models or not tasks:
@@ -128,7 +135,7 @@ def run(
         ray=ray_address,
     )
     session = Session(get_registry(), options)
-    with progress() as bar, use_progress(bar):
+    with progress(quiet) as bar, use_progress(bar):
         outcomes = session.run_all(models, tasks)
     _report(outcomes, session)
 

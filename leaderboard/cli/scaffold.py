@@ -143,10 +143,16 @@ def new_plugin(name: str, kind: str, output: Path) -> None:
     out().print(f"Created {escape(root)} ({len(written)} files):", highlight=False)
     for path in written:
         out().print(f"  {escape(path.relative_to(root))}", highlight=False)
-    out().print(
-        f"Next: pip install -e {escape(root)} && python -m pytest {escape(root / 'tests')}",
-        highlight=False,
-    )
+    out().print(f"Next: {escape(next_step(root))}", highlight=False)
+
+
+def next_step(root: Path) -> str:
+    """The commands that install the new package and run its test, in the environment the harness is in.
+
+    The package's ``test`` extra brings pytest, which the README's main install (``.[minilm]``) lacks."""
+    import shlex
+
+    return f"pip install -e {shlex.quote(f'{root}[test]')} && python -m pytest {shlex.quote(str(root / 'tests'))}"
 
 
 COMMANDS = [new_plugin]

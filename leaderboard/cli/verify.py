@@ -55,7 +55,8 @@ def verify(
     The plugin comes from this environment when the spec's version is installed here, otherwise
     from a temporary virtual environment (pip install of plugin.install, or package==version).
     """
-    from leaderboard.errors import BadInput
+    from leaderboard.errors import BadInput, DataUnavailable
+    from leaderboard.submission.verification import NO_DATA
     from leaderboard.submission.verification import verify as run_verify
 
     def log(message: str) -> None:
@@ -82,11 +83,21 @@ def verify(
         f"verify {submission} (tolerance {tolerance:g})",
         ["task", "model", "submitted", "re_run", "difference", "status", "detail"],
     )
-    bad = [c for c in checks if c.status != "match"]
+    missing = [c for c in checks if c.status == NO_DATA]
+    bad = [c for c in checks if c.status not in ("match", NO_DATA)]
+    if missing and not bad:  # nothing was compared: that says nothing about the submission
+        tasks = ", ".join(dict.fromkeys(c.task for c in missing))
+        raise DataUnavailable(
+            f"the data of {tasks} could not be had here, so {len(missing)} of {len(checks)} re-run(s) did not run "
+            f"(nothing about the submission was decided): pass --data-dir TASK=DIR (a local copy of each task's "
+            f"data) or the task's environment variable and verify again. {missing[0].detail}"
+        )
     if bad:
+        also = f" ({len(missing)} more could not run: no data here, see --data-dir)" if missing else ""
         raise BadInput(
             f"{len(bad)} of {len(checks)} re-run result(s) do not reproduce the submission: "
             + "; ".join(f"{c.task}: {c.status}{' (' + c.detail + ')' if c.detail else ''}" for c in bad)
+            + also
         )
     err().print(f"✓ {len(checks)} of {len(checks)} re-run result(s) match within {tolerance:g}", highlight=False)
 

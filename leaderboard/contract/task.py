@@ -43,6 +43,9 @@ class Metric:
     # The values the metric can take (None: unbounded on that side). Readers refuse values outside it.
     low: float | None = 0.0
     high: float | None = 1.0
+    # How tables and the board name it, e.g. "nDCG@10" or "LSNC@10 (lexical-v1)" (empty: its name;
+    # ``leaderboard.metrics.labels.metric_label`` reads it).
+    label: str = ""
 
 
 # The view the engine adds to every retrieval result with per-query values (not declared by tasks):
@@ -147,6 +150,15 @@ class ScoreReport:
     # subset without membership gets no interval. ``metrics.breakdown.subset_members`` builds it from
     # the same groups that ``subset_means`` averages over.
     subset_queries: dict[str, list[str]] = field(default_factory=dict)
+    # Which queries each metric of ``per_query`` is computed on, for a metric computed on some queries only:
+    # metric -> their ids (ComLQ's LSNC: the negation queries its judge labelled). Its scores, intervals and
+    # comparisons use exactly those; a metric not listed must have a value for every query. The engine
+    # records the queries that have a value for a metric not listed here and not on every query.
+    metric_queries: dict[str, list[str]] = field(default_factory=dict)
+    # When the main split's "default" scores are a macro mean over subsets (the mean of each subset's mean,
+    # MultiConIR's over its five domains): those subsets, each listed in ``subset_queries``. Intervals and
+    # paired tests then resample each subset on its own and weigh it 1/len. Empty: means over queries.
+    macro_over: list[str] = field(default_factory=list)
 
 
 @dataclass

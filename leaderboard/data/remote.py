@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 from leaderboard.data.hashing import sha256_file
-from leaderboard.errors import BadInput
+from leaderboard.errors import BadInput, DataUnavailable
 from leaderboard.fileio import cache_home
 from leaderboard.progress import step
 
@@ -41,7 +41,7 @@ def _download(url: str) -> bytes:
         with step(f"downloading {url}"), urllib.request.urlopen(url, timeout=60) as response:
             return response.read()
     except OSError as exc:
-        raise BadInput(
+        raise DataUnavailable(
             f"Could not download {url} ({exc}). "
             "Point the task at a local copy with --data-dir or its environment variable."
         ) from None

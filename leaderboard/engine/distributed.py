@@ -124,7 +124,11 @@ class RemoteProgress:
     def advance(self, bar: str, amount: float = 1) -> None:
         self.board.advance.remote(bar, amount)
 
-    def update(self, bar: str, total: float | None = None, completed: float | None = None) -> None:
+    def update(
+        self, bar: str, total: float | None = None, completed: float | None = None, visible: bool | None = None
+    ) -> None:
+        if visible is False:  # a phase that failed (leaderboard.progress.step): left as it was
+            return
         self.board.update.remote(bar, total, completed)
 
 

@@ -36,6 +36,7 @@ from leaderboard.engine.strata import add_complexity_strata, complexity_view
 from leaderboard.errors import BadInput, LeaderboardError, Note, shorten
 from leaderboard.progress import step
 from leaderboard.records import files
+from leaderboard.records.per_query import partial_metrics
 from leaderboard.records.result import SCHEMA_VERSION, Result, encode_per_query, now
 from leaderboard.registry import Registry, Resolved
 
@@ -531,7 +532,10 @@ def compute(
         if "complexity" in report.details:
             record["task"]["views"] = [*record["task"]["views"], complexity_view(report.details["complexity"])]
     if report.per_query:
-        record["per_query"] = encode_per_query(report.per_query, report.subset_queries).model_dump(mode="json")
+        metric_queries = partial_metrics(report.per_query) | report.metric_queries  # the task's own list wins
+        record["per_query"] = encode_per_query(
+            report.per_query, report.subset_queries, metric_queries, report.macro_over
+        ).model_dump(mode="json")
     timer.timings["total"] = round(sum(v for k, v in timer.timings.items() if k != "total"), 6)
     record.update(
         scores=report.scores,

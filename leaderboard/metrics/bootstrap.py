@@ -42,23 +42,34 @@ def draw_counts(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
     return np.bincount((picks + offsets).ravel(), minlength=size * n).reshape(size, n)
 
 
-def stratified_resamples(strata: Sequence[np.ndarray], n_resamples: int = N_RESAMPLES, seed: int = 0) -> np.ndarray:
-    """rows x n_resamples: the macro mean over strata of each stratum's mean, per bootstrap resample.
+def stratified_resamples(
+    strata: Sequence[np.ndarray],
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    weights: Sequence[float] | None = None,
+) -> np.ndarray:
+    """rows x n_resamples: the weighted mean over strata of each stratum's mean, per bootstrap resample.
 
     strata: one (rows x items) array per stratum, the same rows in the same order (items may differ).
+    weights: one per stratum, summing to 1 (default: 1/len, the macro mean). A benchmark of tasks of
+    which one is itself a macro mean over domains (MultiConIR) gives each domain 1/(tasks x domains).
     """
     if not strata:
         raise ValueError("stratified_resamples needs at least one stratum")
     rows = strata[0].shape[0]
     if any(s.ndim != 2 or s.shape[0] != rows or s.shape[1] == 0 for s in strata):
         raise ValueError("each stratum must be a (rows x items) array with the same rows and at least one item")
+    shares = [1 / len(strata)] * len(strata) if weights is None else [float(w) for w in weights]
+    if len(shares) != len(strata):
+        raise ValueError("stratified_resamples needs one weight per stratum")
     chunks = iter(count_chunks([s.shape[1] for s in strata], n_resamples, seed))
     resampled = np.zeros((rows, n_resamples))
-    for values in strata:
+    for values, share in zip(strata, shares):
         n = values.shape[1]
+        divisor = n * len(strata) if weights is None else n / share  # the former exactly as before
         for start, size in _spans(n, n_resamples):
             counts = next(chunks).array()  # float64: a float product runs in BLAS, an int one not
-            resampled[:, start : start + size] += values @ counts.T / (n * len(strata))
+            resampled[:, start : start + size] += values @ counts.T / divisor
     return resampled
 
 
@@ -88,9 +99,10 @@ def stratified_bootstrap(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
     confidence: float = CONFIDENCE,
+    weights: Sequence[float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of the macro mean, per row: strata are (rows x items) arrays -> (low, high) per row."""
-    resampled = stratified_resamples(strata, n_resamples, seed)
+    """Percentile interval of the (weighted) macro mean, per row: strata are (rows x items) arrays -> (low, high)."""
+    resampled = stratified_resamples(strata, n_resamples, seed, weights)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(resampled, [alpha, 1 - alpha], axis=1)
     return low, high

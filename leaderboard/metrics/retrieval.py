@@ -20,6 +20,7 @@ import pytrec_eval
 
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import Metric
+from leaderboard.metrics.labels import RETRIEVAL_LABELS
 
 K_VALUES = (1, 3, 5, 10, 100)
 MRR_CUTOFF = 10
@@ -38,21 +39,22 @@ def metric_names(k_values: Iterable[int] = K_VALUES) -> list[str]:
 
 
 HEADLINE = ("ndcg_at_10", "map_at_100", "recall_at_100", f"mrr_at_{MRR_CUTOFF}")  # kept per query in results
-_LABELS = {"ndcg": "nDCG", "map": "MAP", "recall": "Recall", "precision": "P"}
 
 
 def metric_definitions(k_values: Iterable[int] = K_VALUES) -> list[Metric]:
     """Every metric in [0, 1], higher is better; descriptions say what pytrec_eval computes."""
-    out = [
-        Metric(f"{name}_at_{k}", "higher", f"{_LABELS[name]}@{k} (pytrec_eval {trec}), mean over judged queries")
-        for name, trec in _MEASURES.items()
-        for k in k_values
-    ]
+    out = []
+    for name, trec in _MEASURES.items():
+        for k in k_values:
+            label = f"{RETRIEVAL_LABELS[name]}@{k}"
+            description = f"{label} (pytrec_eval {trec}), mean over judged queries"
+            out.append(Metric(f"{name}_at_{k}", "higher", description, label=label))
     out.append(
         Metric(
             f"mrr_at_{MRR_CUTOFF}",
             "higher",
             f"MRR@{MRR_CUTOFF} (pytrec_eval recip_rank on the top {MRR_CUTOFF}), mean over judged queries",
+            label=f"MRR@{MRR_CUTOFF}",
         )
     )
     return out

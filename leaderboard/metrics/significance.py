@@ -128,6 +128,42 @@ def randomization_test(a: Scores, b: Scores, n_resamples: int = N_RESAMPLES, see
     return RandomizationTest(observed, float(p), x.size, drawn, exact)
 
 
+def stratified_paired(
+    a: Sequence[np.ndarray],
+    b: Sequence[np.ndarray],
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> tuple[Interval, RandomizationTest]:
+    """The paired interval and test of a macro mean: a[i], b[i] are one stratum's aligned scores.
+
+    The statistic is the mean over strata of each stratum's mean(a - b) (MultiConIR's default scores
+    are macro means over its domains). The bootstrap resamples each stratum on its own (its size is
+    fixed), the sign flips weigh each query by its stratum's share; with one stratum these are
+    ``paired_bootstrap`` and ``randomization_test`` exactly.
+    """
+    pairs = [paired_arrays(x, y) for x, y in zip(a, b)]
+    if len(pairs) == 1:
+        x, y = pairs[0]
+        return paired_bootstrap(x, y, n_resamples, seed, confidence), randomization_test(x, y, n_resamples, seed)
+    differences = [x - y for x, y in pairs]
+    n = sum(d.size for d in differences)
+    observed = float(np.mean([d.mean() for d in differences]))
+    if all(np.ptp(d) == 0 for d in differences):
+        low = high = observed
+    else:
+        lows, highs = stratified_bootstrap([d[None, :] for d in differences], n_resamples, seed, confidence)
+        low, high = float(lows[0]), float(highs[0])
+    method = "percentile bootstrap of the macro mean of per-query differences a - b, stratified (paired)"
+    interval = Interval(observed, low, high, confidence, n, n_resamples, method)
+    exact = 2**n <= n_resamples
+    drawn = 2**n if exact else n_resamples
+    if all(np.all(d == 0) for d in differences):
+        return interval, RandomizationTest(observed, 1.0, n, drawn, exact)
+    p = sign_flip_test([x for x, _ in pairs], [y[None, :] for _, y in pairs], n_resamples, seed, screen=0.0)[0]
+    return interval, RandomizationTest(observed, float(p), n, drawn, exact)
+
+
 def holm(p_values: Mapping[str, float]) -> dict[str, float]:
     """Holm-Bonferroni adjusted p-values, in the input's key order.
 
@@ -146,10 +182,13 @@ def holm(p_values: Mapping[str, float]) -> dict[str, float]:
     return {name: adjusted[name] for name in p_values}
 
 
-def _weights(sizes: Sequence[int]) -> np.ndarray:
-    """Per-query weights so that mean(weights * values) over all queries = mean over tasks of task means."""
+def _weights(sizes: Sequence[int], shares: Sequence[float] | None = None) -> np.ndarray:
+    """Per-query weights so that mean(weights * values) over all queries = the weighted mean over strata
+    (tasks, or a task's domains) of each stratum's mean; ``shares`` default to 1/len (the macro mean)."""
     total, tasks = sum(sizes), len(sizes)
-    return np.concatenate([np.full(n, total / (tasks * n)) for n in sizes])
+    if shares is None:
+        return np.concatenate([np.full(n, total / (tasks * n)) for n in sizes])
+    return np.concatenate([np.full(n, total * share / n) for n, share in zip(sizes, shares)])
 
 
 def sign_flip_test(
@@ -158,6 +197,7 @@ def sign_flip_test(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
     screen: float = SCREEN,
+    weights: Sequence[float] | None = None,
 ) -> np.ndarray:
     """Two-sided p-values of "mean aggregate difference = 0" between ``best`` and each of ``others``.
 
@@ -168,17 +208,16 @@ def sign_flip_test(
     time, minutes for a board of hundreds, so the flips are written out as one matrix product per
     chunk of sign patterns. Under the null each query's two scores are exchangeable, i.e. the
     per-query difference flips sign. With several tasks the statistic is the aggregate difference,
-    a weighted mean of per-query differences. Every sign pattern is enumerated when
-    2^n <= n_resamples (an exact p-value, equal to scipy's; a test checks it); otherwise random
-    patterns, p = (hits + 1) / (n_resamples + 1), two-sided as 2 * min(one-sided), capped at 1, as
-    scipy. Models whose difference is far outside the null are settled by Hoeffding's bound for
-    Rademacher sums, P(|sum e_q a_q| >= t) <= 2 exp(-t^2 / (2 sum a_q^2)),
-    without resampling: when the bound is below ``screen`` the exact p-value is too (the board's ≈
+    a weighted mean of per-query differences (``weights``: each stratum's share, default 1/len).
+    Every sign pattern is enumerated when 2^n <= n_resamples (an exact p-value, equal to scipy's; a
+    test checks it); otherwise random patterns, p = (hits + 1) / (n_resamples + 1), two-sided as
+    2 * min(one-sided), capped at 1, as scipy. Models whose difference is far outside the null are
+    settled by Hoeffding's bound for Rademacher sums, P(|sum e_q a_q| >= t) <= 2 exp(-t^2 / (2 sum
+    a_q^2)), without resampling: when the bound is below ``screen`` the exact p-value is too (the board's ≈
     needs only that; ``randomization_test`` passes ``screen=0`` to report the resampled p itself).
     """
     sizes = [len(b) for b in best]
-    weights = _weights(sizes)
-    diffs = np.concatenate([b[None, :] - o for b, o in zip(best, others)], axis=1) * weights  # models x N
+    diffs = np.concatenate([b[None, :] - o for b, o in zip(best, others)], axis=1) * _weights(sizes, weights)
     models, n = diffs.shape
     observed = diffs.mean(axis=1)
     p = np.ones(models)

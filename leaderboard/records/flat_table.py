@@ -14,9 +14,10 @@ identical table and card, so a push with nothing new sends nothing.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from leaderboard.records.cell_intervals import every_cell, intervals
 from leaderboard.records.result import Result
 
 TABLE_PATH = "data/results.parquet"
@@ -33,8 +34,14 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("subset", "string", '"default" (the whole split) or a breakdown such as "type=3in" or "cw=5-12"'),
     ("metric", "string", "metric name, e.g. ndcg_at_10"),
     ("value", "float64", "the metric's value over the subset's queries"),
-    ("ci_low", "float64", "lower end of the 95% interval stored in the result (null when it stores none)"),
-    ("ci_high", "float64", "upper end of that interval (null when it stores none)"),
+    (
+        "ci_low",
+        "float64",
+        "lower end of the 95% interval the board shows: stored in the result, else the percentile bootstrap of "
+        "the per-query values behind the score (main split; null where there are none)",
+    ),
+    ("ci_high", "float64", "upper end of that interval (null where there is none)"),
+    ("ci_source", "string", '"result" (stored by the task), "bootstrap" (of the per-query values) or null'),
     ("is_main_score", "bool", "true for the task's main score on its main split, subset default"),
     ("queries", "Int64", "queries behind this subset (null when the result does not record it)"),
     ("complete", "bool", "the result covers the whole task (only complete runs are published)"),
@@ -42,24 +49,54 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("harness_version", "string", "retrieval-leaderboard version that produced the result"),
     ("created_at", "string", "when the result was written (ISO 8601, UTC)"),
     ("result_path", "string", "path of the full result file in this dataset"),
+    ("result_sha256", "string", "sha256 of that file's bytes (a push reuses the intervals of an unchanged file)"),
 )
 COLUMN_NAMES = tuple(name for name, _, _ in COLUMNS)
 
 
-def rows_of(result: Result, result_path: str) -> list[dict[str, Any]]:
-    """One row per score in the result: scores[split][subset][metric], with its interval and query count."""
+Reused = Mapping[tuple[str, str, str, str], tuple[float | None, float | None, str | None]]
+
+
+def rows_of(
+    result: Result, result_path: str, result_sha256: str | None = None, reused: Reused | None = None
+) -> list[dict[str, Any]]:
+    """One row per score in the result: scores[split][subset][metric], with its interval and query count.
+
+    The interval is the one the board shows (``records.cell_intervals``): stored in the result, else the
+    bootstrap of the score's own per-query values (main split). ``reused``: (result_path, sha256, subset,
+    metric) -> interval from the table a previous push wrote, for a file whose bytes are unchanged (the
+    bootstrap of a 2,909-query result costs seconds; a push regenerates the table over the whole dataset).
+    """
     main_split = result.task.main_split
     sizes = result.subset_sizes
     coverage_queries = result.coverage.queries if result.coverage else None
+    cells = every_cell(result)
+    known = (
+        {}
+        if reused is None or result_sha256 is None
+        else {
+            (s, m): reused[(result_path, result_sha256, s, m)]
+            for s, m in cells
+            if (result_path, result_sha256, s, m) in reused
+        }
+    )
+    computed = intervals(result, [cell for cell in cells if cell not in known]) if len(known) < len(cells) else {}
     rows = []
     for split, subsets in result.scores.items():
         for subset, values in subsets.items():
             queries = sizes.get(split, {}).get(subset)
             if queries is None and split == main_split and subset == "default":
                 queries = coverage_queries
-            intervals = result.confidence_intervals.get(split, {}).get(subset, {})
+            stored = result.confidence_intervals.get(split, {}).get(subset, {})
             for metric, value in values.items():
-                low, high = intervals.get(metric, (None, None))
+                low, high = stored.get(metric, (None, None))
+                source = "result" if metric in stored else None
+                if split == main_split:
+                    if (subset, metric) in known:
+                        low, high, source = known[(subset, metric)]
+                    elif (subset, metric) in computed:
+                        found = computed[(subset, metric)]
+                        low, high, source = found.low, found.high, found.source
                 rows.append(
                     {
                         "model": result.model.name,
@@ -72,6 +109,7 @@ def rows_of(result: Result, result_path: str) -> list[dict[str, Any]]:
                         "value": float(value),
                         "ci_low": low,
                         "ci_high": high,
+                        "ci_source": source,
                         "is_main_score": metric == result.task.main_score
                         and split == main_split
                         and subset == "default",
@@ -81,9 +119,36 @@ def rows_of(result: Result, result_path: str) -> list[dict[str, Any]]:
                         "harness_version": result.harness.version,
                         "created_at": result.created_at.isoformat(),
                         "result_path": result_path,
+                        "result_sha256": result_sha256,
                     }
                 )
     return rows
+
+
+def reusable_intervals(
+    table: bytes | None,
+) -> dict[tuple[str, str, str, str], tuple[float | None, float | None, str | None]]:
+    """The bootstrap intervals of a table a previous push wrote, by (result_path, result_sha256, subset, metric);
+    {} when there is none or it is not readable as this version's table (then every interval is computed)."""
+    if not table:
+        return {}
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(io.BytesIO(table))
+    except Exception:  # an unreadable table is regenerated, never trusted
+        return {}
+    if tuple(frame.columns) != COLUMN_NAMES:
+        return {}
+    kept = frame[(frame["ci_source"] == "bootstrap") & frame["result_sha256"].notna()]
+    return {
+        (str(r.result_path), str(r.result_sha256), str(r.subset), str(r.metric)): (
+            float(r.ci_low),
+            float(r.ci_high),
+            "bootstrap",
+        )
+        for r in kept.itertuples(index=False)
+    }
 
 
 def sort_key(row: dict[str, Any]) -> tuple[str, ...]:
@@ -154,8 +219,12 @@ main = table.filter(lambda r: r["is_main_score"])
 |---|---|---|
 {columns}
 
-Scores are as computed by the harness; a row's interval is the one stored in its result file (the
-board computes its own 95% bootstrap intervals from the per-query values in `result_path`).
+Scores are as computed by the harness. A row's interval is the 95% interval the board shows for that
+score: the one stored in its result file (`ci_source` "result"), else the percentile bootstrap
+(10,000 resamples, seed 0) of the per-query values behind it in `result_path` (`ci_source`
+"bootstrap": a subset's own queries, a metric's own queries such as LSNC's judged ones); null where
+the result has no per-query values for it (splits other than the main one, metrics stored only as
+means).
 
 ## License
 

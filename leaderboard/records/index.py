@@ -12,11 +12,10 @@ Per file the index keeps four records, so a reader loads only what it needs:
 * ``summary``: small, loaded for every file (``show``, the board's listing): model, task, main
   score and its interval, coverage, dates, and the main split's "default" scores.
 * ``detail``: every score, interval and subset size, for the app's per-task views.
-* ``per_query``: the result's per-query values, decoded and checked against their sha256 once,
-  as ``{"ids": [sorted query ids], "values": {metric: [one value per id]}, "subsets": {subset:
-  [positions in ids]}}`` (for intervals and significance tests; absent when the result has none or
-  they are damaged; "subsets" lists only subsets whose membership the result stores), stored
-  compactly (``records.index_columns``: values as float64 bytes, the ids and subsets that every
+* ``per_query``: the result's per-query values, decoded and checked against their sha256 once, in
+  the columns of ``records.per_query_columns`` (for intervals and significance tests; absent when the
+  result has none or they are damaged; "subsets" lists only subsets whose membership the result stores),
+  stored compactly (``records.index_columns``: values as float64 bytes, the ids and subsets that every
   result of a task shares kept once in a ``shared`` table).
 * ``task``: the task's declaration (metrics with their descriptions, views, paper, citation).
 
@@ -61,13 +60,13 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.fileio import cache_home
-from leaderboard.records import index_columns
+from leaderboard.records import index_columns, per_query_fast
 from leaderboard.records.index_columns import text_sha256 as _text_sha256
 from leaderboard.records.listing import result_files
 from leaderboard.records.result_checks import Record, direction, is_complete, main_split
 from leaderboard.sqlite_damage import is_damage, move_aside
 
-INDEX_VERSION = "10"  # 10: per-query columns stored compactly, ids and subsets shared (index_columns)
+INDEX_VERSION = "10"  # 10: per-query columns stored compactly, ids and subsets shared, None kept (index_columns)
 RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
@@ -350,7 +349,7 @@ def _validate(path: Path, rel: str, key: list[int]) -> _Record:
     try:
         record = read_plain(path)
         per_query = record["per_query"]
-        columns = _per_query_columns(per_query) if per_query and per_query["count"] <= PER_QUERY_LIMIT else None
+        columns = per_query_fast.columns(per_query) if per_query and per_query["count"] <= PER_QUERY_LIMIT else None
         stored, shared = index_columns.encode(columns) if columns is not None else (None, {})
         return _Record(
             Entry(rel, key, summary(record)),
@@ -400,34 +399,6 @@ def _checked(todo: list[tuple[Path, str, list[int], str | None]]) -> Iterator[tu
             pass
     for item in todo[done:]:
         yield _check(*item)
-
-
-def _per_query_columns(field: Any) -> dict[str, Any] | None:
-    """Per-query values as sorted ids and one list per metric; None when damaged (the result stays valid)."""
-    import math
-
-    from leaderboard.records.per_query_codec import decode_per_query, decode_subset_queries
-
-    try:
-        values = decode_per_query(field)
-    except (ValueError, TypeError):
-        return None
-    ids = sorted(values)
-    try:
-        members = decode_subset_queries(field)
-    except (ValueError, TypeError):
-        members = {}  # damaged membership costs the subsets' intervals, not the values
-    position = {q: i for i, q in enumerate(ids)}
-    # A subset naming a query without values is inconsistent: it gets no interval rather than a smaller one.
-    subsets = {name: [position[q] for q in qs] for name, qs in members.items() if all(q in position for q in qs)}
-    metrics = sorted({m for row in values.values() if isinstance(row, dict) for m in row})
-    columns: dict[str, list[float | None]] = {}
-    for metric in metrics:
-        column = [values[q].get(metric) if isinstance(values[q], dict) else None for q in ids]
-        ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in column)
-        if ok:
-            columns[metric] = [float(v) for v in column]  # type: ignore[arg-type]
-    return {"ids": ids, "values": columns, "subsets": subsets}
 
 
 # What readers take from a summary without checking: field -> accepted types (None: may be null).

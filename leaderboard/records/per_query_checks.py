@@ -9,8 +9,12 @@ with a matching sha256 would otherwise put any claim on the board, so every read
 * one row per counted query: as many rows as ``subset_sizes[<main split>]["default"]`` when the
   task declares that size;
 * averaging to the stored score: for each metric with a stored ``default`` score on the main split,
-  the mean over the queries that have a value equals it within ``MEAN_TOLERANCE`` (absolute);
-* when the field says which queries form each subset, averaging to each subset's stored score.
+  the mean over the queries that have a value equals it within ``MEAN_TOLERANCE`` (absolute); where
+  the field says the default scores are a macro mean (``macro_over``: MultiConIR's over domains), the
+  mean over those subsets of each subset's mean;
+* when the field says which queries form each subset, averaging to each subset's stored score;
+* when the field says which queries a metric is computed on (``metric_queries``: ComLQ's LSNC on the
+  queries its judge labelled), present on exactly those queries; every other metric on every query.
 
 Data that cannot be decoded or does not match its own sha256 is not a claim about the scores (the
 numbers are unreadable, so nothing is resampled): readers drop it and show no interval, as before.
@@ -112,11 +116,23 @@ def per_query_problems(record: Mapping[str, Any], split: str, metric_range: Rang
         )
     if problems:
         return _listed(problems)
+    problems = metric_membership_problems(field, clean)
+    if problems:
+        return _listed(problems)
     scores = record["scores"].get(split, {})
-    problems = mean_problems(
-        clean, scores.get("default", {}), where="per_query", scores_where=f"scores/{split}/default"
-    )
-    for subset, members in _membership(field).items():
+    membership = _membership(field)
+    macro = field.get("macro_over") or []
+    if macro and membership is not None:
+        unknown = [s for s in macro if s not in membership]
+        if unknown:
+            problems.append(f"per_query/macro_over: the field does not list the queries of {unknown[:3]}")
+        else:
+            problems += macro_mean_problems(clean, scores.get("default", {}), [membership[s] for s in macro], split)
+    elif not macro:
+        problems += mean_problems(
+            clean, scores.get("default", {}), where="per_query", scores_where=f"scores/{split}/default"
+        )
+    for subset, members in (membership or {}).items():
         if subset in scores and subset != "default":
             problems += mean_problems(
                 clean, scores[subset], members, where=f"per_query ({subset})", scores_where=f"scores/{split}/{subset}"
@@ -124,8 +140,59 @@ def per_query_problems(record: Mapping[str, Any], split: str, metric_range: Rang
     return _listed(problems)
 
 
-def _membership(field: Any) -> dict[str, list[str]]:
-    """Subset -> its query ids, where the field says (files written before membership was stored do not)."""
+def metric_membership_problems(field: Any, clean: Mapping[str, Mapping[str, float]]) -> list[str]:
+    """Where the field lists the queries a metric is computed on, the metric has a value on exactly those,
+    and every metric it does not list has one on every query (files without the list are not checked)."""
+    if field.get("metric_queries") is None:
+        return []
+    from leaderboard.records.per_query_codec import decode_metric_queries
+
+    try:
+        declared = decode_metric_queries(field)
+    except (ValueError, TypeError, RecursionError):
+        return []  # unreadable, not a claim: readers take each metric's queries from its values
+    problems = []
+    metrics = sorted({m for row in clean.values() for m in row} | set(declared))
+    for metric in metrics:
+        having = {q for q, row in clean.items() if metric in row}
+        expected = set(declared[metric]) if metric in declared else set(clean)
+        if having != expected:
+            odd = sorted(having ^ expected)
+            problems.append(
+                f"per_query/metric_queries/{metric}: the metric has values on {len(having)} queries, but "
+                f"{'the field lists' if metric in declared else 'a metric it does not list must cover'} "
+                f"{len(expected)} (e.g. {odd[:3]})"
+            )
+    return problems
+
+
+def macro_mean_problems(
+    clean: Mapping[str, Mapping[str, float]], stored: Mapping[str, float], strata: list[list[str]], split: str
+) -> list[str]:
+    """Each stored default score must be the mean over ``strata`` of each stratum's mean (a macro mean)."""
+    problems = []
+    metrics = sorted({m for row in clean.values() for m in row} & set(stored))
+    for metric in metrics:
+        means = []
+        for members in strata:
+            column = [clean[q][metric] for q in members if q in clean and metric in clean[q]]
+            if column:
+                means.append(math.fsum(column) / len(column))
+        if not means:
+            continue
+        mean = math.fsum(means) / len(means)
+        if not math.isclose(mean, stored[metric], rel_tol=0.0, abs_tol=MEAN_TOLERANCE):
+            problems.append(
+                f"per_query: the mean over {len(means)} subsets (macro_over) of the per-query {metric} values is "
+                f"{mean!r}, but scores/{split}/default/{metric} = {stored[metric]!r} (they must agree within "
+                f"{MEAN_TOLERANCE:g})"
+            )
+    return problems
+
+
+def _membership(field: Any) -> dict[str, list[str]] | None:
+    """Subset -> its query ids, where the field says (files written before membership was stored do not);
+    None when it is damaged (no subset interval is drawn from it either)."""
     if field.get("subsets") is None:
         return {}
     from leaderboard.records.per_query_codec import decode_subset_queries
@@ -133,7 +200,7 @@ def _membership(field: Any) -> dict[str, list[str]]:
     try:
         return decode_subset_queries(field)
     except (ValueError, TypeError, RecursionError):
-        return {}  # damaged membership: no subset interval is drawn from it either
+        return None
 
 
 def _listed(problems: list[str]) -> list[str]:

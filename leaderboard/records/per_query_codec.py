@@ -63,15 +63,31 @@ def decode_per_query(field: Field, max_bytes: int = 256 * 2**20) -> dict[str, di
     return values
 
 
+def _named_ids(field: Field, key: str, what: str, max_bytes: int) -> dict[str, list[str]]:
+    packed = _plain(field).get(key)
+    if packed is None:
+        return {}
+    members = unpack(packed["data"], packed["sha256"], f"per_query {key}", max_bytes)
+    if not isinstance(members, dict) or len(members) != packed["count"]:
+        raise ValueError(f"per_query {key} data does not hold the declared number of {what}s")
+    for name, ids in members.items():
+        if not isinstance(ids, list) or not set(map(type, ids)) <= {str}:  # JSON: exactly str (map: C speed)
+            raise ValueError(f"per_query {key}: {what} {name!r} is not a list of query ids")
+    return members
+
+
 def decode_subset_queries(field: Field, max_bytes: int = 256 * 2**20) -> dict[str, list[str]]:
     """Subset -> its query ids ({} when the file has no membership); ValueError when damaged or malformed."""
-    subsets = _plain(field).get("subsets")
-    if subsets is None:
-        return {}
-    members = unpack(subsets["data"], subsets["sha256"], "per_query subsets", max_bytes)
-    if not isinstance(members, dict) or len(members) != subsets["count"]:
-        raise ValueError("per_query subsets data does not hold the declared number of subsets")
-    for name, ids in members.items():
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise ValueError(f"per_query subsets: subset {name!r} is not a list of query ids")
-    return members
+    return _named_ids(field, "subsets", "subset", max_bytes)
+
+
+def decode_metric_queries(field: Field, max_bytes: int = 256 * 2**20) -> dict[str, list[str]]:
+    """Metric -> the ids of the queries it is computed on, for the metrics the field lists ({} when it lists
+    none, or was written before this was stored); ValueError when damaged or malformed."""
+    return _named_ids(field, "metric_queries", "metric", max_bytes)
+
+
+def macro_over(field: Field) -> list[str]:
+    """The subsets whose means the default scores average ([]: the default scores are means over queries)."""
+    found = _plain(field).get("macro_over")
+    return [str(s) for s in found] if isinstance(found, list) else []

@@ -21,6 +21,7 @@ from leaderboard.contract.task import EvaluationKind, Metric, View
 # Re-exported (``X as X``): readers import the per-query field's helpers from here, with the Result.
 from leaderboard.records.per_query import PerQuery as PerQuery
 from leaderboard.records.per_query import SubsetQueries as SubsetQueries
+from leaderboard.records.per_query import decode_metric_queries as decode_metric_queries
 from leaderboard.records.per_query import decode_per_query as decode_per_query
 from leaderboard.records.per_query import decode_subset_queries as decode_subset_queries
 from leaderboard.records.per_query import encode_per_query as encode_per_query

@@ -387,13 +387,18 @@ class HubStore:
             for path_in_repo, data in ours.items():
                 files[path_in_repo] = folder / "ours" / path_in_repo
                 write_bytes_atomic(files[path_in_repo], data)
+            reused = {}  # the intervals of unchanged files, from the table the last push wrote (flat_table)
+            if flat_table.TABLE_PATH in remote:
+                previous = self._download(flat_table.TABLE_PATH, revision, folder / "table")
+                reused = flat_table.reusable_intervals(previous.read_bytes())
             for path_in_repo, local in sorted(files.items()):
                 try:
                     result = read_result(local)
                 except Exception:  # a damaged file in the dataset is the dataset's problem, not this push's
                     continue
                 if result.is_complete:
-                    rows.extend(flat_table.rows_of(result, path_in_repo))
+                    sha256 = hashlib.sha256(local.read_bytes()).hexdigest()
+                    rows.extend(flat_table.rows_of(result, path_in_repo, sha256, reused))
         card = flat_table.dataset_card(
             self.repo_id, rows, license_id or flat_table.DEFAULT_LICENSE, flat_table.harness_version()
         )

@@ -24,7 +24,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from leaderboard.errors import BadInput
+from leaderboard.errors import BadInput, DataUnavailable
 from leaderboard.records.files import read_result
 from leaderboard.records.listing import result_files
 from leaderboard.records.result import Result
@@ -36,6 +36,7 @@ from leaderboard.submission.validation import SPEC_FILE, read_json_file
 # [0, 1] main score is far below any difference a leaderboard ranks by.
 DEFAULT_TOLERANCE = 1e-4
 DEFAULT_SAMPLE = 3
+NO_DATA = "no data"  # a check whose task data could not be had here: neither a match nor a mismatch
 
 
 @dataclass
@@ -45,7 +46,7 @@ class Check:
     model: str
     submitted: float
     rerun: float | None = None
-    status: str = "pending"  # "match", "mismatch" or "error"
+    status: str = "pending"  # "match", "mismatch", "no data" (could not be had here) or "error"
     detail: str = ""
 
     @property
@@ -174,6 +175,7 @@ def rerun(
         "--seed",
         str(result.settings.seed),
         "--no-cache",
+        "--quiet",  # its stderr's last lines are the error a failure reports, not progress
     ]
     for key, value in (result.settings.model_extra or {}).get("task_options", {}).items():
         command += ["--task-option", f"{key}={value}"]
@@ -184,7 +186,12 @@ def rerun(
             command += ["--data-dir", value]
     ran = subprocess.run(command, capture_output=True, text=True)
     if ran.returncode != 0:
-        raise BadInput(f"`leaderboard run` exited {ran.returncode}: {_tail(ran.stderr or ran.stdout)}")
+        said = _tail(ran.stderr or ran.stdout)
+        if f"{DataUnavailable.label}:" in ran.stderr:  # the run's own heading: a download failed, nothing was scored
+            raise DataUnavailable(
+                said[said.find(f"{DataUnavailable.label}:") + len(DataUnavailable.label) + 1 :].strip()
+            )
+        raise BadInput(f"`leaderboard run` exited {ran.returncode}: {said}")
     found = [p for p in result_files(output) if read_result(p).task.name == result.task.name]
     if len(found) != 1:
         raise BadInput(f"expected one result for {result.task.name} under {output}, found {len(found)}")
@@ -228,6 +235,8 @@ def verify(
             log(f"re-running {check.model} on {check.task} ({i + 1}/{len(chosen)})")
             try:
                 fresh = rerun(env, spec, path, submitted, Path(tmp) / f"rerun-{i}", data_dirs)
+            except DataUnavailable as exc:
+                check.status, check.detail = NO_DATA, str(exc)
             except BadInput as exc:
                 check.status, check.detail = "error", str(exc)
             else:

@@ -30,7 +30,7 @@ def metrics(key: str) -> tuple[list[Metric], str]:
         ]
         declared += [
             Metric("decline", "lower", "win_rate_k1 - win_rate_k10", -1.0, 1.0),
-            Metric("mean_win_rate", "higher", "mean of win_rate_k1..k10"),
+            Metric("mean_win_rate", "higher", "mean of win_rate_k1..k10", label="mean WR"),
         ]
         return declared, "mean_win_rate"
     if key == "task3":
@@ -39,6 +39,7 @@ def metrics(key: str) -> tuple[list[Metric], str]:
                 "flip_rate",
                 "lower",
                 "fraction of (record, adjacent pair) outcomes that differ between Query10 and Natural_Query10",
+                label="Flip Rate",
             )
         ]
         declared += [
@@ -59,7 +60,9 @@ def metrics(key: str) -> tuple[list[Metric], str]:
         Metric(f"win_rate_{p}", "higher", f"pair {PAIR_LABELS[p]}: P[s(Query10, {a}) > s(Query10, {b})]")
         for p, (a, b) in zip(PAIR_NAMES, PAIRS)
     ]
-    declared += [Metric("mean_adjacent_win_rate", "higher", "mean of the ten adjacent win rates")]
+    declared += [
+        Metric("mean_adjacent_win_rate", "higher", "mean of the ten adjacent win rates", label="mean adjacent WR")
+    ]
     return declared, "mean_adjacent_win_rate"
 
 

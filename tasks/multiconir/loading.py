@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from leaderboard import BadInput
+from leaderboard import BadInput, DataUnavailable
 from leaderboard.contract.task import DataSource
 
 DOMAINS = ("Books", "Movies", "People", "Medical Case", "Legal Document")
@@ -107,7 +107,7 @@ def fetch_from_hub() -> tuple[Path, DataSource]:
     try:
         path = Path(snapshot_download(HUB_REPO, repo_type="dataset", revision=revision, allow_patterns=["*.csv"]))
     except Exception as exc:
-        raise BadInput(
+        raise DataUnavailable(
             f"Could not fetch {HUB_REPO}@{revision} from the Hugging Face hub ({type(exc).__name__}: {exc}). "
             f"Point the task at a local copy with --data-dir or {ENV_VAR}."
         ) from None

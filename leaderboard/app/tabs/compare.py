@@ -6,7 +6,6 @@ wait in the tab's state until then.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import gradio as gr
@@ -24,11 +23,6 @@ ID = "compare"
 def _unfilled(a: str = "", b: str = "") -> dict:
     """The pickers' state: which benchmark they hold (None: none yet), and a link's pair waiting for them."""
     return {"filled": None, "a": a, "b": b}
-
-
-def natural(text: str) -> list[Any]:
-    """'cw=3-10' before 'cw=11-12': numbers compare as numbers."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
 
 
 def build(shell: Shell) -> Tab:
@@ -65,25 +59,11 @@ def build(shell: Shell) -> Tab:
             found = shell.board().comparison(name, key_a, key_b, subsets=bool(per_subset))
         except BadInput as exc:
             return render.empty(str(exc))
-        # Subsets as the board names and orders its columns ("¬2in", strata by number), others after them.
-        ranking = shell.ranking(name)
-        order: dict[tuple[str, str], int] = {}
-        subset_labels: dict[tuple[str, str], str] = {}
-        metrics = {row.task: row.metric for row in found.tasks}
-        for column in ranking.columns if ranking else []:  # the column of the compared metric, else the first
-            spec = column.spec
-            order.setdefault((spec.task, spec.subset), len(order))
-            if spec.metric == metrics.get(spec.task) or (spec.task, spec.subset) not in subset_labels:
-                subset_labels[(spec.task, spec.subset)] = column.label.rstrip(" ↑↓")
-        rows = []
-        for task_row in found.tasks:
-            rows.append(task_row)
-            subsets = found.subsets.get(task_row.task, [])
-            rows.extend(sorted(subsets, key=lambda r: (order.get((r.task, r.subset), len(order)), natural(r.subset))))
+        rows = found.ordered(shell.ranking(name))  # subsets in the board's column order, strata by number
         labels = views.model_labels([key_a, key_b])
-        problems = [f"{task}: {why}" for task, why in found.skipped]
+        problems = found.problems()
         return comparison_html(
-            labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset), labels=subset_labels
+            labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset), labels=found.labels()
         )
 
     with gr.Tab("Compare two models", id=ID) as tab:
