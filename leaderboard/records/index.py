@@ -349,7 +349,8 @@ def _validate(path: Path, rel: str, key: list[int]) -> _Record:
     try:
         record = read_plain(path)
         per_query = record["per_query"]
-        columns = per_query_fast.columns(per_query) if per_query and per_query["count"] <= PER_QUERY_LIMIT else None
+        small = per_query and per_query["count"] <= PER_QUERY_LIMIT
+        columns = per_query_fast.columns(per_query, arrays=True) if small else None
         stored, shared = index_columns.encode(columns) if columns is not None else (None, {})
         return _Record(
             Entry(rel, key, summary(record)),

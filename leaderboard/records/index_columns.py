@@ -33,7 +33,12 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _bytes(column: list[float | None]) -> tuple[str, bool]:
+def _bytes(column: Any) -> tuple[str, bool]:
+    """A column (a list with None, or a float64 array with NaN: ``per_query_fast``) as base64 bytes, and
+    whether it lacks a value somewhere."""
+    if hasattr(column, "dtype"):
+        data = column.astype("<f8").tobytes()
+        return base64.b64encode(data).decode("ascii"), bool((column != column).any())
     values = array("d", [_NAN if v is None else v for v in column])
     if sys.byteorder == "big":
         values.byteswap()

@@ -19,6 +19,7 @@ numpy is imported only for fields of ``MIN_QUERIES`` or more queries (or when al
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 import threading
@@ -46,7 +47,7 @@ class _Table:
         self.sparse: set[str] = set()  # metrics without a value on some query
         self.members: dict[str, list[str]] | None = None  # the field's subsets, once decoded
         for metric in self.metrics:
-            column = [row.get(metric) for row in rows]
+            column = list(map(dict.get, rows, itertools.repeat(metric)))  # row.get(metric), at C speed
             kinds = set(map(type, column))
             if not kinds <= {float, int, type(None)}:
                 raise ValueError(f"{metric}: a value is not a number")
@@ -185,8 +186,11 @@ def _means_ok(table: _Table, field: Mapping[str, Any], record: Mapping[str, Any]
     return True
 
 
-def columns(field: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``per_query_columns.columns(field)``, from the arrays of the field verified last when it is this one."""
+def columns(field: Mapping[str, Any], arrays: bool = False) -> dict[str, Any] | None:
+    """``per_query_columns.columns(field)``, from the arrays of the field verified last when it is this one.
+
+    ``arrays``: its values as float64 arrays, NaN where the canonical lists hold None (the index stores them
+    so); lists when the field is not the one verified last."""
     from leaderboard.records.per_query_columns import columns as canonical
 
     found = getattr(_memo, "table", None)
@@ -200,13 +204,16 @@ def columns(field: Mapping[str, Any]) -> dict[str, Any] | None:
         members = _members(table, field)
     except (ValueError, TypeError, RecursionError):
         members = {}  # damaged membership costs the subsets, not the values (as ``columns``)
-    subsets = {
-        name: sorted(table.position[q] for q in qs)
-        for name, qs in members.items()
-        if all(q in table.position for q in qs)
-    }
-    out: dict[str, list[float | None]] = {}
+    subsets = {}
+    for name, qs in members.items():
+        positions: list[Any] = list(map(table.position.get, qs))
+        if None not in positions:  # a subset naming a query without values is left out (as ``columns``)
+            subsets[name] = sorted(positions)
+    out: dict[str, Any] = {}
     for metric, array in table.columns.items():
+        if arrays:
+            out[metric] = array
+            continue
         values = array.tolist()
         out[metric] = [None if v != v else v for v in values] if metric in table.sparse else values
     macro = [s for s in macro_over(field) if s in subsets]
