@@ -4,7 +4,8 @@ RESULTS_REPO names the results dataset (ORG/NAME or hf://ORG/NAME; a local folde
 Space variable set by `leaderboard space deploy`, else ``results_repo`` in space.json beside this file.
 The app pulls it with huggingface_hub, reads it through the result index (each file validated once),
 shows public benchmarks only, and polls the dataset's revision every LEADERBOARD_POLL_SECONDS
-(default 600) to show new commits without a restart.
+(default 600) to show new commits without a restart. REQUESTS_REPO (optional) names the evaluation
+queue's requests dataset: the Submit and Queue tabs appear.
 """
 
 import json
@@ -24,8 +25,11 @@ if not RESULTS:
     raise SystemExit("Set the RESULTS_REPO variable to the results dataset (ORG/NAME) in the Space settings.")
 SOURCE = RESULTS if RESULTS.startswith("hf://") or os.path.isdir(RESULTS) else f"hf://{RESULTS}"
 POLL_SECONDS = float(os.environ.get("LEADERBOARD_POLL_SECONDS", DEFAULT_POLL_SECONDS))
+# The evaluation queue (optional): the requests dataset behind the Submit and Queue tabs. Submitting
+# writes to it with the HF_TOKEN Space secret, read by huggingface_hub on the server only.
+REQUESTS = os.environ.get("REQUESTS_REPO") or None
 
-demo = build_app(SOURCE, public=True, poll_seconds=POLL_SECONDS or None)
+demo = build_app(SOURCE, public=True, poll_seconds=POLL_SECONDS or None, requests=REQUESTS)
 
 if __name__ == "__main__":
     launch(

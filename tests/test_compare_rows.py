@@ -64,6 +64,9 @@ def uneven_multiconir(tmp_path_factory):
 def _declared_label(declaration, metric):
     """Every name the task's views give ``metric`` (its own name always counts)."""
     names = {metric}
+    names |= {str(m["label"]) for m in declaration.get("metrics") or [] if m.get("name") == metric and m.get("label")}
+    if metric.startswith("ndcg_at_"):  # results written before labels: named as every table names nDCG
+        names.add("nDCG@" + metric.removeprefix("ndcg_at_"))
     for view in declaration.get("views") or []:
         if len(view.get("subsets") or ("default",)) <= 1 and metric in (view.get("metrics") or ()):
             names.add(str((view.get("labels") or {}).get(metric, metric)).rstrip(" ↑↓"))
@@ -119,7 +122,7 @@ def test_every_row_of_comlq_and_negconstraint_is_recomputed_from_the_two_files(r
     assert lsnc.queries == 874 and lsnc.mean_a == pytest.approx(0.4892549862145238, abs=1e-12)
     labels = found["ComLQ"].labels()
     assert labels[("comlq", "group=negation", LSNC10)] == ("group=negation", "LSNC@10 (lexical-v1)")
-    assert labels[("comlq", "group=negation", "ndcg_at_10")] == ("group=negation", "ndcg_at_10")
+    assert labels[("comlq", "group=negation", "ndcg_at_10")] == ("group=negation", "nDCG@10")
     html = comparison_html("bm25", "MiniLM", found["ComLQ"].rows(), labels=labels)
     assert html.count("LSNC@10 (lexical-v1)") == 6  # the negation group and the five negation types, no other row
 

@@ -59,11 +59,12 @@ def test_show_subsets_prints_each_tasks_subset_table_with_intervals_in_every_for
     from leaderboard.cli.subset_tables import wide
 
     headers, body = wide(r for r in rows if r["task"] == "comlq")
-    assert headers[:3] == ["Model", "Subset", "ndcg_at_10"] and "LSNC@10 (lexical-v1)" in headers
+    assert headers[:3] == ["Model", "Subset", "nDCG@10"] and "LSNC@10 (lexical-v1)" in headers
     cell = f"{lsnc['value']:.4f} [{lsnc['ci_low']:.4f}, {lsnc['ci_high']:.4f}]"
     assert any(line[1] == "group=negation" and cell in line for line in body)
     assert any(line[1] == "¬2in (type=2in)" for line in body)
-    assert cell in render(headers, [[(c, False) for c in line] for line in body], "markdown", "t", [], 2)
+    markdown = render(headers, [[(c, False) for c in line] for line in body], "markdown", "t", [], 2)
+    assert cell.replace("[", "\\[").replace("]", "\\]") in markdown  # brackets escaped: not a Markdown link
     # ... and the command prints them in every format (NegConstraint's two results: fast)
     negconstraint = tmp_path / "negconstraint"
     copy_real_results(negconstraint, tasks=("negconstraint",))
@@ -75,7 +76,10 @@ def test_show_subsets_prints_each_tasks_subset_table_with_intervals_in_every_for
     for fmt in ("table", "markdown", "latex"):
         shown = run_cli("show", str(negconstraint), "--subsets", "--format", fmt)
         assert shown.returncode == 0, shown.stderr
-        assert f"{win['value']:.4f} [{win['ci_low']:.4f}, {win['ci_high']:.4f}]" in shown.stdout
+        cell = f"{win['value']:.4f} [{win['ci_low']:.4f}, {win['ci_high']:.4f}]"
+        if fmt == "markdown":  # brackets escaped: not a Markdown link
+            cell = cell.replace("[", "\\[").replace("]", "\\]")
+        assert cell in shown.stdout
         assert "violator in top 5" in shown.stdout
 
 

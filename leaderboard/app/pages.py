@@ -31,6 +31,9 @@ from leaderboard.app.views import direction_of
 from leaderboard.contract.task import View
 
 SUBMIT = """
+<p>Where this board has a <b>Submit</b> tab, publish your model plugin (a release on the package index or a git
+commit) and submit it there: the leaderboard's worker evaluates it in a sandbox and publishes the results; the
+<b>Queue</b> tab follows it. Without the queue (offline, or as a pull request):</p>
 <ol>
 <li>Write a model plugin (copy <code>plugins/leaderboard-hybrid-rrf/</code>; its README is the model-author guide),
 or a task plugin (see <code>plugins/leaderboard-example-task/</code>).</li>

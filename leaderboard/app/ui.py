@@ -27,8 +27,9 @@ from leaderboard.app import charts, loading, pages, url_state
 from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, url_state_js
 from leaderboard.app.landing import HOME
 from leaderboard.app.live import LiveBoard
+from leaderboard.app.live_queue import LiveQueue
 from leaderboard.app.sources import Source
-from leaderboard.app.tabs import TABS, Hook, Load, Shell, Switch, Tick
+from leaderboard.app.tabs import QUEUE_TABS, TABS, Hook, Load, Shell, Switch, Tick
 
 
 def build_app(
@@ -38,12 +39,14 @@ def build_app(
     public: bool = True,
     endpoint: str | None = None,
     poll_seconds: float | None = None,
+    requests: str | None = None,
 ) -> gr.Blocks:
     """The leaderboard over a results folder or ``hf://ORG/NAME``.
 
     ``benchmarks``: declarations used for names the results' benchmarks.json does not declare.
     ``public``: False shows non-public benchmarks and tasks in no benchmark, labelled (a local board).
     ``poll_seconds``: check the source for a new revision this often and reload without a restart.
+    ``requests``: the evaluation queue's requests dataset (ORG/NAME): adds the Submit and Queue tabs.
     """
     declared = list(benchmarks or [])
     live = LiveBoard(
@@ -53,6 +56,10 @@ def build_app(
     )
     live.start()
     shell = Shell(live)
+    if requests:
+        shell.queue = LiveQueue(requests, endpoint, poll_seconds)
+        shell.queue.refresh()
+        shell.queue.start()
 
     with gr.Blocks(title="Retrieval leaderboard", fill_width=True, delete_cache=(1800, 3600)) as app:
         generation = gr.State(live.generation)
@@ -77,7 +84,7 @@ def build_app(
             shell.benchmark_list(), value=[], label="Benchmarks in Overall", elem_id="overall-set", visible=False
         )
         with gr.Tabs(selected="board", overflow_behavior="wrap", elem_id="tabs") as tabs:
-            built = [module.build(shell) for module in TABS]
+            built = [module.build(shell) for module in (*TABS, *(QUEUE_TABS if shell.queue else ()))]
         query = gr.Textbox(visible=False)  # the page's URL query, filled by RESTORE_JS
         query_width = gr.Number(visible=False)  # the browser window's width: charts are drawn to fit it
         tab_ids = [tab.id for tab in built]
@@ -130,6 +137,7 @@ def build_app(
             outputs = [generation, status, shell.selector, shell.shown, *_outputs(ticks)]
             timer.tick(on_tick, [generation, shell.shown, *_inputs(ticks)], outputs)
     app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
+    app.live_queue = shell.queue  # type: ignore[attr-defined]
     return app
 
 

@@ -28,6 +28,9 @@ COMMAND_MODULES = {
     "cite": "cite",
     "new-plugin": "scaffold",
     "space": "space",
+    "submit": "submit",
+    "worker": "worker",
+    "queue": "queue",
 }
 
 

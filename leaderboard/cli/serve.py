@@ -43,8 +43,21 @@ def registered_benchmarks() -> list[Any]:
     help="Check the results for a new revision every N seconds and reload without a restart "
     "(default: 600 for hf://, off for a folder).",
 )
+@click.option(
+    "--requests",
+    "requests_repo",
+    default=None,
+    help="The evaluation queue's requests dataset, ORG/NAME: adds the Submit and Queue tabs "
+    "(submitting writes with this machine's token).",
+)
 def serve(
-    results_spec: str, host: str, port: int, endpoint: str | None, public: bool, poll_seconds: float | None
+    results_spec: str,
+    host: str,
+    port: int,
+    endpoint: str | None,
+    public: bool,
+    poll_seconds: float | None,
+    requests_repo: str | None,
 ) -> None:
     """Serve the leaderboard app (Gradio) over a results folder or dataset."""
     from leaderboard.app.live import DEFAULT_POLL_SECONDS
@@ -53,7 +66,12 @@ def serve(
     if poll_seconds is None and results_spec.startswith("hf://"):
         poll_seconds = DEFAULT_POLL_SECONDS
     app = build_app(
-        results_spec, registered_benchmarks(), public=public, endpoint=endpoint, poll_seconds=poll_seconds or None
+        results_spec,
+        registered_benchmarks(),
+        public=public,
+        endpoint=endpoint,
+        poll_seconds=poll_seconds or None,
+        requests=requests_repo,
     )
     board = app.live_board.board  # type: ignore[attr-defined]
     err().print(

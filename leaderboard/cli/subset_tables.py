@@ -34,7 +34,8 @@ def show_subsets(paths: Sequence[Path], fmt: str, title: str) -> None:
     for number, task in enumerate(tasks):
         headers, body = wide(row for row in rows if row["task"] == task)
         caption = f"{title}: {task} per subset"
-        if fmt in ("markdown", "latex"):
+        if fmt in ("markdown", "latex"):  # a paper's caption names the task, never a local path
+            caption = f"{task}: scores per subset, each with its 95% interval."
             from leaderboard.cli.paper_tables import render
 
             notes = [NOTE]

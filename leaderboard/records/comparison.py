@@ -290,16 +290,16 @@ def _axis(view: Mapping[str, Any]) -> list[Cell]:
 
 def cell_labels(declaration: Mapping[str, Any], subset: str, metric: str) -> tuple[str, str]:
     """How the task's views name a row's subset and its metric (the names themselves where no view does)."""
+    from leaderboard.metrics.labels import metric_label
+
     subset_label = "all queries" if subset == "default" else subset
-    metric_label = metric
     for view in declaration.get("views") or []:
         labels = view.get("labels") or {}
         subsets = view.get("subsets") or ("default",)
         if len(subsets) > 1 and subset in subsets and subset in labels and subset_label == subset:
             subset_label = str(labels[subset])
-        elif len(subsets) <= 1 and metric in (view.get("metrics") or ()) and metric in labels:
-            metric_label = str(labels[metric]).rstrip(" ↑↓")
-    return subset_label, metric_label
+    # the metric as every table names it: its declared label, a view's, "nDCG@10" for ndcg_at_10
+    return subset_label, metric_label(declaration, metric).rstrip(" ↑↓")
 
 
 def direction_of(declaration: Mapping[str, Any], metric: str) -> str:

@@ -418,6 +418,39 @@ class HubStore:
             existing = _json_list(self._download(BENCHMARKS_FILE, revision, Path(tmp)).read_bytes())
         return benchmarks_upload(merge_benchmarks(existing, json.loads(upload.data)))
 
+    # -- single files (the evaluation queue's requests dataset) ------------------------------------
+    def exists(self) -> bool:
+        with self._hub_errors("read"):
+            return self.api.repo_exists(self.repo_id, repo_type="dataset")
+
+    def create(self) -> None:
+        """Create the dataset when it does not exist yet."""
+        with self._hub_errors("create"):
+            self.api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True)
+
+    def files(self, revision: str | None = None) -> dict[str, str | None]:
+        """path -> content id of every file at ``revision`` (the hub's listing, as push compares with it)."""
+        with self._hub_errors("read"):
+            return self._remote_oids(revision)
+
+    def read(self, path_in_repo: str, revision: str | None = None) -> bytes:
+        with self._hub_errors("read"), tempfile.TemporaryDirectory(prefix="leaderboard-read-") as tmp:
+            return self._download(path_in_repo, revision, Path(tmp)).read_bytes()
+
+    def commit(self, files: dict[str, bytes], message: str, parent_commit: str | None) -> str:
+        """One commit of ``files`` on ``parent_commit`` (PushConflict when the dataset moved since); its id."""
+        from huggingface_hub import CommitOperationAdd
+
+        with self._hub_errors("write to", committing=True):
+            info = self.api.create_commit(
+                self.repo_id,
+                [CommitOperationAdd(path, data) for path, data in files.items()],
+                commit_message=message,
+                repo_type="dataset",
+                parent_commit=parent_commit,
+            )
+        return info.oid
+
     def pull(self, dest: Path, revision: str | None = None) -> Path:
         return self.pull_report(dest, revision).path
 

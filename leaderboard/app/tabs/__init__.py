@@ -22,10 +22,12 @@ Adding a tab is one module and one line:
 
 from __future__ import annotations
 
-from leaderboard.app.tabs import about, board, compare, provenance, size, skipped, views
+from leaderboard.app.tabs import about, board, compare, provenance, queue, size, skipped, submit, views
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, Tick
 
 # In page order. Each module: ID and build(shell) -> Tab.
 TABS = (board, views, size, compare, provenance, skipped, about)
+# After them, only when the app has a requests dataset (``shell.queue``): the evaluation queue's tabs.
+QUEUE_TABS = (submit, queue)
 
-__all__ = ["TABS", "Hook", "Load", "Shell", "Switch", "Tab", "Tick"]
+__all__ = ["QUEUE_TABS", "TABS", "Hook", "Load", "Shell", "Switch", "Tab", "Tick"]

@@ -24,6 +24,7 @@ from leaderboard.app.board import OVERALL, Board, label_of
 from leaderboard.app.comparison_view import choice_value
 from leaderboard.app.landing import HOME
 from leaderboard.app.live import LiveBoard
+from leaderboard.app.live_queue import LiveQueue
 from leaderboard.app.ranking import Ranking
 
 
@@ -93,6 +94,7 @@ class Shell:
         self.chart_width: Any = None  # gr.State: the window's width for charts
         self.summary: Any = None  # the benchmark's summary line, above the tabs
         self.overall_set: Any = None  # the Overall view's benchmarks, above the tabs
+        self.queue: LiveQueue | None = None  # the evaluation queue, when the app has a requests dataset
 
     def board(self) -> Board:
         return self.live.board

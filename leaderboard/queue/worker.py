@@ -1,0 +1,312 @@
+"""`leaderboard worker`: claim a request, evaluate it in a sandbox, publish its results, say how it went.
+
+For each claimed request, in a fresh folder ``<work dir>/<request id>/``:
+
+1. the plugin spec is parsed again (the file is input, never trusted) and the benchmarks are
+   resolved to tasks with this worker's benchmark plugins;
+2. a virtual environment on top of this one (``verify``'s ``make_child_venv``) gets the plugin by
+   ``pip install`` (in the sandbox: installing may build the package, which runs its code);
+3. ``leaderboard run`` evaluates the model on every task, complete, in the sandbox;
+4. the results are checked (``results_check``) and pushed to the results dataset in one commit (or
+   a pull request), refusing to replace any other run's result file;
+5. the request is settled: finished with the result paths, or failed with the reason; the
+   redacted tail of the log goes to ``logs/<id>.txt`` in the same commit.
+
+The lease is renewed while steps 2-4 run; if it is lost (it expired and another worker took the
+request, or the request was cancelled) the sandbox is stopped and nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.queue import plugin_spec
+from leaderboard.queue.claim import LeaseKeeper, LeaseLost, LeaseSettings, claim, settle
+from leaderboard.queue.dataset import RequestsDataset, repo_id
+from leaderboard.queue.requests import EvalRequest, Status, log_path
+from leaderboard.queue.results_check import RequestFailed, check_results, replaced_results
+from leaderboard.queue.sandbox import Isolation, Limits, Sandbox
+from leaderboard.records.store import HubStore, PushConflict, Upload, redact
+from leaderboard.submission.validation import task_data_dirs
+
+GIB = 2**30
+DEFAULT_TIME_LIMIT = 6 * 3600.0
+DEFAULT_INSTALL_TIME_LIMIT = 1800.0
+DEFAULT_MEMORY_GB = 32.0
+DEFAULT_FILE_GB = 16.0
+PUSH_TRIES = 5
+
+
+@dataclass
+class WorkerSettings:
+    requests: str
+    results: str
+    endpoint: str | None = None
+    token: str | None = None
+    worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
+    lease: LeaseSettings = field(default_factory=LeaseSettings)
+    isolation: Isolation = "bwrap"
+    network: bool = True
+    time_limit: float = DEFAULT_TIME_LIMIT
+    install_time_limit: float = DEFAULT_INSTALL_TIME_LIMIT
+    memory_gb: float = DEFAULT_MEMORY_GB
+    file_gb: float = DEFAULT_FILE_GB
+    data_dirs: tuple[str, ...] = ()
+    device: str | None = None
+    ray: str | None = None
+    pip_args: tuple[str, ...] = ()
+    pass_env: tuple[str, ...] = ()
+    create_pr: bool = False
+    work_dir: Path | None = None
+    keep: bool = False  # keep each request's folder (venv, results, log) after it is settled
+
+    def __post_init__(self) -> None:
+        # Runs start in their own folder: relative paths are taken from the worker's folder, now.
+        self.data_dirs = tuple(_absolute_data_dir(value) for value in self.data_dirs)
+        self.pip_args = tuple(_absolute_pip_arg(value) for value in self.pip_args)
+
+    def limits(self, seconds: float) -> Limits:
+        return Limits(seconds, int(self.memory_gb * GIB), int(self.file_gb * GIB))
+
+
+def _absolute_data_dir(value: str) -> str:
+    """TASK=DIR or DIR with DIR made absolute (as `run` tells them apart: an existing path is a DIR)."""
+    task, sep, folder = value.partition("=")
+    if sep and task and not Path(value).exists():
+        return f"{task}={Path(folder).absolute()}"
+    return str(Path(value).absolute())
+
+
+def _absolute_pip_arg(value: str) -> str:
+    """A pip argument naming a local path (``--find-links=wheels``, ``./pkg``) with the path made absolute."""
+    option, sep, rest = value.partition("=")
+    if sep and option.startswith("-") and Path(rest).exists():
+        return f"{option}={Path(rest).absolute()}"
+    return str(Path(value).absolute()) if not value.startswith("-") and Path(value).exists() else value
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class Worker:
+    def __init__(self, settings: WorkerSettings, log: Callable[[str], None] = _say):
+        self.settings, self.log = settings, log
+        self.requests = RequestsDataset(settings.requests, settings.endpoint, settings.token)
+        self.results = HubStore(repo_id(settings.results, "--results"), settings.endpoint, settings.token)
+        if not self.results.token:
+            raise BadInput(
+                "No Hugging Face token: the worker writes to the requests and results datasets; set HF_TOKEN "
+                "(it is never passed to the plugin's run, and never printed)."
+            )
+        self.work_root = Path(settings.work_dir or tempfile.mkdtemp(prefix="leaderboard-worker-"))
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def run(self, once: bool = False, poll_seconds: float = 60.0) -> list[EvalRequest]:
+        """Claim and evaluate requests until interrupted (``once``: at most one, then return)."""
+        self.requests.ensure_exists()
+        self.results.create()
+        while True:
+            try:
+                request = claim(self.requests, self.settings.worker_id, self.settings.lease)
+                if request is not None:
+                    what = f"{request.model} ({request.plugin}) on {', '.join(request.benchmarks)}"
+                    self.log(f"claimed {request.id}: {what}")
+                    final = self.process(request)
+            except LeaderboardError as exc:  # the hub is down or refusing: a long-running worker waits and retries
+                if once:
+                    raise
+                self.log(f"{redact(exc, self.results.token)}; trying again in {poll_seconds:g} s")
+                time.sleep(poll_seconds)
+                continue
+            if request is None:
+                if once:
+                    self.log("no pending request")
+                    return []
+                time.sleep(poll_seconds)
+                continue
+            if final is not None:
+                self.log(f"{final.id}: {final.status}" + (f" ({final.failure})" if final.failure else ""))
+            if once:
+                return [final] if final is not None else []
+
+    def process(self, request: EvalRequest) -> EvalRequest | None:
+        """Evaluate a claimed request and settle it; None when the lease was lost (nothing written)."""
+        assert request.lease is not None
+        folder = self.work_root / request.id
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        journal: list[str] = []
+        status: Status
+        try:
+            with LeaseKeeper(self.requests, request, self.settings.lease, self.log) as keeper:
+                try:
+                    outcome: dict[str, Any] = self.evaluate(request, folder, keeper, journal)
+                    where = outcome["pull_request"] or outcome["commit"] or "unchanged"
+                    status, note = "finished", f"{len(outcome['results'])} result file(s) pushed: {where}"
+                    outcome.pop("commit")
+                except RequestFailed as failed:
+                    journal.append(failed.log)
+                    status, note, outcome = "failed", failed.reason, {"failure": failed.reason}
+                except LeaderboardError as exc:  # the hub refused the push, ...: this request fails, the worker goes on
+                    status, note, outcome = "failed", str(exc), {"failure": str(exc)}
+                except Exception as exc:  # a bug in the worker must not stop the queue
+                    reason = f"internal error in the worker: {type(exc).__name__}: {exc}"
+                    status, note, outcome = "failed", reason, {"failure": reason}
+                if keeper.lost.is_set():
+                    self.log(f"{request.id}: lease lost; nothing written")
+                    return None
+            log = redact("\n".join(part for part in journal if part), self.results.token) + "\n"
+            return settle(
+                self.requests,
+                request.id,
+                request.lease,
+                status,
+                redact(note, self.results.token),
+                extra_files={log_path(request.id): log.encode()},
+                log=log_path(request.id),
+                **{k: redact(v, self.results.token) if isinstance(v, str) else v for k, v in outcome.items()},
+            )
+        except LeaseLost as exc:
+            self.log(f"{request.id}: {exc}; nothing written")
+            return None
+        finally:
+            if not self.settings.keep:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    # -- one evaluation ---------------------------------------------------------------------------
+    def evaluate(self, request: EvalRequest, folder: Path, keeper: LeaseKeeper, journal: list[str]) -> dict[str, Any]:
+        """Install, run, check, push; the request's new fields. RequestFailed when any step fails."""
+        from leaderboard.submission.verification import make_child_venv
+
+        settings = self.settings
+        try:
+            spec = plugin_spec.parse(request.plugin)
+        except BadInput as exc:
+            raise RequestFailed(str(exc)) from None
+        benchmarks, tasks = self.resolve(request.benchmarks)
+        data = [Path(where) for where in task_data_dirs(settings.data_dirs).values()]
+        sandbox = Sandbox(
+            folder,
+            settings.isolation,
+            settings.network,
+            settings.pass_env,
+            readable=data,
+            watched=[*data, *_harness_paths()],
+        )
+        step = _Journal(journal, self.log, request.id)
+        step(f"isolation: {settings.isolation}; limits: {settings.limits(settings.time_limit).described()}")
+
+        python = make_child_venv(folder / "venv")
+        step(f"installing {spec.requirement} into a fresh virtual environment")
+        pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-input"]
+        installed = sandbox.run(
+            [*pip, *settings.pip_args, spec.requirement],
+            settings.limits(settings.install_time_limit),
+            network=True,
+            stop=keeper.lost,
+        )
+        journal.append(installed.log)
+        if not installed.ok:
+            raise RequestFailed(f"could not install {spec.requirement}: {installed.reason}")
+
+        output = folder / "out" / "results"
+        command = [str(python), "-m", "leaderboard", "run", f"--model={request.model}", f"--output={output}"]
+        command += [f"--task={task}" for task in tasks]
+        for value in settings.data_dirs:  # `run` refuses TASK=DIR for a task it is not running
+            task, sep, _ = value.partition("=")
+            if not sep or task in tasks or Path(value).exists():
+                command.append(f"--data-dir={value}")
+        command += [f"--device={settings.device}"] if settings.device else []
+        command += [f"--ray={settings.ray}"] if settings.ray else []
+        step(f"running {request.model} on {', '.join(tasks)}")
+        ran = sandbox.run(command, settings.limits(settings.time_limit), stop=keeper.lost)
+        journal.append(ran.log)
+        if not ran.ok:
+            raise RequestFailed(f"the evaluation failed: {ran.reason}")
+
+        from leaderboard.registry import get_registry
+
+        uploads = check_results(output, request, spec, tasks, benchmarks, get_registry(), settings.data_dirs)
+        step(f"checked {len(uploads)} file(s); pushing to {self.results.repo_id}")
+        return self.push(request, uploads, keeper)
+
+    def resolve(self, names: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+        """(the benchmarks' declarations, their tasks in order), from this worker's benchmark plugins."""
+        from leaderboard.registry import get_registry
+
+        entries = get_registry().entries["benchmark"]
+        unknown = [name for name in names if name not in entries]
+        if unknown:
+            known = ", ".join(sorted(entries)) or "none"
+            raise RequestFailed(f"unknown benchmark(s) {', '.join(unknown)} on this worker (known: {known})")
+        declarations, tasks = [], []
+        for name in names:
+            benchmark = entries[name].factory()
+            declarations.append(benchmark.to_json())
+            for row in [*benchmark.tasks, *(row for side in benchmark.also for row in side.tasks)]:
+                if row.task not in tasks:
+                    tasks.append(row.task)
+        return declarations, tasks
+
+    def push(self, request: EvalRequest, uploads: list[Upload], keeper: LeaseKeeper) -> dict[str, Any]:
+        """Push on the commit whose listing was checked, so no other run's file can be replaced in between."""
+        for _ in range(PUSH_TRIES):
+            if keeper.lost.is_set():
+                raise RequestFailed("the lease was lost before the push")
+            head = self.results.head()
+            replaced = replaced_results(uploads, self.results.files(head))
+            if replaced:
+                raise RequestFailed(
+                    f"the results would replace {len(replaced)} existing result file(s) of another run "
+                    f"({', '.join(replaced[:3])}); a model name and revision are evaluated once"
+                )
+            message = f"Evaluation request {request.id}: {request.model} on {', '.join(request.benchmarks)}"
+            try:
+                report = self.results.push(
+                    uploads, message, create_pr=self.settings.create_pr, parent_commit=head, flat_table=True
+                )
+            except PushConflict:
+                continue
+            return {
+                "results": sorted(u.path_in_repo for u in uploads if _is_result(u.path_in_repo)),
+                "results_repo": self.results.repo_id,
+                "pull_request": report.url if self.settings.create_pr else None,
+                "commit": None if self.settings.create_pr else report.url,
+            }
+        raise RequestFailed(f"{self.results.repo_id} kept changing during {PUSH_TRIES} push attempts")
+
+
+class _Journal:
+    """The worker's own lines about a request: printed, and kept for its uploaded log."""
+
+    def __init__(self, lines: list[str], log: Callable[[str], None], request_id: str):
+        self.lines, self.log, self.request_id = lines, log, request_id
+
+    def __call__(self, message: str) -> None:
+        self.lines.append(f"[worker] {message}")
+        self.log(f"{self.request_id}: {message}")
+
+
+def _is_result(path_in_repo: str) -> bool:
+    """results/<model>/<revision>/<task>.json, not a model card or benchmarks.json."""
+    parts = path_in_repo.split("/")
+    return len(parts) == 4 and parts[0] == "results" and parts[-1].endswith(".json")
+
+
+def _harness_paths() -> list[Path]:
+    """Where the harness and its libraries live: a run must not change them (isolation "process" checks)."""
+    import leaderboard
+
+    return [Path(leaderboard.__file__).resolve().parent, Path(sysconfig.get_paths()["purelib"])]
