@@ -312,3 +312,49 @@ def test_the_fast_checks_never_accept_what_the_checks_refuse(monkeypatch):
 
     check()
     assert seen[True] > 20 and seen[False] > 5  # both kinds of mutation were tried
+
+
+def _replicas():
+    import sys
+
+    sys.path.insert(0, str(SUBMISSIONS.parent / "perf"))
+    import replicas
+
+    return replicas
+
+
+def test_perf_replicas_of_real_results_are_valid_results(tmp_path):
+    """perf/replicas.py: real runs under other names, with their per-query values and scores changed together."""
+    root = tmp_path / "replicas"
+    assert _replicas().write_real_replicas(root, 12) == 12
+    index = build_index(root)
+    assert len(index.summaries()) == 12 and not index.skipped  # every reader accepts every file
+    scores = {s["main_score"] for _, s in index.summaries()}
+    assert len(scores) == 12  # and they differ
+    assert {b["name"] for b in json.loads((root / "benchmarks.json").read_text())} == {"ComLQ", "NegConstraint"}
+
+
+def test_the_next_page_is_computed_while_this_one_is_read(tmp_path, monkeypatch):
+    import time
+
+    from leaderboard.app import board_table, loading, prefetch
+    from leaderboard.app.page_statistics import _DONE
+
+    root = tmp_path / "replicas"
+    _replicas().write_real_replicas(root, 24)
+    monkeypatch.setattr(board_table, "PAGE_SIZE", 4)
+    board = loading.load(root)
+    ranking = board.ranking("NegConstraint", with_stats=False)
+    board_table.board_html(
+        ranking,
+        board_table.TableRequest(),
+        prepare=lambda lines: prefetch.now(board, ranking, lines),
+        ahead=lambda lines: prefetch.ahead(board, ranking, lines),
+    )
+    second = {line.key for line in ranking.lines[4:8]}
+    deadline = time.monotonic() + 300  # the state is waited for; the bound only ends a broken run
+    while not second <= ranking.memo.get(_DONE, {}).get("keys", set()):
+        assert time.monotonic() < deadline, "the next page was not computed ahead"
+        time.sleep(0.05)
+    assert all(line.intervals for line in ranking.lines[4:8])
+    assert not any(line.key in ranking.memo[_DONE]["keys"] for line in ranking.lines[8:])  # only the next page
