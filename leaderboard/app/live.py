@@ -78,15 +78,25 @@ class LiveBoard:
 
 
 def _warm(board: Board) -> None:
-    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then Overall.
+    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then Overall,
+    then what the Compare tab opens on: every revision ranked (its model pickers) and #1 against #2, per task
+    and per subset (a comparison of ComLQ's 51 subsets takes seconds).
 
     Statistics of other rows are computed when a reader pages to them (``page_statistics``): at
     thousands of models, all of them at once would cost seconds and hundreds of megabytes.
     """
     from leaderboard.app.page_statistics import first_pages
 
+    names = [b.name for b in board.benchmarks]
     try:
-        first_pages(board, [b.name for b in board.benchmarks])
+        first_pages(board, names)
         board.overall_ranking()
+        for name in names:
+            board.ranking(name, with_stats=False, all_revisions=True)
+        for subsets in (False, True):
+            for name in names:
+                ranking = board.ranking(name, with_stats=False)
+                if ranking is not None and len(ranking.ranked) >= 2:
+                    board.comparison(name, ranking.ranked[0].key, ranking.ranked[1].key, subsets=subsets)
     except Exception as exc:  # a ranking that fails here fails again, visibly, when it is asked for
         print(f"leaderboard: could not precompute the rankings: {exc}", file=sys.stderr)
