@@ -21,6 +21,9 @@ DEFAULT_POLL_SECONDS = 600.0
 
 class LiveBoard:
     def __init__(self, source: Source, make: Callable[[Path, str | None], Board], poll_seconds: float | None = None):
+        from leaderboard.app.memory import limit_fragmentation
+
+        limit_fragmentation()  # before the server's threads start (``memory``)
         self.source, self.make, self.poll_seconds = source, make, poll_seconds
         self.warming = False  # precompute rankings of each new board (turned on once the server listens)
         # A local folder's fingerprint walks every file: only worth it when polling.
