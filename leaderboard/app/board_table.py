@@ -114,6 +114,12 @@ def _reported_sort_value(key: str) -> Callable[[ReportedLine], Any]:
     return lambda row: row.cells[key].value if key in row.cells else None
 
 
+def first_sorted(ranking: Ranking, key: str, direction: str, rows: int) -> list[Line]:
+    """The first ``rows`` of the table sorted by column ``key`` (unfiltered): the page such a sort shows."""
+    value = _sort_value(ranking, key)
+    return (sort_lines(ranking.ranked, value, direction) + sort_lines(ranking.unranked, value, direction))[:rows]
+
+
 def sort_lines(lines: Iterable[Any], value: Callable[[Any], Any], direction: str) -> list[Any]:
     """Stable sort by ``value``, missing values (None, NaN) last whichever the direction."""
     present: list[tuple[Any, Any]] = []

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from leaderboard.app.board import Board
     from leaderboard.app.ranking import Line, Ranking
 
-BATCH = 25  # rows computed ahead between two looks at the reader's requests
+BATCH = 50  # rows computed ahead between two looks at the reader's requests (each costs a pass over the draws)
 _state = threading.Condition()
 _next: tuple[Board, Ranking, list[Line]] | None = None
 _foreground = 0  # pages being computed for a reader now
@@ -54,24 +54,30 @@ def ahead(board: Board, ranking: Ranking, lines: list[Line]) -> None:
         _state.notify_all()
 
 
-def _run() -> None:
-    global _next
+def quietly(board: Board, ranking: Ranking, lines: list[Line], passed: bool = False) -> bool:
+    """``with_statistics`` of ``lines`` in this thread, in batches, each once no reader's page is being
+    computed; False when stopped early (``passed``: as soon as a newer view is asked for ahead)."""
     from leaderboard.app.page_statistics import with_statistics
 
+    for start in range(0, len(lines), BATCH):
+        with _state:
+            while _foreground and not (passed and _next is not None):  # a reader's page first
+                _state.wait()
+            if passed and _next is not None:  # a newer view: this one is passed
+                return False
+        with_statistics(board, ranking, lines[start : start + BATCH])
+    return True
+
+
+def _run() -> None:
+    global _next
     while True:
         with _state:
             while _next is None:
                 _state.wait()
             board, ranking, lines = _next
             _next = None
-        for start in range(0, len(lines), BATCH):
-            with _state:
-                while _foreground and _next is None:  # a reader's page first
-                    _state.wait()
-                if _next is not None:  # a newer view: this one is passed
-                    break
-            try:
-                with_statistics(board, ranking, lines[start : start + BATCH])
-            except Exception as exc:  # computed again, visibly, when the page is asked for
-                print(f"leaderboard: could not compute the next page ahead: {exc}", file=sys.stderr)
-                break
+        try:
+            quietly(board, ranking, lines, passed=True)
+        except Exception as exc:  # computed again, visibly, when the page is asked for
+            print(f"leaderboard: could not compute the next page ahead: {exc}", file=sys.stderr)
