@@ -162,9 +162,16 @@ def mfollowir() -> Benchmark:
         tasks=(
             BenchmarkTask("mFollowIR", "p-MRR", "higher", "p-MRR (mean over languages)"),
             *(side("mFollowIR", "p-MRR", f"p-MRR {lang}", subset=lang) for lang in ("fas", "rus", "zho")),
+            side("mFollowIRCrossLingual", "p-MRR", "cross-lingual p-MRR (mean)"),
+            *(
+                side("mFollowIRCrossLingual", "p-MRR", f"cross-lingual p-MRR {pair}", subset=pair)
+                for pair in ("eng-fas", "eng-rus", "eng-zho")
+            ),
         ),
         aggregate_label="p-MRR",
-        formula="score = mteb's mFollowIR p-MRR: the mean of the fas, rus and zho p-MRR (-1..1).",
+        formula="score = mteb's mFollowIR p-MRR: the mean of the fas, rus and zho p-MRR (-1..1). The cross-lingual "
+        "task (English queries and instructions, fas/rus/zho passages: mteb's mFollowIRCrossLingual) is shown "
+        "beside it and not averaged in.",
     )
 
 
@@ -292,7 +299,7 @@ DESCRIPTIONS = {
     "ComLQ": "nDCG@10 over all queries; 14 per-type nDCG@10 and LSNC (named judge) beside it",
     "NegConstraint": "nDCG@10; paired win rate, violations in top 1/5/10, violator rank beside it",
     "FollowIR": "mean of Robust04 MAP@1000, News21 nDCG@5, Core17 MAP@1000; mean p-MRR beside it",
-    "mFollowIR": "p-MRR (mean over fas, rus, zho)",
+    "mFollowIR": "p-MRR (mean over fas, rus, zho); cross-lingual p-MRR beside it",
     "InstructIR": "robustness@10",
     "IFIR": "mean nDCG@20 over 7 tasks",
     "NevIR": "paired accuracy",

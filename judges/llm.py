@@ -13,6 +13,10 @@ model, prompt, its sha256, the temperature and the limits below are recorded in 
 Limits (environment variables; recorded in the result's ``task_details.judge``):
 
 * ``LEADERBOARD_JUDGE_TIMEOUT``: seconds one request may take (default 60);
+* ``LEADERBOARD_JUDGE_IDLE``: seconds the run waits without any answer (from its first request, or
+  since the last answer) before it stops (default 50): an endpoint that never answers ends a run
+  within a minute (50 s and the time to stop the threads), whatever the number of items, threads and
+  retries; a live one only has to answer something every 50 s;
 * ``LEADERBOARD_JUDGE_DEADLINE``: seconds all of a run's requests may take together (default 3600);
 * ``LEADERBOARD_JUDGE_RETRIES``: retries of a failed request (connection, timeout, 429, 5xx; default 2);
 * ``LEADERBOARD_JUDGE_MAX_REPLY_BYTES``: the largest reply read (default 1 MiB; a reply is a few hundred bytes).
@@ -44,9 +48,10 @@ ENDPOINT_ENV = "LEADERBOARD_JUDGE_ENDPOINT"
 KEY_ENV = "OPENAI_API_KEY"
 TIMEOUT_ENV = "LEADERBOARD_JUDGE_TIMEOUT"
 DEADLINE_ENV = "LEADERBOARD_JUDGE_DEADLINE"
+IDLE_ENV = "LEADERBOARD_JUDGE_IDLE"
 RETRIES_ENV = "LEADERBOARD_JUDGE_RETRIES"
 MAX_REPLY_ENV = "LEADERBOARD_JUDGE_MAX_REPLY_BYTES"
-DEFAULTS = {TIMEOUT_ENV: 60.0, DEADLINE_ENV: 3600.0, RETRIES_ENV: 2, MAX_REPLY_ENV: 2**20}
+DEFAULTS = {TIMEOUT_ENV: 60.0, IDLE_ENV: 50.0, DEADLINE_ENV: 3600.0, RETRIES_ENV: 2, MAX_REPLY_ENV: 2**20}
 TEMPERATURE = 0.0
 SYSTEM = (
     "You check search results for queries that contain a negation: a condition the answer must NOT meet. "
@@ -120,6 +125,7 @@ class LLMJudge(Judge):
         max_retries: int | None = None,
         deadline: float | None = None,
         max_reply_bytes: int | None = None,
+        idle: float | None = None,
     ):
         if not model:
             raise BadInput("llm judge: name the model after the prefix, e.g. --task-option judge=llm:gpt-4o-mini")
@@ -130,9 +136,12 @@ class LLMJudge(Judge):
         self.timeout = float(timeout if timeout is not None else _setting(TIMEOUT_ENV, float))
         self.max_retries = int(max_retries if max_retries is not None else _setting(RETRIES_ENV, int))
         self.deadline = float(deadline if deadline is not None else _setting(DEADLINE_ENV, float))
+        self.idle = float(idle if idle is not None else _setting(IDLE_ENV, float))
         self.max_reply_bytes = int(max_reply_bytes if max_reply_bytes is not None else _setting(MAX_REPLY_ENV, int))
         self._client: Any = None
         self._ends_at: float | None = None  # the run's deadline, from the first item asked
+        self._last_answer: float | None = None  # when an answer last arrived (the first ask counts as one)
+        self._stopped: str | None = None  # why the run stopped: later items fail at once with it
         self._lock = threading.Lock()
 
     def describe(self) -> dict[str, Any]:
@@ -141,6 +150,7 @@ class LLMJudge(Judge):
             "temperature": TEMPERATURE,
             "timeout_s": self.timeout,
             "deadline_s": self.deadline,
+            "idle_s": self.idle,
             "max_retries": self.max_retries,
             "max_reply_bytes": self.max_reply_bytes,
         }
@@ -169,27 +179,39 @@ class LLMJudge(Judge):
         where = f"item (query {item.query_id[:80]!r}, document {item.doc_id[:80]!r})"
         return BadInput(redact(f"judge {self.name}: the endpoint {self.endpoint} {what} for {where}", self._key()))
 
-    def _remaining(self) -> float:
+    def _remaining(self) -> tuple[float, str]:
+        """Seconds left before the run stops, and what stops it then (the total deadline or the silence)."""
         with self._lock:
+            now = time.monotonic()
             if self._ends_at is None:
-                self._ends_at = time.monotonic() + self.deadline
-            return self._ends_at - time.monotonic()
+                self._ends_at = now + self.deadline
+            if self._last_answer is None:
+                self._last_answer = now
+            total, silent = self._ends_at - now, self._last_answer + self.idle - now
+        if silent < total:
+            return silent, f"answered nothing for {self.idle:g} s ({IDLE_ENV})"
+        return total, f"did not answer within the run's deadline of {self.deadline:g} s ({DEADLINE_ENV})"
+
+    def _answered(self) -> None:
+        """An answer arrived (or a call began): the silence starts again from now."""
+        with self._lock:
+            self._last_answer = time.monotonic()
 
     def ask(self, item: JudgeItem) -> bool | None:
         for attempt in range(self.max_retries + 1):
-            remaining = self._remaining()
-            if remaining <= 0:
-                raise self._fail(
-                    item,
-                    f"did not answer within the run's deadline of {self.deadline:g} s ({DEADLINE_ENV}); "
-                    "labels received so far are kept",
-                )
+            remaining, why = self._remaining()
+            if self._stopped or remaining <= 0:
+                self._stopped = self._stopped or why
+                raise self._fail(item, f"{self._stopped}; labels received so far are kept")
             try:
-                return parse_label(self._attempt(item, min(self.timeout, remaining)))
+                label = parse_label(self._attempt(item, min(self.timeout, remaining)))
             except _Retryable as exc:
                 if attempt == self.max_retries:
                     raise self._fail(item, f"failed after {attempt + 1} attempt(s) ({exc})") from None
-                time.sleep(min(0.5 * 2**attempt, 8.0, max(self._remaining(), 0)))
+                time.sleep(min(0.5 * 2**attempt, 8.0, max(self._remaining()[0], 0)))
+                continue
+            self._answered()
+            return label
         raise AssertionError("unreachable")
 
     def _attempt(self, item: JudgeItem, timeout: float) -> str | None:
@@ -235,8 +257,12 @@ class LLMJudge(Judge):
         if not items:
             return []
         self.client()  # fail once, clearly, before any thread starts
-        with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
+        self._answered()  # the silence is counted from this call's start (the run does other work between calls)
+        pool = ThreadPoolExecutor(max_workers=max(1, self.concurrency))
+        try:
             return list(pool.map(self.ask, items))
+        finally:  # the first failure ends the run: queued items are dropped, running ones end by the same clock
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def from_request(request: JudgeRequest) -> LLMJudge:

@@ -327,3 +327,21 @@ def get_registry(refresh: bool = False) -> Registry:
     if _cached is None or refresh:
         _cached = load_registry()
     return _cached
+
+
+def installed_benchmarks(on_skip: Callable[[str, BaseException], None] | None = None) -> list[Any]:
+    """Every installed plugin's benchmark declaration, by name (factories take no arguments).
+
+    One list for every place that needs them: ``push`` writes them into the results dataset's
+    benchmarks.json, and ``serve`` and the Space pass them to the app, so a board over a folder and
+    one over the dataset rank the same benchmarks. A factory that fails is skipped and passed to
+    ``on_skip(name, exception)``: one plugin's bug never stops a push or a board.
+    """
+    found = []
+    for name, registration in sorted(get_registry().entries["benchmark"].items()):
+        try:
+            found.append(registration.factory())
+        except Exception as exc:
+            if on_skip is not None:
+                on_skip(name, exc)
+    return found

@@ -34,11 +34,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from leaderboard.errors import BadInput
+from leaderboard.records.repo_names import repo_id as checked_repo_id
 
 DIST = "retrieval-leaderboard"
 TEMPLATE = "space"  # the checkout's folder holding app.py and README.md.tmpl
 PYTHON_VERSION = "3.11"
-_REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass
@@ -66,11 +66,8 @@ def checkout_root(source: Path | None = None) -> Path:
 
 
 def results_repo_id(value: str) -> str:
-    """ORG/NAME from ORG/NAME, hf://ORG/NAME or hf://datasets/ORG/NAME."""
-    repo = value.removeprefix("hf://").removeprefix("datasets/")
-    if not _REPO_ID.match(repo):
-        raise BadInput(f"--results {value!r}: expected the results dataset as ORG/NAME.")
-    return repo
+    """ORG/NAME from ORG/NAME, hf://ORG/NAME or hf://datasets/ORG/NAME, checked as the hub checks it."""
+    return checked_repo_id(value, "--results", "the results dataset", prefixed=True)
 
 
 def running_version() -> str:
@@ -161,11 +158,17 @@ def build(
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise BadInput(f"{dest}: exists and is not an empty folder; the Space is written into a new folder.")
+    blocked = next((p for p in dest.parents if p.exists() and not p.is_dir()), None)
+    if blocked is not None:  # checked before the wheel is built: no folder can be made below a file
+        raise BadInput(f"{dest}: {blocked} is a file, not a folder; the Space is written into a new folder.")
     root = checkout_root(source)
     repo = results_repo_id(results) if results else None
     running = running_version()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".space-", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".space-", dir=dest.parent))
+    except OSError as exc:  # not writable, or a file appeared on the way
+        raise BadInput(f"{dest}: cannot make the folder ({exc.strerror or exc}); choose a writable path.") from None
     try:
         wheel = build_wheel(root, staging)
         if _wheel_version(wheel) != running:
@@ -218,8 +221,7 @@ def deploy(
     """Build the Space and upload it as a Space repo in one commit, with RESULTS_REPO set; returns the commit URL."""
     from leaderboard.records.store import HubStore
 
-    if not _REPO_ID.match(repo_id):
-        raise BadInput(f"--repo {repo_id!r}: expected the Space as ORG/NAME.")
+    repo_id = checked_repo_id(repo_id, "--repo", "the Space")
     results = results_repo_id(results)
     hub = HubStore(repo_id, endpoint, token)  # its error translation: endpoint named, token redacted
     if not hub.token:

@@ -41,6 +41,8 @@ class BM25(SparseModel):
             similarity="bm25",
             license="MIT",
             reference="https://github.com/xhluca/bm25s",
+            # mteb's BM25 baseline is the same method: bm25s, English stopwords, a Snowball stemmer
+            mteb_name="mteb/baseline-bm25s",
         )
 
     def settings(self) -> dict:

@@ -6,16 +6,23 @@ The app pulls it with huggingface_hub, reads it through the result index (each f
 shows public benchmarks only, and polls the dataset's revision every LEADERBOARD_POLL_SECONDS
 (default 600) to show new commits without a restart. REQUESTS_REPO (optional) names the evaluation
 queue's requests dataset: the Submit and Queue tabs appear.
+
+The benchmarks are the dataset's benchmarks.json (written by `leaderboard push`), completed by the
+declarations of the plugins installed with the harness wheel, exactly as `leaderboard serve` and
+`push` take them: over a local folder without benchmarks.json the Space is the same board as over
+the dataset (ComLQ, NegConstraint, ...; never one raw board per task, never the non-public demo).
 """
 
 import json
 import os
+import sys
 from pathlib import Path
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported
 
 from leaderboard.app.live import DEFAULT_POLL_SECONDS
 from leaderboard.app.ui import build_app, launch
+from leaderboard.registry import installed_benchmarks
 
 CONFIG = Path(__file__).with_name("space.json")
 RESULTS = os.environ.get("RESULTS_REPO") or (json.loads(CONFIG.read_text()) if CONFIG.is_file() else {}).get(
@@ -29,7 +36,9 @@ POLL_SECONDS = float(os.environ.get("LEADERBOARD_POLL_SECONDS", DEFAULT_POLL_SEC
 # writes to it with the HF_TOKEN Space secret, read by huggingface_hub on the server only.
 REQUESTS = os.environ.get("REQUESTS_REPO") or None
 
-demo = build_app(SOURCE, public=True, poll_seconds=POLL_SECONDS or None, requests=REQUESTS)
+BENCHMARKS = installed_benchmarks(lambda name, exc: print(f"benchmark {name} skipped: {exc!r}", file=sys.stderr))
+
+demo = build_app(SOURCE, BENCHMARKS, public=True, poll_seconds=POLL_SECONDS or None, requests=REQUESTS)
 
 if __name__ == "__main__":
     launch(

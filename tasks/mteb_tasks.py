@@ -57,6 +57,7 @@ CURATED = {
         "News21InstructionRetrieval",
         "Core17InstructionRetrieval",
         "mFollowIR",
+        "mFollowIRCrossLingual",  # the same paper's cross-lingual half (English queries, fas/rus/zho passages)
     ),
     "instructir": ("InstructIR",),
     "ifir": ("IFIRAila", "IFIRCds", "IFIRFiQA", "IFIRFire", "IFIRNFCorpus", "IFIRPm", "IFIRScifact"),
@@ -314,7 +315,7 @@ class MtebTask(ExternalTask):
             # the name an mteb results file uses: a local folder is not the mteb task it borrows scoring from
             "export_names": {
                 "mteb": self.mteb_name
-                if self.folder is None or self.metadata.name == self.mteb_name
+                if self.folder is None or self.metadata.name in (self.mteb_name, f"mteb:{self.mteb_name}")
                 else self.metadata.name
             },
             "mteb_dataset_revision": result.dataset_revision,
@@ -412,7 +413,12 @@ def from_argument(request: TaskRequest) -> MtebTask:
         return MtebTask(template, name=f"mteb-local-{slug(folder.resolve().name)}", folder=folder)
     if not argument:
         raise BadInput("Expected an mteb task name or folder after 'mteb:', e.g. mteb:Core17InstructionRetrieval.")
-    return MtebTask(argument, request.data_dir)
+    if argument in FAMILY:  # a curated task keeps its registered name
+        return MtebTask(argument, request.data_dir)
+    # Any other mteb task is named as the user wrote it, mteb:<Task>: the name `leaderboard import` gives
+    # mteb's own results of that task, so this harness's run and mteb's are on one board. Its local data
+    # is still looked up under mteb's name.
+    return MtebTask(argument, name=f"mteb:{argument}", folder=local_folder(argument, request.data_dir))
 
 
 @hookimpl

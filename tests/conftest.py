@@ -55,6 +55,34 @@ def hub_online(monkeypatch):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
 
 
+@pytest.fixture(scope="session")
+def bm25_demo_template(tmp_path_factory) -> Path:
+    """submissions/bm25's spec (model.json) with a fresh bm25 result on the bundled demo, made once per session.
+
+    The repository's submissions hold complete real-data baselines only (issue 31 removed the demo
+    result that lacked per-query values); tests that edit a result copy this (``bm25_demo_submission``).
+    """
+    import shutil
+
+    folder = tmp_path_factory.mktemp("bm25-demo-submission") / "bm25"
+    folder.mkdir()
+    shutil.copy(REPO / "submissions" / "bm25" / "model.json", folder / "model.json")
+    cache = tmp_path_factory.mktemp("bm25-demo-cache")
+    made = run_cli(
+        "run", "-m", "bm25", "-t", "demo", "--output", str(folder / "results"), env={"XDG_CACHE_HOME": str(cache)}
+    )
+    assert made.returncode == 0, made.stderr
+    return folder
+
+
+@pytest.fixture
+def bm25_demo_submission(bm25_demo_template, tmp_path) -> Path:
+    """A copy of ``bm25_demo_template`` at tmp_path/subs/bm25, free to edit."""
+    import shutil
+
+    return Path(shutil.copytree(bm25_demo_template, tmp_path / "subs" / "bm25"))
+
+
 def run_cli(
     *args: str, env: dict | None = None, cwd: Path | None = None, python: str | None = None
 ) -> subprocess.CompletedProcess:

@@ -42,6 +42,7 @@ class HubState:
         self.repos: dict[str, Repo] = {}  # datasets
         self.spaces: dict[str, Repo] = {}
         self.authorizations: list[str] = []
+        self.downloads: list[str] = []  # the repo paths of every file served (GET .../resolve/...)
         self.lock = threading.Lock()
         self.fail_status: int | None = None
 
@@ -288,6 +289,8 @@ class Handler(BaseHTTPRequestHandler):
             if files is None or name not in files:
                 return self._send(404, {"error": "Entry not found"}, {"X-Error-Code": "EntryNotFound"}, head_only)
             data = files[name]
+            if not head_only:
+                self.state.downloads.append(name)
             commit = repo.head if files is repo.files else revision
             return self._send(
                 200, data, {"X-Repo-Commit": commit, "ETag": f'"{hashlib.sha1(data).hexdigest()}"'}, head_only

@@ -11,7 +11,8 @@ message's passage contains one of ``violating_words`` and "no" otherwise, and re
 * ``"hang"``: reads the request and never answers (until the server shuts down);
 * ``"huge"``: a 100 MiB body, streamed without Content-Length;
 * ``"garbage"``, ``"html"``, ``"wrong_shape"``: a 200 reply that is not the protocol's JSON;
-* ``"maybe"``: the protocol's shape, answering "Maybe" (no label).
+* ``"maybe"``: the protocol's shape, answering "Maybe" (no label);
+* ``"slow"``: the protocol's reply after ``state.delay`` seconds (a live but slow server).
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-MODES = ("ok", "echo_auth_500", "hang", "huge", "garbage", "html", "wrong_shape", "maybe")
+MODES = ("ok", "echo_auth_500", "hang", "huge", "garbage", "html", "wrong_shape", "maybe", "slow")
 
 
 @dataclass
 class StubState:
     violating_words: tuple[str, ...]
     mode: str = "ok"
+    delay: float = 0.0  # seconds before each reply in "slow" mode
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -70,6 +72,8 @@ def _handler(state: StubState) -> type[http.server.BaseHTTPRequestHandler]:
             if mode == "hang":
                 state.stop.wait()
                 return
+            if mode == "slow":
+                state.stop.wait(state.delay)
             if mode == "echo_auth_500":
                 echo = {"error": {"message": f"upstream failed for Authorization: {self.headers['Authorization']}"}}
                 self._send(500, json.dumps(echo).encode())

@@ -135,8 +135,7 @@ def shots(tmp_path_factory):
     if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
         target = REPO / "docs" / "screenshots"
         target.mkdir(parents=True, exist_ok=True)
-        for old in target.glob("*.png"):
-            old.unlink()
+        # this module's files are replaced; other modules' (test_mteb_import_board.py) are theirs to write
         for shot in sorted(folder.glob("*.png")):
             shutil.copy(shot, target / shot.name)
 

@@ -262,7 +262,8 @@ def test_schema_valid_results_missing_what_a_view_or_benchmark_expects_never_rai
         r["scores"] = {"dev": r["scores"]["test"]}
         r["task"]["splits"], r["confidence_intervals"] = ["dev"], {}
 
-    def win_rate_k1_only(r):  # a MultiConIR-like result with only win_rate_k1
+    def win_rate_k1_only(r):  # a MultiConIR-like result with only win_rate_k1 (its task said why no per-query values)
+        r["task_details"]["per_query"] = "not computed: no per-query definition"
         r["scores"] = {"test": {"default": {"win_rate_k1": 0.5}}}
         r["task"]["main_score"], r["main_score"], r["confidence_intervals"], r["per_query"] = (
             "win_rate_k1",
@@ -303,7 +304,9 @@ def test_schema_valid_results_missing_what_a_view_or_benchmark_expects_never_rai
     pages.about_html(hostile), pages.skipped_html(hostile)
 
 
-def test_damaged_per_query_data_costs_the_interval_not_the_board(root, tmp_path):
+def test_damaged_per_query_data_refuses_the_result_and_costs_nothing_else(root, tmp_path):
+    """Issue 31: a complete result of this harness must carry readable per-query values; a damaged field is
+    skipped with its reason (it used to rank without an interval, so any score could be put on the board)."""
     target = tmp_path / "damaged"
     target.mkdir()
     shutil.copy(root / "benchmarks.json", target / "benchmarks.json")
@@ -314,10 +317,10 @@ def test_damaged_per_query_data_costs_the_interval_not_the_board(root, tmp_path)
     broken["per_query"]["data"] = broken["per_query"]["data"][:-8] + "AAAAAAA="  # checksum no longer matches
     path.write_text(json.dumps(broken))
     damaged = loading.load(target, public=True, persist=False)
-    ranking = damaged.ranking("Demo retrieval")
-    best, other = ranking.ranked
-    assert best.name == "bm25" and best.aggregate_interval is None and other.aggregate_interval is not None
-    assert other.p_value is None and other.marker == "†"  # #1 has no usable per-query scores: not tested
+    ((skipped, reason),) = damaged.skipped
+    assert skipped == "bm25/bm25s-0.3.16/demo.json" and "per_query data is damaged" in reason
+    (only,) = damaged.ranking("Demo retrieval").ranked
+    assert only.name == "tiny-dense-model" and only.aggregate_interval is not None
 
 
 def test_statistics_of_a_large_board_are_fast(tmp_path):

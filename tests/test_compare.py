@@ -108,7 +108,8 @@ def test_compare_table_and_missing_per_query_values(results):
     assert f"{np.mean(np.subtract(DEMO_A, DEMO_B)):+.4f}" in table.stdout
     path = next(out.glob("bm25/*/demo.json"))
     data = json.loads(path.read_text())
-    data["per_query"] = None
+    data["per_query"] = None  # allowed only where the task said why it has none (issue 31's rule)
+    data["task_details"]["per_query"] = "not computed: a metric without a per-query definition"
     path.write_text(json.dumps(data))
     missing = run_cli("compare", "bm25", "bm25-okapi", "-t", "demo", "--results", str(out))
     assert missing.returncode == 2 and "has no per-query values" in missing.stderr and "--overwrite" in missing.stderr

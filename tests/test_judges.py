@@ -117,6 +117,7 @@ def test_llm_judge_end_to_end_against_a_stub(comlq_fixture, tmp_path, judge_env,
             "temperature": 0.0,
             "timeout_s": 60.0,
             "deadline_s": 3600.0,
+            "idle_s": 50.0,
             "max_retries": 2,
             "max_reply_bytes": 2**20,
         }
@@ -232,6 +233,41 @@ def test_an_endpoint_that_never_answers_ends_at_the_deadline(judge_env):
         elapsed = time.monotonic() - started
     assert elapsed < 5, elapsed  # per-request timeout and the run's deadline, not 120 s x 3 retries x 8 threads
     assert endpoint in str(info.value)
+
+
+def test_a_dead_endpoint_ends_the_run_within_the_idle_limit_whatever_the_other_limits(judge_env):
+    """Issue 31: with the default timeout (60 s), retries (2) and deadline (3600 s), a run on an endpoint
+    that never answers took over 240 s (each item: 3 x 60 s, items queued behind 8 threads). The silence
+    limit (default 50 s; 1.5 s here) caps every attempt, and the first failure drops the queued items."""
+    import time
+
+    from leaderboard_judges.llm import LLMJudge
+
+    assert LLMJudge("m", endpoint="http://127.0.0.1:9/v1").describe()["idle_s"] <= 50  # the default bound
+    items = [JudgeItem(f"q{i}", "not x", f"d{i}", "x") for i in range(40)]
+    with openai_stub(STUB_WORDS, mode="hang") as (endpoint, stub):
+        judge = LLMJudge("stub-model", endpoint=endpoint, idle=1.5)
+        assert (judge.timeout, judge.max_retries, judge.deadline) == (60.0, 2, 3600.0)
+        started = time.monotonic()
+        with pytest.raises(BadInput, match=r"answered nothing for 1\.5 s \(LEADERBOARD_JUDGE_IDLE\)") as info:
+            judge.judge(items)
+        elapsed = time.monotonic() - started
+        asked = len(stub.requests)
+    assert elapsed < 30, elapsed  # one silence, not one 60 s timeout per attempt
+    assert asked <= 8 * 3  # the items queued behind the threads were never sent
+    assert endpoint in str(info.value) and "labels received so far are kept" in str(info.value)
+
+
+def test_a_slow_live_endpoint_is_not_silent(judge_env):
+    """The silence restarts with every answer: an endpoint that answers keeps the run going past the limit."""
+    from leaderboard_judges.llm import LLMJudge
+
+    items = [JudgeItem(f"q{i}", QUERY, f"d{i}", "Omri founded a dynasty.") for i in range(12)]
+    with openai_stub(STUB_WORDS, mode="slow") as (endpoint, stub):
+        stub.delay = 0.3
+        judge = LLMJudge("stub-model", endpoint=endpoint, idle=3.0, concurrency=1)
+        labels = judge.judge(items)  # 12 answers one after another: 3.6 s in all, each 0.3 s after the last
+    assert labels == [True] * 12
 
 
 def test_limits_come_from_the_environment_and_are_recorded(judge_env, monkeypatch):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import venv
 
@@ -69,3 +70,18 @@ def test_core_commands_work_and_disabled_builtins_say_how_to_enable_them(core_ve
     assert dense.returncode == 2, dense.stderr
     assert "pip install 'retrieval-leaderboard[dense]'" in dense.stderr and "Traceback" not in dense.stderr
     assert "ImportError" not in dense.stderr and "ModuleNotFoundError" not in dense.stderr
+
+
+@pytest.mark.slow
+def test_importing_mtebs_results_needs_no_mteb(core_venv, tmp_path):
+    """mteb's task registry is shipped: the import runs on the core install, and keeps the registered task names."""
+    real = REPO.parent / "shared" / "data" / "mteb-results" / "results" / "intfloat__e5-large"
+    if not real.is_dir():
+        pytest.skip(f"real mteb results not found at {real}")
+    shutil.copytree(real, tmp_path / "results" / "intfloat__e5-large")
+    ran = _run(core_venv, "-m", "leaderboard", "import", str(tmp_path), "-o", str(tmp_path / "out"))
+    assert ran.returncode == 0, ran.stderr
+    tasks = {json.loads(p.read_text())["task"]["name"] for p in (tmp_path / "out").glob("*/*/*.json")}
+    assert tasks == {"Core17InstructionRetrieval", "News21InstructionRetrieval", "Robust04InstructionRetrieval"} | {
+        "mteb:SciFact"
+    }

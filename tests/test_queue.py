@@ -228,7 +228,7 @@ def test_submit_to_a_dataset_that_does_not_exist_says_so(wheels):
 
 def test_bad_requests_option_names_the_option():
     ran = run_cli("queue", "--requests", "not a repo")
-    assert ran.returncode == 2 and "--requests 'not a repo': not a hub dataset name" in ran.stderr, ran.stderr
+    assert ran.returncode == 2 and "--requests 'not a repo': not a valid hub repository name" in ran.stderr, ran.stderr
 
 
 # -- the claim and the lease -----------------------------------------------------------------------------------

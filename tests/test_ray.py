@@ -4,6 +4,7 @@ a single process's, and an encoder actor killed mid-encode is restarted with not
 Select with ``-m ray``; skipped without the ``ray`` extra.
 """
 
+import contextlib
 import os
 import signal
 import threading
@@ -200,6 +201,20 @@ def test_two_pipelines_under_ray_share_one_first_stage(cluster, tmp_path):
         same_results(remote.result, local.result)
 
 
+def _cluster_processes(cluster) -> list:
+    """Every process a test's cluster runs (its nodes' processes and their descendants), as psutil handles."""
+    import psutil
+
+    nodes = [cluster.head_node, *cluster.worker_nodes]
+    roots = [info.process.pid for node in nodes for infos in node.all_processes.values() for info in infos]
+    found = []
+    for pid in roots:
+        with contextlib.suppress(psutil.Error):
+            process = psutil.Process(pid)
+            found += [process, *process.children(recursive=True)]
+    return found
+
+
 KILL_PLUGIN = """
 from leaderboard import hookimpl
 from scale_fixtures import HashEncoder, PerQueryBeirTask
@@ -219,9 +234,13 @@ def register_tasks(register):
 
 
 @pytest.mark.slow
-def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, monkeypatch):
-    """Through the CLI: the whole Ray cluster dies while shards are being encoded. The run ends with a clear
-    error and no result, not even a partial one; a re-run on a new cluster reuses the finished shards."""
+@pytest.mark.parametrize("death", ["cluster", "gcs"])
+def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, monkeypatch, death):
+    """Through the CLI: the Ray cluster dies while shards are being encoded, whole ("cluster") or only its
+    control store ("gcs": the workers live on and finish the search, so before issue 31 the job removed the
+    shards it had searched and the message's "finished corpus shards are kept" was false). The run ends
+    with a clear error and no result, not even a partial one; the finished shards are in the folder the
+    message names, and a re-run on a new cluster reuses them."""
     import subprocess
     import sys
 
@@ -260,19 +279,32 @@ def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, mon
     while len(list(shards.rglob("shard-*.json"))) < 2 and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.05)
     assert run.poll() is None, run.communicate()
-    doomed.shutdown()  # every process of the cluster: head, GCS, raylets, workers, actors
+    if death == "cluster":
+        doomed.shutdown()  # every process of the cluster: head, GCS, raylets, workers, actors
+    else:
+        spawned = _cluster_processes(doomed)  # ours to end afterwards: agents outlive a cluster without its GCS
+        (gcs,) = doomed.head_node.all_processes["gcs_server"]
+        os.kill(gcs.process.pid, signal.SIGKILL)  # the control store only: workers and actors live on
     try:
-        stdout, stderr = run.communicate(timeout=120)
+        stdout, stderr = run.communicate(timeout=180)
     except subprocess.TimeoutExpired:
         run.send_signal(signal.SIGABRT)  # faulthandler prints where it waits
         stdout, stderr = run.communicate()
         pytest.fail(f"the run did not end after its cluster died:\n{stderr[-3000:]}")
+    finally:
+        if death == "gcs":
+            with contextlib.suppress(Exception):
+                doomed.shutdown()  # what is left of it (raylets, workers), now that the run is over
+            for process in spawned:
+                with contextlib.suppress(Exception):
+                    process.kill()
     finished = len(list(shards.rglob("shard-*.json")))
     assert run.returncode == 2, (run.returncode, stderr[-3000:])
     assert "Ray cluster lost" in stderr and address in stderr and "re-run" in stderr, stderr[-3000:]
+    assert f"finished corpus shards are kept in {shards}" in " ".join(stderr.split()), stderr[-3000:]
     assert "Traceback" not in stderr and "Internal error" not in stderr
     assert not list(out.rglob("*.json")), "no result, not even a partial one"
-    assert 2 <= finished < 10
+    assert 2 <= finished <= 10
 
     fresh = new_cluster()
     try:

@@ -430,3 +430,47 @@ def test_two_runs_cannot_write_one_shard_folder(tmp_path, monkeypatch):
     waiter.join(10)
     assert opened and opened[0].folder == holder.folder  # ... then has the folder to itself
     opened[0].close()
+
+
+def test_a_second_run_on_a_held_shard_folder_learns_it_before_its_model_loads(tmp_path, monkeypatch):
+    """Issue 31: the second of two runs on one --shard-dir learned it must wait only after loading its model
+    and hashing the corpus. The writer lock is now taken before the model loads."""
+    import time
+
+    from scale_fixtures import HashEncoder, PerQueryBeirTask, registry_with, write_beir
+
+    corpus = {f"d{i}": f"passage {i} about " + " ".join(["fig", "plum", "kiwi"][: 1 + i % 3]) for i in range(40)}
+    queries = {"q0": "fig", "q1": "plum kiwi"}
+    root = write_beir(tmp_path / "data", corpus, queries, {q: {"d1": 1} for q in queries})
+    registry = registry_with("tiny-lock", lambda request: PerQueryBeirTask(root, name="tiny-lock"))
+    shards = tmp_path / "shards"
+    common = {"use_cache": False, "shard_rows": 4, "batch_size": 1, "registry": registry, "shard_dir": str(shards)}
+    finished: list = []
+    first = threading.Thread(
+        target=lambda: finished.extend(
+            leaderboard.evaluate([HashEncoder(delay=0.3)], ["tiny-lock"], output=tmp_path / "a", **common)
+        )
+    )
+    first.start()
+    deadline = time.monotonic() + 120
+    while not list(shards.rglob("shard-*.json")) and first.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the first run is writing shards (it holds the folder)
+    assert first.is_alive(), "the first run ended before the second could start"
+
+    loaded: list[int] = []
+
+    class Loading(HashEncoder):
+        def load(self) -> None:
+            loaded.append(1)
+
+    from leaderboard.errors import Note
+
+    monkeypatch.setenv("LEADERBOARD_SHARD_LOCK_TIMEOUT", "0.2")
+    with (
+        pytest.warns(Note, match="another run is writing shards for hash-encoder on this data"),
+        pytest.raises(BadInput, match=r"being written by another run .*LEADERBOARD_SHARD_LOCK_TIMEOUT=0\.2 s"),
+    ):
+        leaderboard.evaluate([Loading()], ["tiny-lock"], output=tmp_path / "b", **common)
+    assert loaded == []  # refused before the model loaded
+    first.join(300)
+    assert finished and finished[0].status == "written"

@@ -94,3 +94,70 @@ def test_show_reported_lists_them_apart_and_marked(results_dir, tmp_path):
     assert markdown.returncode == 0, markdown.stderr
     _, _, reported_md = markdown.stdout.partition("**Reported in papers**")
     assert "| bm25 | reported in ComLQ, Table 3 | comlq | default | nDCG@10 | 0.5050 |" in reported_md
+
+
+# -- issue 31: one board wherever it is served, one verdict on every reported file -------------------------
+
+
+def test_push_takes_the_folders_own_reported_scores_along(results_dir, tmp_path):
+    """`serve` and `show --reported` over a folder show its reported/; the pushed dataset now holds it too."""
+    root = tmp_path / "board"
+    shutil.copytree(results_dir, root)
+    shutil.copytree(SEED, root / "reported")
+    with HubServer() as hub:
+        ends = ("--repo", "lb/results", "--endpoint", hub.endpoint)
+        pushed = run_cli("push", str(root), *ends, env=ONLINE)
+        assert pushed.returncode == 0, pushed.stderr
+        assert f"Taking {root / 'reported'} along" in pushed.stdout
+        remote = hub.state.repos["lb/results"].files
+        assert {f"reported/{p.name}" for p in SEED.glob("*.json")} <= set(remote)
+    dry = run_cli("push", str(root), "--repo", "lb/results", "--dry-run", "--no-reported")
+    assert dry.returncode == 0 and "reported/" not in dry.stdout
+    other = tmp_path / "other"
+    shutil.copytree(SEED, other)
+    both = run_cli("push", str(root), "--repo", "lb/results", "--dry-run", "--reported", str(other))
+    assert both.returncode == 2 and "--no-reported" in both.stderr and "Traceback" not in both.stderr
+
+
+def _nines(folder):
+    """A copy of the seed papers where one printed cell is 400 nines: a number, which divides to inf."""
+    shutil.copytree(SEED, folder)
+    data = json.loads((folder / "comlq.json").read_text("utf-8"))
+    table, row = data["tables"][0], data["tables"][0]["rows"][0]
+    row["values"][0] = "9" * 400
+    (folder / "comlq.json").write_text(json.dumps(data), "utf-8")
+    return table["table"], row["label"], table["columns"][0]["label"]
+
+
+def test_push_and_every_reader_share_one_verdict_naming_table_row_and_column(results_dir, tmp_path):
+    from leaderboard.app import loading
+    from leaderboard.app.reported_tier import reported_scores
+
+    root = tmp_path / "board"
+    shutil.copytree(results_dir, root)
+    table, row, column = _nines(root / "reported")
+    where = f"{table}, row {row!r}, column {column!r}"
+    pushed = run_cli(
+        "push", str(results_dir), "--repo", "lb/results", "--dry-run", "--reported", str(root / "reported")
+    )
+    assert pushed.returncode == 2 and "comlq.json" in pushed.stderr and where in pushed.stderr, pushed.stderr
+    assert "not a finite number" in pushed.stderr and "Traceback" not in pushed.stderr
+    shown = run_cli("show", str(root), "--reported")
+    assert shown.returncode == 0 and where in " ".join(shown.stderr.split()), shown.stderr
+    scores, skipped = load_reported(root)
+    assert (
+        len(skipped) == 1
+        and where in skipped[0]
+        and {s.paper for s in scores} == {s.paper for s in load_reported(SEED.parent)[0]} - {"ComLQ"}
+    )
+    board = loading.load(root, public=False, persist=False)
+    tier_scores, tier_skipped = reported_scores(board)  # the board's reported tier: the same verdict
+    assert tier_skipped == skipped and tier_scores == scores and board.rows
+
+
+def test_two_reported_files_repeating_cells_are_refused_by_push_as_the_board_skips_one(results_dir, tmp_path):
+    folder = tmp_path / "reported"
+    shutil.copytree(SEED, folder)
+    shutil.copy(folder / "comlq.json", folder / "comlq-copy.json")
+    pushed = run_cli("push", str(results_dir), "--repo", "lb/results", "--dry-run", "--reported", str(folder))
+    assert pushed.returncode == 2 and "repeats cells another reported file already gives" in pushed.stderr

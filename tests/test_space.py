@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 import venv
@@ -249,3 +250,126 @@ def _ranked_rows(url: str) -> list[tuple[str, float]]:
             ]
         finally:
             browser.close()
+
+
+# -- one board wherever it is served (issue 31) ----------------------------------------------------------
+
+SCREENSHOTS = REPO / "docs" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def board_folder(tmp_path_factory) -> Path:
+    """The repository's baselines, the papers' reported scores and a demo result, as a results folder."""
+    folder = tmp_path_factory.mktemp("space-folder") / "results"
+    for model in ("bm25", "bm25-okapi", "all-MiniLM-L6-v2"):
+        source = REPO / "submissions" / model / "results"
+        shutil.copytree(source, folder, dirs_exist_ok=True)
+    shutil.copytree(REPO / "submissions" / "reported", folder / "reported")
+    ran = run_cli("run", "-m", "bm25", "-t", "demo", "-o", str(folder), env={"XDG_CACHE_HOME": str(folder.parent)})
+    assert ran.returncode == 0, ran.stderr
+    return folder
+
+
+def _board_facts(board) -> dict[str, list[tuple[str, float | None]]]:
+    """Each benchmark the board shows, with its ranked rows (model, aggregate)."""
+    facts = {}
+    for name in board.benchmark_names:
+        ranking = board.ranking(name)
+        facts[name] = [] if ranking is None else [(line.name, line.aggregate) for line in ranking.ranked]
+    return facts
+
+
+def test_the_space_over_a_folder_is_the_board_over_its_dataset(board_folder, tmp_path, monkeypatch):
+    """Before issue 31 the Space over a folder made each task its own board with raw names, put the demo on
+    the public board and had no ?benchmark=ComLQ. It now takes the same benchmarks as over the dataset."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    from leaderboard.app import loading
+    from leaderboard.registry import installed_benchmarks
+
+    with HubServer() as hub:
+        ends = ("--repo", "lb/results", "--endpoint", hub.endpoint)
+        pushed = run_cli("push", str(board_folder), *ends, env={"HF_TOKEN": TOKEN, **ONLINE})
+        assert pushed.returncode == 0, pushed.stderr
+        pulled = run_cli("pull", str(tmp_path / "dataset"), *ends, env={"HF_TOKEN": TOKEN, **ONLINE})
+        assert pulled.returncode == 0, pulled.stderr
+    declared = installed_benchmarks()  # what space/app.py passes, over a folder and over the dataset alike
+    over_folder = _board_facts(loading.load(board_folder, declared, public=True, persist=False))
+    over_dataset = _board_facts(loading.load(tmp_path / "dataset", declared, public=True, persist=False))
+    dataset_alone = _board_facts(loading.load(tmp_path / "dataset", [], public=True, persist=False))
+    assert over_folder == over_dataset == dataset_alone
+    assert "ComLQ" in over_folder and "NegConstraint" in over_folder
+    assert not any(name.lower().startswith(("demo", "comlq", "negconstraint")) and name not in (
+        "ComLQ", "NegConstraint") for name in over_folder)  # fmt: skip
+    assert {model for model, _ in over_folder["ComLQ"]} == {
+        "bm25", "bm25-okapi", "sentence-transformers/all-MiniLM-L6-v2"}  # fmt: skip
+
+
+def test_the_space_app_over_a_folder_serves_the_public_board_in_chromium(board_folder, tmp_path):
+    """space/app.py itself, over a local folder (RESULTS_REPO=folder): ?benchmark=ComLQ ranks the baselines,
+    the selector offers the public benchmarks only (no demo, no raw task names). Screenshot for a reader."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    env = {**os.environ, "RESULTS_REPO": str(board_folder), "GRADIO_SERVER_NAME": "127.0.0.1",
+           "GRADIO_SERVER_PORT": str(port), "XDG_CACHE_HOME": str(tmp_path / "c"), "HF_HUB_OFFLINE": "1"}  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "space" / "app.py")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        deadline = time.time() + 240
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5):
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.stdout.read().decode()
+                assert time.time() < deadline, "the Space did not answer within 240 s"
+                time.sleep(0.5)
+        expected = {
+            json.loads(p.read_text())["model"]["name"]: json.loads(p.read_text())["main_score"]
+            for p in board_folder.rglob("comlq.json")
+            if p.parent.name != "reported"
+        }
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.goto(url + "?benchmark=ComLQ")
+                page.wait_for_selector("#board-table tbody.ranked tr", timeout=60000)
+                rows = page.locator("#board-table tbody.ranked tr").all()
+                ranked = [
+                    (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
+                    for row in rows
+                ]
+                assert [m for m, _ in ranked] == sorted(expected, key=expected.get, reverse=True)
+                for model, value in ranked:
+                    assert value == pytest.approx(expected[model], abs=1e-4)
+                page.wait_for_function(
+                    "() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')", timeout=30000
+                )
+                page.screenshot(path=str(tmp_path / "space-folder-comlq.png"))
+                # the reported BM25 row's note: what was checked of the paper's numbers here (issue 31)
+                bm25 = page.locator("#board-table tbody.reported tr", has_text="bm25").first
+                bm25.locator("details.note summary").click()
+                assert "1.98 apart" in bm25.locator("details.note").inner_text()
+                bm25.scroll_into_view_if_needed()
+                page.screenshot(path=str(tmp_path / "space-folder-comlq-bm25-note.png"))
+                page.locator("#benchmark-select input").click()
+                options = [o.replace("✓", "").strip() for o in page.get_by_role("option").all_inner_texts()]
+                assert "ComLQ" in options and "NegConstraint" in options
+                assert not {"demo", "comlq", "negconstraint"} & set(options), options  # no raw task as a board
+            finally:
+                browser.close()
+        if os.environ.get("LEADERBOARD_UPDATE_SCREENSHOTS") == "1":
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            for shot in ("space-folder-comlq.png", "space-folder-comlq-bm25-note.png"):
+                shutil.copy(tmp_path / shot, SCREENSHOTS / shot)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)

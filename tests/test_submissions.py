@@ -20,13 +20,9 @@ def test_repository_submissions_are_valid():
 
 
 @pytest.fixture
-def submission(tmp_path):
-    """bm25's spec with its demo result only (its real-data baselines need --data-dir, checked above)."""
-    folder = tmp_path / "subs" / "bm25"
-    shutil.copytree(
-        REPO / "submissions" / "bm25", folder, ignore=shutil.ignore_patterns("comlq.json", "negconstraint.json")
-    )
-    return folder
+def submission(bm25_demo_submission):
+    """bm25's spec with a demo result only (its real-data baselines need --data-dir, checked above)."""
+    return bm25_demo_submission
 
 
 def result_file(folder):

@@ -176,6 +176,11 @@ table.lb .c-model .rev { display: block; overflow: hidden; text-overflow: ellips
 table.lb tbody.reported td { font-style: italic; }
 table.lb tbody.reported .src { display: block; font-size: 11px; font-style: normal;
   color: var(--body-text-color-subdued); overflow: hidden; text-overflow: ellipsis; }
+table.lb .src.imported { display: block; font-size: 11px; color: var(--body-text-color-subdued);
+  white-space: normal; }  /* wraps in a narrow column: "run by mteb" and † are always read whole */
+table.lb tbody.reported .note { font-size: 11px; font-style: normal; white-space: normal; max-width: 28em;
+  color: var(--body-text-color-subdued); }
+table.lb tbody.reported .note summary { cursor: pointer; }
 table.lb .delta { display: block; font-size: 11px; font-style: normal; white-space: normal;
   color: var(--body-text-color-subdued); }
 table.lb td.a-better { background: rgba(46, 160, 67, 0.18); }

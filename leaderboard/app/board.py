@@ -195,6 +195,10 @@ class Board:
     def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         return self.index.details(paths)
 
+    def detail_parts(self, paths: Iterable[str], names: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Those top-level entries of each result's detail (``Index.detail_parts``)."""
+        return self.index.detail_parts(paths, names)
+
     def cells(self, paths: Iterable[str], wanted: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, Any]]:
         """Each result's ``wanted`` (split, subset, metric) scores and intervals, in its detail's shape: kept,
         as a benchmark's rankings (newest revisions, every revision) and its switches all read the same."""

@@ -30,6 +30,7 @@ from leaderboard.app.render import (
     page_slice,
     pager,
     parameters,
+    safe_url,
     score,
     span,
 )
@@ -37,10 +38,12 @@ from leaderboard.app.reported_tier import ReportedLine
 from leaderboard.app.values import MISSING, finite
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 
-# Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them.
+# Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them,
+# and an imported mteb result's model_meta.json fills License, Open weights and Released (the model's release date).
 MODEL_COLUMNS = ("Parameters", "Dimension", "Max tokens")
-EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", "Kind", "Instructions")
-EXTRA_COLUMNS += ("Revision", "Harness", "Updated")
+MODEL_FACTS = ("License", "Open weights", "Released", "Zero-shot")  # shown where some row of the board has them
+EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", *MODEL_FACTS, "Kind")
+EXTRA_COLUMNS += ("Instructions", "Revision", "Harness", "Updated")
 _ARROWS = " ↑↓"
 
 
@@ -78,6 +81,18 @@ def metadata_value(info: dict[str, Any], column: str) -> float | None:
     return None
 
 
+def model_fact(info: dict[str, Any], column: str) -> str | None:
+    """A MODEL_FACTS cell's text (None: unknown): from model_meta.json for imported runs; zero-shot per board."""
+    if column == "License":
+        value = info.get("license")
+        return str(value) if value else None
+    if column == "Released":
+        value = info.get("release_date")
+        return str(value)[:10] if value else None
+    flag = info.get("open_weights" if column == "Open weights" else "zero_shot")
+    return None if not isinstance(flag, bool) else ("yes" if flag else "no")
+
+
 def _sort_value(ranking: Ranking, key: str) -> Callable[[Line], Any]:
     """The value a column sorts by, for one line; None sorts last in both directions."""
     if key == "rank":
@@ -93,6 +108,8 @@ def _sort_value(ranking: Ranking, key: str) -> Callable[[Line], Any]:
         return lambda line: line.values.get(key)
     if key in MODEL_COLUMNS:
         return lambda line: metadata_value(line.info, key)
+    if key in MODEL_FACTS:
+        return lambda line: model_fact(line.info, key)
     other: dict[str, Callable[[Line], Any]] = {
         "Coverage": lambda line: line.covered,
         "Kind": lambda line: str(line.info.get("kind") or ""),
@@ -225,10 +242,11 @@ def board_html(
     sides = list(getattr(ranking.benchmark, "also", ()) or ())
     # Dimension and Max tokens only where some model's metadata has them (not a column of dashes).
     facts = _facts(ranking)
+    optional = (*MODEL_COLUMNS, *MODEL_FACTS)
     extra = [
         c
         for c in EXTRA_COLUMNS
-        if c in shown and (c in ("Coverage", "Parameters") or c not in MODEL_COLUMNS or c in facts.metadata)
+        if c in shown and (c in ("Coverage", "Parameters") or c not in optional or c in facts.metadata)
     ]
     missing = "Missing" in shown and any(line.missing for line in unranked)
     direction = ranking.direction
@@ -269,10 +287,13 @@ def board_html(
         model = model_cell(line.info)
         if line.name in shared:  # two rows of one name: each says which revision it is
             model.text += f'<span class="rev">revision {esc(line.key[1] or MISSING)}</span>'
+        if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
+            model.text += source_span(line.imported, next(iter(line.sources.values()), None))
+            model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"
         parts = [_td(rank), _td(model)]
         parts.append(
             styled(
-                _value(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"),
+                _with_mteb(_value(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"), line, "agg"),
                 "agg",
                 line.aggregate,
                 direction,
@@ -287,8 +308,12 @@ def board_html(
         for column in columns:
             value = line.values.get(column.key)
             why = getattr(line, "interval_notes", {}).get(column.key, "")
+            if line.imported:  # the row says it once (†, under the name): not "no interval" in every cell
+                why = ""
             cell = _value(value, line.intervals.get(column.key), best[column.key] if line.rank else None, "", why)
-            parts.append(styled(cell, column.key, value, column.direction))
+            if line.imported and value is not None:
+                cell.title = f"no interval: {line.imported} (mteb's files hold no per-query values)"
+            parts.append(styled(_with_mteb(cell, line, column.key), column.key, value, column.direction))
         info = line.info
         cells = {
             "Coverage": Cell(f"{line.covered}/{ranking.aggregated}", line.covered / max(ranking.aggregated, 1)),
@@ -296,12 +321,13 @@ def board_html(
             "Dimension": _count(metadata_value(info, "Dimension")),
             "Max tokens": _count(metadata_value(info, "Max tokens")),
             "Kind": Cell(esc(info.get("kind", "")), info.get("kind")),
+            **{c: _fact(model_fact(info, c)) for c in MODEL_FACTS},
             "Instructions": Cell(
                 "yes" if info.get("takes_instructions") else "no", bool(info.get("takes_instructions"))
             ),
             "Revision": Cell(esc(line.key[1] or MISSING), line.key[1]),
             "Harness": Cell(esc(line.harness), line.harness),
-            "Updated": Cell(esc(line.updated[:10]), line.updated),
+            "Updated": Cell(esc(line.updated[:10] or MISSING), line.updated or None),  # an undated import: —
         }
         parts += [_td(cells[c]) for c in extra]
         if missing:
@@ -316,6 +342,10 @@ def board_html(
             "c-model",
             f"{item.model}: {item.source} (copied from the paper; not reproduced here, never ranked, no interval)",
         )
+        if item.notes:  # the row's note (which model, what was checked against the paper), one click away
+            note = " ".join(item.notes)
+            model.text += f'<details class="note"><summary>note</summary>{esc(note)}</details>'
+            model.title += f" · note: {note}"
         parts = [_td(rank), _td(model), _td(_reported_cell(item.aggregate_value, item.difference, item, "c-agg"))]
         parts += [_td(Cell(MISSING)) for _ in sides]
         for column in columns:
@@ -388,7 +418,8 @@ def _compute_facts(ranking: Ranking) -> _Facts:
         lower = bool(side.tasks) and side.tasks[0].direction == "lower"
         side_best[side.label] = low if lower else high
     metadata = frozenset(
-        c for c in MODEL_COLUMNS if any(metadata_value(line.info, c) is not None for line in ranking.lines)
+        [c for c in MODEL_COLUMNS if any(metadata_value(line.info, c) is not None for line in ranking.lines)]
+        + [c for c in MODEL_FACTS if any(model_fact(line.info, c) is not None for line in ranking.lines)]
     )
     return _Facts(
         metadata=metadata,
@@ -405,6 +436,28 @@ def _named(row: ReportedLine, filters: Filters) -> bool:
 
 def _count(value: float | None) -> Cell:
     return Cell(MISSING if value is None else f"{value:,.0f}", value)
+
+
+def _with_mteb(cell: Cell, line: Line, key: str) -> Cell:
+    """This harness's run of a cell with mteb's run of it (``imported_runs.add_comparisons``): both, and Δ."""
+    mteb = line.mteb.get(key)
+    if mteb is not None:
+        cell.text += f'<span class="delta">mteb {score(mteb.value)} · Δ {signed(mteb.difference)}</span>'
+        cell.title = f"{cell.title} {mteb.label}: {mteb.value:.6g}; Δ = this harness − mteb".strip()
+    return cell
+
+
+def _fact(text: str | None) -> Cell:
+    return Cell(MISSING if text is None else esc(text), text, "c-text")
+
+
+def source_span(label: str, url: str | None) -> str:
+    """ "run by mteb 2.18, imported †" under a model's name, linked to its file when the file has an address."""
+    text = f"{esc(label)} †"
+    link = safe_url(url)
+    if link:
+        text = f'<a href="{esc(link)}" target="_blank" rel="noopener noreferrer">{text}</a>'
+    return f'<span class="src imported">{text}</span>'
 
 
 def _reported_cell(

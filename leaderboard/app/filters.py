@@ -8,8 +8,12 @@ from typing import Any
 from leaderboard.app.values import finite
 
 SIZES = ("< 100M", "100M–1B", "1B–10B", "≥ 10B", "unknown")
-OPTIONAL_COLUMNS = ("Coverage", "Missing", "Parameters", "Kind", "Instructions", "Revision", "Harness", "Updated")
-DEFAULT_COLUMNS = ("Coverage", "Missing", "Parameters", "Kind", "Instructions")
+OPTIONAL_COLUMNS: tuple[str, ...] = ("Coverage", "Missing", "Parameters", "Kind", "Instructions", "Revision", "Harness")
+OPTIONAL_COLUMNS += ("Updated",)
+OPTIONAL_COLUMNS += ("License", "Open weights", "Released", "Zero-shot")  # model_meta.json's, for imported runs
+DEFAULT_COLUMNS = ("Coverage", "Missing", "Parameters", "Kind", "Instructions", "Zero-shot")
+# MTEB's leaderboard's zero-shot filter (allow all, only zero-shot, remove unknown): value -> label
+ZERO_SHOT = {"any": "every model", "only": "zero-shot only", "known": "known training data only"}
 
 
 def size_bucket(parameters: Any) -> str:
@@ -28,6 +32,7 @@ class Filters:
     instructions: str = "any"  # "any", "yes" or "no"
     sizes: tuple[str, ...] = ()  # empty: every size
     search: str = ""
+    zero_shot: str = "any"  # ZERO_SHOT: a model's status on the benchmark shown (``Line.zero_shot``)
 
     def keep(self, info: dict[str, Any]) -> bool:
         if self.kinds and info.get("kind") not in self.kinds:
@@ -36,5 +41,8 @@ class Filters:
         if (self.instructions == "yes" and not takes) or (self.instructions == "no" and takes):
             return False
         if self.sizes and size_bucket(info.get("n_parameters")) not in self.sizes:
+            return False
+        status = info.get("zero_shot")
+        if (self.zero_shot == "only" and status is not True) or (self.zero_shot == "known" and status is None):
             return False
         return not self.search or self.search.casefold() in str(info.get("name", "")).casefold()

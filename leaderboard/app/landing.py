@@ -87,6 +87,9 @@ def _card(name: str, ranking: Ranking) -> str:
     for line in ranking.ranked[:TOP]:
         mark = f" {line.marker}" if line.marker else ""
         interval = f'<span class="ci">{span(line.aggregate_interval)}</span>' if line.aggregate_interval else ""
+        if line.imported:  # where a run of this harness shows its interval, an imported one says whose run it is
+            interval = f'<span class="ci">{esc(line.imported)}</span>'
+
         revision = f' <span class="rev">@{esc(line.key[1][:12])}</span>' if _shares_name(ranking, line.name) else ""
         rows.append(
             f'<tr><td class="c-rank">{esc(str(line.rank) + mark)}</td>'

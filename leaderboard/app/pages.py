@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.app.board import OVERALL, Board
-from leaderboard.app.filters import Filters
+from leaderboard.app.filters import ZERO_SHOT, Filters
+from leaderboard.app.imported_runs import IMPORT_RULES_HTML, IMPORTED_NOTE, source_label
 from leaderboard.app.ranking import Ranking
 from leaderboard.app.render import (
     ARROW,
@@ -113,6 +114,8 @@ def filter_note(name: str, filters: Filters | None) -> str:
         parts.append(f"takes instructions: {filters.instructions}")
     if filters.sizes:
         parts.append("size " + "/".join(filters.sizes))
+    if filters.zero_shot != "any":
+        parts.append(ZERO_SHOT.get(filters.zero_shot, filters.zero_shot))
     clear = urllib.parse.urlencode({"benchmark": name})
     return (
         f' · <span class="filtered" id="filter-note">filtered by {esc(", ".join(parts))} '
@@ -171,6 +174,8 @@ def board_notes(ranking: Ranking, reported: int = 0) -> str:
         items = [ranking.test_note, ranking.interval_note]
     if reported:
         items.append(REPORTED_NOTE)
+    if any(line.imported for line in ranking.lines):
+        items.append(IMPORTED_NOTE)
     if ranking.benchmark.formula:  # the title first: the formula may end in its own parenthesis
         items.append(f"Score ({aggregate_title(ranking)}) = {_without_prefix(ranking.benchmark.formula).rstrip('.')}.")
     metrics = [
@@ -271,14 +276,25 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", page: int 
                 Cell(esc(digest[:19] or MISSING), digest, "c-text", digest),
                 Cell(esc(task.get("data_revision") or MISSING), task.get("data_revision"), "c-text"),
                 Cell(esc(harness or MISSING), harness, "c-text"),
-                Cell(esc(str(r["created_at"])[:19]), r["created_at"], "c-text"),
-                Cell("imported from mteb" if r.get("imported") else "run here", int(bool(r.get("imported"))), "c-text"),
+                Cell(esc(str(r["created_at"])[:19] or "none in the file"), r["created_at"], "c-text"),
+                _source_cell(r),
             ]
         )
     more = pager(
         page, pages, start + 1, stop, len(rows), "results", "provenance-pager", "provenance-page", "provenance-go"
     )
     return table(headers, [("rows", "", body)], "provenance-table") + more
+
+
+def _source_cell(row: dict[str, Any]) -> Cell:
+    """Who made the result: "run here", or "run by mteb X.Y, imported" linked to the imported file."""
+    label = source_label(row)
+    if not label:
+        return Cell("run here", 0, "c-text")
+    found = row.get("imported_from") or {}
+    url = safe_url(found.get("url"))
+    text = link(url, label) if url else esc(label)
+    return Cell(text, 1, "c-text", str(found.get("file") or ""))
 
 
 def skipped_html(board: Board) -> str:
@@ -329,7 +345,7 @@ def about_html(board: Board) -> str:
         "model not significantly different from #1 (paired randomization test, p ≥ 0.05); † marks a model that "
         "could not be tested.</li>"
         "<li>Results computed on different data than most results of a task (another data hash) are not compared.</li>"
-        "</ul>",
+        "</ul>" + IMPORT_RULES_HTML,
         f"<h3>Data</h3><p>{status_line(board)}</p><p>{plural(counts['models'], 'model')}, "
         f"{plural(counts['results'], 'result file')} on {plural(counts['tasks'], 'task')}; "
         f"{counts['skipped']} file(s) skipped (see Skipped).</p>",

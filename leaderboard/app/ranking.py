@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from leaderboard.app.values import ModelKey, finite, interval, model_key
+from leaderboard.app import imported_runs
+from leaderboard.app.imported_runs import EXTERNAL_REASON, MtebCell, data_key, is_external, preference
+from leaderboard.app.values import ModelKey, finite, interval
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 
 SIGNIFICANCE_LEVEL = 0.05
@@ -23,6 +25,8 @@ class RankingSource(Protocol):
     def by_task(self) -> dict[str, list[dict[str, Any]]]: ...
 
     def cells(self, paths: Iterable[str], wanted: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, Any]]: ...
+
+    def detail_parts(self, paths: Iterable[str], names: Iterable[str]) -> dict[str, dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,13 @@ class Line:
     p_value: float | None = None  # paired test against #1 (None: not tested)
     label: str = ""  # the name shown: the model's name, with its revision where two shown rows share the name
     other_revisions: list[str] = field(default_factory=list)  # revisions with results here that this row is not
+    # Imported runs (``imported_runs``): the source of an imported row ("run by mteb 2.18, imported") and its
+    # file, per column; for a run of this harness, mteb's run of the same cell; the zero-shot status.
+    imported: str | None = None
+    sources: dict[str, str] = field(default_factory=dict)  # column key -> link to the imported file
+    chosen: dict[str, dict[str, Any]] = field(default_factory=dict)  # column key -> the result row used
+    mteb: dict[str, MtebCell] = field(default_factory=dict)
+    zero_shot: bool | None = None
 
     @property
     def name(self) -> str:
@@ -70,8 +81,13 @@ class Line:
 
     @property
     def marker(self) -> str:
-        """'≈' not significantly different from #1, '†' not tested, '' significantly different (or #1)."""
-        if self.rank is None or self.rank == 1:
+        """'≈' not significantly different from #1, '†' not tested (an imported row never is, #1 included),
+        '' significantly different (or #1)."""
+        if self.rank is None:
+            return ""
+        if self.imported is not None:
+            return "†"
+        if self.rank == 1:
             return ""
         if self.p_value is None:
             return "†"
@@ -146,10 +162,11 @@ def columns_of(board: RankingSource, benchmark: Benchmark) -> list[Column]:
     ]
 
 
-def _reference_hashes(rows: list[dict[str, Any]]) -> str | None:
-    """The data version most complete results of a task were computed on (others are not comparable)."""
-    hashes = Counter(r["task"]["content_hash"] for r in rows if r["complete"] and r["task"]["content_hash"])
-    return hashes.most_common(1)[0][0] if hashes else None
+def _reference_data(rows: list[dict[str, Any]]) -> str | None:
+    """The data most complete results of a task were computed on (``imported_runs.data_key``: an mteb task's
+    dataset revision, else the data's sha256); results on other data are not comparable."""
+    keys = Counter(key for r in rows if r["complete"] and not is_external(r) and (key := data_key(r)))
+    return keys.most_common(1)[0][0] if keys else None
 
 
 def value_of(row: dict[str, Any], spec: BenchmarkTask, detail: dict[str, Any] | None) -> float | None:
@@ -177,13 +194,15 @@ def _needs_detail(row: dict[str, Any], spec: BenchmarkTask) -> bool:
 def newest_revisions(newest: dict[ModelKey, dict[str, Any]]) -> dict[str, ModelKey]:
     """Model name -> the revision shown by default: the one whose newest result was created last.
 
-    ``newest``: each (name, revision)'s newest result row among the tasks considered. A tie on
-    created_at goes to the larger revision string, so the choice never depends on file order.
+    ``newest``: each (name, revision)'s newest result row among the tasks considered. An `external`
+    revision loses to any other; an undated one to any dated; then the newer mteb version of an
+    import; a tie goes to the larger revision string, so the choice never depends on file order
+    (``imported_runs.preference``).
     """
     chosen: dict[str, ModelKey] = {}
     for key, row in newest.items():
         current = chosen.get(key[0])
-        if current is None or (row["created_at"], key[1]) > (newest[current]["created_at"], current[1]):
+        if current is None or preference(row, key[1]) > preference(newest[current], current[1]):
             chosen[key[0]] = key
     return chosen
 
@@ -199,10 +218,11 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
     lines: dict[ModelKey, Line] = {}
     newest: dict[ModelKey, dict[str, Any]] = {}
     per_task = board.by_task
+    model_key = imported_runs.key_function(r for c in columns for r in per_task.get(c.spec.task, []))
     for column in columns:
         for row in per_task.get(column.spec.task, []):
             key = model_key(row)
-            if key not in newest or row["created_at"] > newest[key]["created_at"]:
+            if key not in newest or preference(row, key[1]) > preference(newest[key], key[1]):
                 newest[key] = row
     shown = set(newest) if all_revisions else set(newest_revisions(newest).values())
     names = Counter(key[0] for key in shown)
@@ -215,6 +235,7 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             label = f"{key[0]} @ {key[1] or 'no revision'}" if names[key[0]] > 1 else key[0]
             line = Line(key, row["model"], str(row.get("harness") or ""), row["created_at"], label=label)
             line.other_revisions = sorted(hidden.get(key[0], []))
+            line.imported = imported_runs.source_label(row) or None
             lines[key] = line
     specs = [c.spec for c in columns] + [t for side in getattr(benchmark, "also", ()) or () for t in side.tasks]
     needed = [(r["_path"], spec) for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
@@ -223,7 +244,7 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
     for column in columns:
         spec = column.spec
         rows = per_task.get(spec.task, [])
-        reference = _reference_hashes(rows)
+        reference = _reference_data(rows)
         by_model: dict[ModelKey, list[dict[str, Any]]] = {}
         for row in rows:
             by_model.setdefault(model_key(row), []).append(row)
@@ -239,9 +260,17 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             line.values[column.key] = value_of(chosen, spec, detail)
             line.intervals[column.key] = interval_of(chosen, spec, detail)
             line.paths[spec.task] = chosen["_path"]
-            if spec.in_aggregate:
+            line.chosen[column.key] = chosen
+            url = (imported_runs.imported(chosen) or {}).get("url")
+            if isinstance(url, str):
+                line.sources[column.key] = url
+            if is_external(chosen):  # shown, never ranked (the authors' number, like a reported one)
+                if spec.in_aggregate:
+                    line.missing.append(f"{spec.task}: {EXTERNAL_REASON}")
+            elif spec.in_aggregate:
                 line.covered += 1
-    _side_aggregates(benchmark, lines, per_task, details)
+    _side_aggregates(benchmark, lines, per_task, details, model_key)
+    _zero_shot(board, columns, lines, per_task, newest)
     aggregated = [c for c in columns if c.spec.in_aggregate]
     ranked, unranked = [], []
     for line in lines.values():
@@ -259,7 +288,24 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             position, previous = index, line.aggregate
         line.rank = position
     unranked.sort(key=lambda line: (-line.covered, line.name))
+    imported_runs.add_comparisons(lines.values(), columns, per_task, model_key, lambda r, s: value_of(r, s, None))
     return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
+
+
+def _zero_shot(
+    board: RankingSource,
+    columns: list[Column],
+    lines: dict[ModelKey, Line],
+    per_task: dict[str, list[dict[str, Any]]],
+    newest: dict[ModelKey, dict[str, Any]],
+) -> None:
+    """Each line's zero-shot status on the benchmark's tasks (``imported_runs.zero_shot``), shown and filtered by."""
+    names = imported_runs.mteb_names(columns, per_task)
+    paths = {key: newest[key]["_path"] for key, line in lines.items() if line.imported}  # the model's training data
+    found = board.detail_parts(paths.values(), ["training_tasks"]) if paths else {}
+    for key, line in lines.items():
+        line.zero_shot = imported_runs.zero_shot(imported_runs.training_of(found.get(paths.get(key, ""))), names)
+        line.info = {**line.info, "zero_shot": line.zero_shot}  # a copy: the summary is shared by every benchmark
 
 
 def _side_aggregates(
@@ -267,6 +313,7 @@ def _side_aggregates(
     lines: dict[ModelKey, Line],
     per_task: dict[str, list[dict[str, Any]]],
     details: dict[str, dict[str, Any]],
+    model_key: Any,
 ) -> None:
     """Means shown beside the aggregate and never ranked by (e.g. FollowIR's mean p-MRR): all values or none."""
     for side in getattr(benchmark, "also", ()) or ():
@@ -274,7 +321,7 @@ def _side_aggregates(
             values = []
             for spec in side.tasks:
                 rows = [r for r in per_task.get(spec.task, []) if model_key(r) == line.key]
-                chosen, _ = _choose(rows, spec, _reference_hashes(per_task.get(spec.task, [])), details)
+                chosen, _ = _choose(rows, spec, _reference_data(per_task.get(spec.task, [])), details)
                 values.append(value_of(chosen, spec, details.get(chosen["_path"])) if chosen else None)
             present = [v for v in values if v is not None]
             line.side[side.label] = sum(present) / len(present) if present and len(present) == len(values) else None
@@ -296,11 +343,28 @@ def _choose(
     if not default:
         options = sorted({f"{k}={v}" for r in complete for k, v in (r.get("task_options") or {}).items()})
         return None, f"only run with non-default task options ({', '.join(options)}; never ranked)"
-    same_data = [r for r in default if reference is None or r["task"]["content_hash"] in (reference, None)]
+    runs = [r for r in default if not is_external(r)]
+    if not runs:  # only the authors' own numbers: shown (never ranked, whatever data they name), newest first
+        shown = [r for r in default if value_of(r, spec, details.get(r["_path"])) is not None]
+        return (max(shown, key=lambda r: preference(r, "")), "") if shown else (None, EXTERNAL_REASON)
+    known = [r for r in runs if data_key(r) is not None or not imported_runs.imported(r)]
+    if not known:
+        return None, "its mteb file names no dataset revision: it cannot be compared (never ranked)"
+    same_data = [r for r in known if reference is None or data_key(r) in (reference, None)]
     if not same_data:
-        return None, "computed on other data than the other models"
+        found = sorted({_data_text(data_key(r)) for r in known})
+        return None, f"computed on other data ({', '.join(found)}) than the ranked results ({_data_text(reference)})"
     with_metric = [r for r in same_data if value_of(r, spec, details.get(r["_path"])) is not None]
     if not with_metric:
         where = "" if spec.subset == "default" else f" on {spec.subset}"
         return None, f"the result has no {spec.metric}{where} in split {spec.split}"
-    return max(with_metric, key=lambda r: r["created_at"]), ""
+    return max(with_metric, key=lambda r: preference(r, "")), ""
+
+
+def _data_text(key: str | None) -> str:
+    """A data key as a reader reads it: "dataset revision e39ff896", "data sha256:1a2b3c4d"."""
+    if key is None:
+        return "unknown data"
+    if key.startswith("revision:"):
+        return f"dataset revision {key.removeprefix('revision:')[:8]}"
+    return f"data {key[:15]}"

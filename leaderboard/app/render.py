@@ -197,8 +197,9 @@ def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
             "score_ci_low": line.aggregate_interval[0] if line.aggregate_interval else None,
             "score_ci_high": line.aggregate_interval[1] if line.aggregate_interval else None,
         } | {f"also:{label}": value for label, value in line.side.items()}
+        names = {}
         for column in ranking.columns:
-            name = f"{column.spec.task}:{column.spec.metric}" + (
+            name = names[column.key] = f"{column.spec.task}:{column.spec.metric}" + (
                 f":{column.spec.subset}" if column.spec.subset != "default" else ""
             )
             ci = line.intervals.get(column.key)
@@ -216,6 +217,15 @@ def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
             takes_instructions=bool(info.get("takes_instructions")),
             harness=line.harness,
             updated=line.updated,
+            source=line.imported or "run here",
+            source_files=" ".join(line.sources.values()),
+            zero_shot=line.zero_shot,
+            license=info.get("license"),
+            open_weights=info.get("open_weights"),
+            release_date=info.get("release_date"),
         )
+        for key, mteb in line.mteb.items():  # mteb's run of a cell this harness also ran
+            record[f"{names.get(key, 'score')}:mteb"] = mteb.value
+            record[f"{names.get(key, 'score')}:minus_mteb"] = mteb.difference
         records.append(record)
     return pd.DataFrame(records)

@@ -63,6 +63,12 @@ class ReportedLine:
         return None if cell is None or value is None else value - cell.value
 
     @property
+    def notes(self) -> list[str]:
+        """The paper rows' own notes behind this row (which model it is, what was checked), each once."""
+        cells = [self.aggregate, *self.cells.values()] if self.aggregate is not None else list(self.cells.values())
+        return list(dict.fromkeys(str(c.row_notes) for c in cells if getattr(c, "row_notes", None)))
+
+    @property
     def info(self) -> dict[str, Any]:
         """The model block the filters read: the reproduced run's when there is one."""
         return self.reproduced.info if self.reproduced is not None else {"name": self.model}

@@ -28,14 +28,17 @@ class Source:
 
     @property
     def repo(self) -> str | None:
+        """ORG/NAME of an hf:// spec (checked as the hub checks names), None for a local folder."""
         if not self.spec.startswith("hf://"):
             return None
-        return self.spec.removeprefix("hf://").removeprefix("datasets/")
+        from leaderboard.records.repo_names import repo_id
+
+        return repo_id(self.spec, "--results", "the results dataset", prefixed=True)
 
     def _store(self) -> HubStore:
         from leaderboard.records.store import HubStore
 
-        return HubStore(self.repo or "", self.endpoint)
+        return HubStore(self.repo or "", self.endpoint, option="--results")
 
     def latest(self) -> str | None:
         """The newest revision available: the dataset's head commit, or the local folder's fingerprint."""

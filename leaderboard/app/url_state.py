@@ -4,7 +4,8 @@ Parameters: ``benchmark``, ``tab``, ``kind``, ``instr``, ``size``, ``q`` (search
 (``<column key>.asc|desc``), ``p`` (the page of the table; not ``page``, which Gradio reserves for its
 own multipage routing: ``?page=2`` would be a server error, see ``legacy_links``), ``models`` (picked
 models), ``overall`` (the benchmarks of the
-Overall view), ``revisions`` (``1``: older revisions too), ``a`` and ``b`` (the compared models).
+Overall view), ``revisions`` (``1``: older revisions too), ``zs`` (the zero-shot filter), ``a`` and ``b``
+(the compared models).
 Lists are joined by ``|``. The page's JavaScript writes them (``assets.url_state_js``); the page
 load reads them here. Unknown values are dropped by the callers, which know the valid choices.
 """
@@ -33,6 +34,7 @@ class ViewState:
     models: tuple[str, ...] = ()
     overall: tuple[str, ...] | None = None
     revisions: bool = False
+    zero_shot: str = ""  # ``zs``: filters.ZERO_SHOT
     a: str = ""
     b: str = ""
     extra: dict[str, str] = field(default_factory=dict)
@@ -76,6 +78,7 @@ def parse(query: str | None) -> ViewState:
         models=_list(pairs.get("models")) or (),
         overall=_list(pairs.get("overall")),
         revisions=pairs.get("revisions") in ("1", "true", "all"),
+        zero_shot=pairs.get("zs", ""),
         a=pairs.get("a", ""),
         b=pairs.get("b", ""),
     )

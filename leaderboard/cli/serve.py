@@ -11,15 +11,13 @@ from leaderboard.cli.console import err, escape
 
 def registered_benchmarks() -> list[Any]:
     """The installed plugins' benchmark declarations (the app itself never imports a plugin)."""
-    from leaderboard.registry import get_registry
+    from leaderboard.registry import installed_benchmarks
 
-    found = []
-    for name, registration in sorted(get_registry().entries["benchmark"].items()):
-        try:
-            found.append(registration.factory())
-        except Exception as exc:  # one plugin's bug must not stop the board
-            err().print(f"[yellow]benchmark {escape(name)} skipped:[/] {escape(type(exc).__name__)}: {escape(exc)}")
-    return found
+    return installed_benchmarks(skipped_benchmark)
+
+
+def skipped_benchmark(name: str, exc: BaseException) -> None:
+    err().print(f"[yellow]benchmark {escape(name)} skipped:[/] {escape(type(exc).__name__)}: {escape(exc)}")
 
 
 @click.command()
@@ -60,6 +58,10 @@ def serve(
     requests_repo: str | None,
 ) -> None:
     """Serve the leaderboard app (Gradio) over a results folder or dataset."""
+    if results_spec.startswith("hf://"):  # a name the hub would refuse stops here, before gradio is imported
+        from leaderboard.records.repo_names import repo_id
+
+        repo_id(results_spec, "--results", "the results dataset", prefixed=True)
     from leaderboard.app.live import DEFAULT_POLL_SECONDS
     from leaderboard.app.ui import build_app, launch
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli.console import escape, out
+from leaderboard.records.repo_names import repo_option
 
 SOURCE_HELP = "The harness checkout to build the wheel from (default: the one running)."
 
@@ -18,7 +19,12 @@ def space() -> None:
 
 @space.command("build")
 @click.argument("directory", type=click.Path(path_type=Path))
-@click.option("--results", default=None, help="The results dataset the Space serves, ORG/NAME (default: none).")
+@click.option(
+    "--results",
+    default=None,
+    callback=repo_option("the results dataset", prefixed=True),
+    help="The results dataset the Space serves, ORG/NAME (default: none).",
+)
 @click.option("--source", type=click.Path(file_okay=False, path_type=Path), default=None, help=SOURCE_HELP)
 def build_cmd(directory: Path, results: str | None, source: Path | None) -> None:
     """Write a self-contained Space folder into DIRECTORY (new or empty).
@@ -37,8 +43,15 @@ def build_cmd(directory: Path, results: str | None, source: Path | None) -> None
 
 
 @space.command("deploy")
-@click.option("--repo", required=True, help="The Space, ORG/NAME (created when missing).")
-@click.option("--results", required=True, help="The results dataset it serves, ORG/NAME (set as RESULTS_REPO).")
+@click.option(
+    "--repo", required=True, callback=repo_option("the Space"), help="The Space, ORG/NAME (created when missing)."
+)
+@click.option(
+    "--results",
+    required=True,
+    callback=repo_option("the results dataset", prefixed=True),
+    help="The results dataset it serves, ORG/NAME (set as RESULTS_REPO).",
+)
 @click.option("--endpoint", default=None, help="Hub endpoint (default: huggingface_hub's).")
 @click.option("--private", is_flag=True, help="Create the Space private.")
 @click.option("--source", type=click.Path(file_okay=False, path_type=Path), default=None, help=SOURCE_HELP)

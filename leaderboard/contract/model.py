@@ -66,6 +66,9 @@ class ModelMetadata:
     # The dtype the weights actually run in ("float32", "float16", ...), set by load(): recorded in results,
     # next to the dtype the run asked for. None for models without weights (BM25).
     dtype: str | None = None
+    # The name mteb's results repository lists this same model under (e.g. "mteb/baseline-bm25s"), when it is
+    # not this name: the board shows an imported mteb run of it beside this one, with their difference.
+    mteb_name: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -10,8 +10,9 @@ half-written. Two signs are watched by the run's loop (``engine.distributed.RayB
   ``ClusterLost`` once it has refused connections for ``LEADERBOARD_RAY_LOST_S`` seconds (default 30).
 
 ``ClusterLost`` is exit 2 naming the cluster. No result is written for unfinished pairs (only the
-driver writes, after a pair is complete); finished corpus shards stay in ``--shard-dir`` and a
-re-run on a working cluster reuses them.
+driver writes, after a pair is complete); finished corpus shards stay in ``--shard-dir`` (a Ray job
+never removes its shards: the driver does, once it has written the job's result) and a re-run on
+a working cluster reuses them.
 """
 
 from __future__ import annotations
@@ -44,9 +45,9 @@ def _grace() -> float:
 
 
 class ClusterWatch:
-    def __init__(self, ray: Any, shown_address: str, every_s: float = 1.0):
+    def __init__(self, ray: Any, shown_address: str, shards: str = "the shard folder", every_s: float = 1.0):
         self.gcs = str(ray.get_runtime_context().gcs_address)
-        self.shown = shown_address
+        self.shown, self.shards = shown_address, shards
         self.grace = _grace()
         self.every = every_s
         self.lost = False
@@ -79,8 +80,8 @@ class ClusterWatch:
         self.lost = True
         return ClusterLost(
             f"the Ray cluster at {self.shown} went away during the run: {why}. No result was written for the "
-            "unfinished tasks; finished corpus shards are kept in the shard folder: re-run on a working cluster "
-            "to resume from them."
+            f"unfinished tasks; finished corpus shards are kept in {self.shards}: re-run on a working cluster "
+            "with the same --shard-dir to resume from them."
         )
 
     def lost_error(self, exc: BaseException) -> ClusterLost:

@@ -209,20 +209,8 @@ class ShardStore:
 
     # -- one writer per folder ---------------------------------------------------------------------
     def lock(self) -> None:
-        from filelock import FileLock, Timeout
-
         assert self.folder is not None
-        timeout = _lock_timeout()
-        lock = FileLock(str(self.folder / ".lock"), timeout=timeout)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise BadInput(
-                f"the shard folder {self.folder} is being written by another run (lock {self.folder / '.lock'} held "
-                f"for more than {LOCK_TIMEOUT_ENV}={timeout:g} s); wait for it to finish, or give this run its own "
-                "--shard-dir"
-            ) from None
-        self._lock = lock
+        self._lock = _acquire(self.folder / ".lock", f"the shard folder {self.folder}")
 
     def close(self) -> None:
         """Release the folder's lock (the shards stay for a later run unless ``remove`` was called)."""
@@ -355,12 +343,89 @@ class ShardStore:
         file of the same name, and two runs would write the folder."""
         self._memory.clear()
         if self.folder is not None:
-            for path in self.folder.glob("*"):
-                if path.is_dir():
-                    shutil.rmtree(path, ignore_errors=True)
-                elif path.name != ".lock":
-                    path.unlink(missing_ok=True)
+            _clear(self.folder)
             self.close()
+
+
+def _clear(folder: Path) -> None:
+    """Delete a shard folder's content but its lock file (see ``ShardStore.remove``)."""
+    for path in folder.glob("*"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.name != ".lock":
+            path.unlink(missing_ok=True)
+
+
+def discard(folder: Path) -> bool:
+    """Remove a shard folder's work files once its result is written (False: another run holds it; kept).
+
+    A Ray job keeps the shards it searched; the driver calls this after writing the job's result, so
+    a run whose cluster dies before that leaves every finished shard for the re-run (issue 31).
+    """
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(Path(folder) / ".lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return False
+    try:
+        _clear(Path(folder))
+    finally:
+        lock.release()
+    return True
+
+
+def _acquire(path: Path, what: str, waiting_note: str | None = None) -> Any:
+    """The held ``filelock`` at ``path``, waiting up to LEADERBOARD_SHARD_LOCK_TIMEOUT; BadInput when it stays held.
+
+    ``waiting_note``: said (a ``Note``) when the lock is held by another run, before this one waits."""
+    from filelock import FileLock, Timeout
+
+    timeout = _lock_timeout()
+    lock = FileLock(str(path), timeout=timeout)
+    try:
+        if waiting_note is not None:
+            try:
+                lock.acquire(timeout=0)
+                return lock
+            except Timeout:
+                import warnings
+
+                from leaderboard.errors import Note
+
+                warnings.warn(Note(f"{waiting_note} (up to {LOCK_TIMEOUT_ENV}={timeout:g} s)"), stacklevel=2)
+        lock.acquire()
+    except Timeout:
+        raise BadInput(
+            f"{what} is being written by another run (lock {path} held for more than {LOCK_TIMEOUT_ENV}={timeout:g} "
+            "s); wait for it to finish, or give this run its own --shard-dir"
+        ) from None
+    return lock
+
+
+@contextlib.contextmanager
+def writer_lock(root: Path | None, key: Mapping[str, Any]) -> Iterator[None]:
+    """One run at a time for ``key`` (a model and the data it encodes) on a shard folder root, held for the run.
+
+    Taken before the model loads (issue 31): a second run of the same model on the same data and shard
+    folder learns at once that it must wait, instead of after loading the model and hashing the corpus,
+    when the store's own lock (``ShardStore.open``, which stays the guarantee) would have told it. It
+    waits, as the store's lock does, and then reuses what the first run wrote.
+    """
+    name = hashlib.sha256(json.dumps(dict(key), sort_keys=True, default=str).encode()).hexdigest()[:32]
+    folder = Path(root or shard_root()) / ".runs"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"--shard-dir {folder.parent}: cannot write there ({exc.strerror or exc}).") from None
+    what = f"the shard folder {folder.parent} (for {key.get('model')} on this data)"
+    note = f"another run is writing shards for {key.get('model')} on this data in {folder.parent}: waiting for it"
+    lock = _acquire(folder / f"{name}.lock", what, note)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _lock_timeout() -> float:

@@ -13,7 +13,7 @@ The names callers used before the split (``EmbeddingMemo``, ``EncodeStats``, ``e
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,9 @@ class SearchOptions:
     store_key: dict[str, Any] | None = None  # model identity for the shard folder's name
     pool: ShardPool | None = None  # encodes shards elsewhere (Ray actors); None: in this process
     always_on_disk: bool = False  # even a one-shard corpus goes to disk (Ray workers share it)
+    # Shard folders a search kept (keep_shards): a Ray job keeps its shards, and the driver removes them
+    # only once the result is written, so a run that dies before that (its cluster lost) leaves them.
+    kept: list[str] = field(default_factory=list)
 
     @property
     def storage_dtype(self) -> str:
@@ -105,6 +108,8 @@ def dense_search(
         ranked = expand_to_documents(positions, scores, plan, top_k)
         if not options.keep_shards:
             store.remove()
+        elif store.folder is not None:
+            options.kept.append(str(store.folder))
     finally:
         store.close()
     needed = sorted({row for query in ranked for row, _ in query})

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from leaderboard.contract.model import DenseModel, Model, Role
-from leaderboard.engine.corpus_store import ShardStore
+from leaderboard.engine.corpus_store import ShardStore, discard
 from leaderboard.engine.encoding import ShardJob, encode_shard
 from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns
@@ -253,13 +254,15 @@ def _job(
     label: str,
     pool: Any,
     first_stage: FirstStageRuns,
-) -> tuple[dict[str, Any], FirstStageRuns]:
+) -> tuple[dict[str, Any], FirstStageRuns, list[str]]:
     """One (model, task) pair in a Ray worker: the completed record (the driver validates and writes),
-    and the first-stage runs as they are after it (with what it computed).
+    the first-stage runs as they are after it (with what it computed), and the shard folders it kept.
 
     With an encoder pool the job holds no weights: it encodes through the actors and searches here.
+    The job never removes its shards: the driver does once the result is written (``RayBackend``).
     """
     search = search_options(options)
+    search.keep_shards = True
     if pool is not None:
         actors, info = pool
         handle = LoadedModel(RemoteDense(actors, info), label, "ray", None, loaded=True)
@@ -268,14 +271,21 @@ def _job(
         handle = _make_model(ref, options)
     with use_progress(RemoteProgress(board, label)):  # type: ignore[arg-type]
         record = compute(prepared, handle, options, embedding_memo(handle.model, options), first_stage, search)
-    return record, first_stage
+    return record, first_stage, search.kept
 
 
 class RayBackend:
     """Computes a model's prepared pairs as concurrent Ray jobs, for the session that owns the run."""
 
     def __init__(self, options: RunOptions, local_progress: Any = None):
-        self.options, self.local_progress = options, local_progress
+        from dataclasses import replace
+
+        from leaderboard.engine.corpus_store import shard_root
+
+        # One shard folder for the driver and every worker, named absolutely here: a worker's cwd and cache
+        # folder are not the driver's, and the driver must know where finished shards are kept.
+        shards = Path(options.shard_dir).expanduser() if options.shard_dir else shard_root()
+        self.options, self.local_progress = replace(options, shard_dir=str(shards.resolve())), local_progress
         self.board: Any = None
         self.shown: dict[str, Any] = {}
 
@@ -284,7 +294,8 @@ class RayBackend:
         connect(self.options.ray or "auto")
         from leaderboard.engine.cluster_watch import ClusterWatch
 
-        self.watch = ClusterWatch(ray, self.options.ray or "auto")  # a cluster that dies ends the run clearly
+        # a cluster that dies ends the run clearly, naming where the finished shards are
+        self.watch = ClusterWatch(ray, self.options.ray or "auto", str(self.options.shard_dir))
         self.board = ray.remote(ProgressBoard).options(num_cpus=0).remote()
         return self
 
@@ -329,10 +340,13 @@ class RayBackend:
                 _mirror(self.board, self.local_progress, self.shown)
                 for future in ready:
                     i = waiting.pop(future)
-                    record, runs = ray.get(future)
+                    record, runs, kept = ray.get(future)
                     first_stage.absorb(runs, known)
                     known |= set(runs.runs)
                     done(i, record)
+                    if not options.keep_shards:  # written: the shards are work files now
+                        for folder in kept:
+                            discard(Path(folder))
         except ray.exceptions.RayTaskError as exc:
             cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else None
             if isinstance(cause, LeaderboardError):

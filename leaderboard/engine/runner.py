@@ -243,6 +243,21 @@ def _create(resolved: Resolved, request: Any, what: str) -> Any:
     return _plugin_call(reg.factory, f"{what} plugin {reg.plugin!r} creating {request.name!r}", request)
 
 
+def name_problem(name: object) -> str | None:
+    """Why a task's name cannot be one (None: it can). Names are plain words, never paths: a plugin that
+    builds its name and its data location from the --task argument (``mair:<Task>``) then cannot be
+    led outside its data folder, and no name reads as a path in a result, a file name or a message."""
+    import unicodedata
+
+    if not isinstance(name, str) or not name.strip():
+        return "is empty"
+    if "/" in name or "\\" in name or ".." in name:
+        return "is a path (it holds '/', '\\' or '..'); a task name is a plain name such as my-task-v2"
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        return "holds a control or formatting character"
+    return None
+
+
 def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task, Resolved]:
     resolved = registry.resolve("task", spec)
     request = TaskRequest(
@@ -253,6 +268,11 @@ def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task,
         raise LeaderboardError(
             f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, "
             "not a leaderboard.Task"
+        )
+    problem = name_problem(task.metadata.name)
+    if problem:  # checked before anything is loaded: a task argument never becomes a path (mair:/etc, mteb:../x)
+        raise BadInput(
+            f"--task {shorten(repr(spec), 120)}: the task's name {shorten(repr(task.metadata.name))} {problem}."
         )
     unknown = sorted(set(options.task_options) - set(task.metadata.options))
     if unknown:
@@ -487,6 +507,48 @@ def compute(
     search: SearchOptions | None = None,
 ) -> dict[str, Any]:
     """Evaluate and complete the record (not yet validated or written). Runs in a Ray worker under --ray."""
+    search = search or search_options(options)
+    with _shard_writer(prepared, handle, search):  # before the model loads: a second writer waits first
+        return _compute(prepared, handle, options, memo, first_stage, search)
+
+
+@contextmanager
+def _shard_writer(prepared: Prepared, handle: LoadedModel, search: SearchOptions) -> Iterator[None]:
+    """The shard folder's writer lock (``corpus_store.writer_lock``) for a run that will write corpus shards."""
+    from leaderboard.contract.model import DenseModel
+    from leaderboard.engine.corpus_store import writer_lock
+
+    target = handle.model.first if isinstance(handle.model, Pipeline) else handle.model
+    corpus = getattr(prepared.data, "corpus", None)
+    on_disk = (
+        isinstance(prepared.task, RetrievalTask)
+        and isinstance(target, DenseModel)
+        and corpus is not None
+        and (search.always_on_disk or len(corpus) > search.shard_rows)  # a one-shard corpus stays in memory
+    )
+    if not on_disk:
+        yield
+        return
+    meta = target.metadata
+    key = {
+        "model": meta.name,
+        "revision": meta.revision,
+        "task": prepared.task.metadata.name,
+        "data": prepared.data.source.content_hash,
+        "dtype": search.dtype,
+    }
+    with writer_lock(search.shard_dir, key):
+        yield
+
+
+def _compute(
+    prepared: Prepared,
+    handle: LoadedModel,
+    options: RunOptions,
+    memo: EmbeddingMemo | None,
+    first_stage: FirstStageRuns | None,
+    search: SearchOptions,
+) -> dict[str, Any]:
     model, task, data, record, timer = handle.model, prepared.task, prepared.data, prepared.record, prepared.timer
     meta = task.metadata
     timer.timings["model_load"] = round(handle.ensure_loaded(), 6)
@@ -500,7 +562,7 @@ def compute(
         memo=memo if memo is not None else EmbeddingMemo(),
         first_stage=first_stage if first_stage is not None else FirstStageRuns(),
         task_key=(meta.name, data.source.content_hash),
-        search=search or search_options(options),
+        search=search,
         query_instructions=getattr(data, "query_instructions", None) or {},
     )
     with timer.phase("evaluation"):

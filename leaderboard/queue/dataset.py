@@ -51,18 +51,10 @@ class Change:
 
 
 def repo_id(value: str, option: str) -> str:
-    """ORG/NAME checked with huggingface_hub's own validator, the message naming the option."""
-    from huggingface_hub.errors import HFValidationError
-    from huggingface_hub.utils import validate_repo_id
+    """ORG/NAME (also written hf://ORG/NAME), checked as every --repo is (``records.repo_names``)."""
+    from leaderboard.records.repo_names import repo_id as checked
 
-    text = str(value).removeprefix("hf://").removeprefix("datasets/")
-    try:
-        validate_repo_id(text)
-    except HFValidationError as exc:
-        raise BadInput(f"{option} {value!r}: not a hub dataset name ({exc}); expected ORG/NAME.") from None
-    if text.count("/") != 1:
-        raise BadInput(f"{option} {value!r}: expected ORG/NAME.")
-    return text
+    return checked(value, option, "the dataset", prefixed=True)
 
 
 class RequestsDataset:

@@ -47,7 +47,7 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("complete", "bool", "the result covers the whole task (only complete runs are published)"),
     ("data_hash", "string", "sha256 of the task data the run read (null for imported results)"),
     ("harness_version", "string", "retrieval-leaderboard version that produced the result"),
-    ("created_at", "string", "when the result was written (ISO 8601, UTC)"),
+    ("created_at", "string", "when the result was made (ISO 8601, UTC); empty for an imported file without a date"),
     ("result_path", "string", "path of the full result file in this dataset"),
     ("result_sha256", "string", "sha256 of that file's bytes (a push reuses the intervals of an unchanged file)"),
 )
@@ -117,7 +117,7 @@ def rows_of(
                         "complete": result.is_complete,
                         "data_hash": result.task.source.content_hash,
                         "harness_version": result.harness.version,
-                        "created_at": result.created_at.isoformat(),
+                        "created_at": result.created_at.isoformat() if result.created_at else None,
                         "result_path": result_path,
                         "result_sha256": result_sha256,
                     }
@@ -168,25 +168,31 @@ def table_bytes(rows: Iterable[dict[str, Any]]) -> bytes:
 
 
 def dataset_card(repo_id: str, rows: list[dict[str, Any]], license_id: str, harness_version: str) -> str:
-    """README.md of the results dataset: YAML front matter (license, configs -> the table) and what it holds."""
+    """README.md of the results dataset: YAML front matter (license, configs -> the table) and what it holds.
+
+    The front matter is written by huggingface_hub's ``DatasetCardData`` (YAML through its own
+    dumper), never by string formatting: no value can add keys of its own; the license must be one
+    of the Hub's ids (``hub_licenses``), or the Hub would refuse the whole commit.
+    """
+    from huggingface_hub import DatasetCardData
+
+    from leaderboard.records.hub_licenses import license_id as checked_license
+
+    license_id = checked_license(license_id)
     models = len({(r["model"], r["revision"]) for r in rows})
     tasks = sorted({r["task"] for r in rows})
     results = len({r["result_path"] for r in rows})
     columns = "\n".join(f"| `{name}` | {dtype.lower()} | {text} |" for name, dtype, text in COLUMNS)
     task_list = ", ".join(f"`{t}`" for t in tasks) or "none yet"
     key = "retrieval_leaderboard_results"
+    front_matter = DatasetCardData(
+        license=license_id,
+        pretty_name=f"Retrieval leaderboard results ({repo_id})",
+        tags=["leaderboard", "information-retrieval", "evaluation"],
+        configs=[{"config_name": "default", "data_files": [{"split": "train", "path": TABLE_PATH}]}],
+    ).to_yaml()
     return f"""---
-license: {license_id}
-pretty_name: Retrieval leaderboard results ({repo_id})
-tags:
-- leaderboard
-- information-retrieval
-- evaluation
-configs:
-- config_name: default
-  data_files:
-  - split: train
-    path: {TABLE_PATH}
+{front_matter}
 ---
 
 # Retrieval leaderboard results: {repo_id}

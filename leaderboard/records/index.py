@@ -66,7 +66,10 @@ from leaderboard.records.listing import result_files
 from leaderboard.records.result_checks import Record, direction, is_complete, main_split
 from leaderboard.sqlite_damage import is_damage, move_aside
 
-INDEX_VERSION = "10"  # 10: per-query columns stored compactly, ids and subsets shared, None kept (index_columns)
+# 9: per-query columns keep metrics computed on some queries (None elsewhere); 10: the per-query rule (issue 31);
+# 11: summaries of imported results (the data key, the import's source, model_meta's columns) and the
+# training tasks in the detail; 12: per-query columns stored compactly, ids and subsets shared (index_columns)
+INDEX_VERSION = "12"
 RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
@@ -108,6 +111,12 @@ def summary(record: Record) -> dict[str, Any]:
             "reference": meta.get("reference"),
             "plugin": model["plugin"],
             "plugin_version": model["plugin_version"],
+            # model columns an imported mteb result fills from model_meta.json (issue 29), and the name
+            # mteb lists this harness's model under (its imported runs are shown beside it)
+            "license": meta.get("license"),
+            "open_weights": meta.get("open_weights"),
+            "release_date": meta.get("release_date"),
+            "mteb_name": meta.get("mteb_name"),
         },
         "task": {
             "name": task["name"],
@@ -117,6 +126,8 @@ def summary(record: Record) -> dict[str, Any]:
             "direction": direction(record),
             "content_hash": task["source"]["content_hash"],
             "data_revision": task["source"]["revision"],
+            "data_key": data_key(record),
+            "mteb_task": record["task_details"].get("mteb_task"),
             "split": split,
         },
         "main_score": record["main_score"],
@@ -126,14 +137,33 @@ def summary(record: Record) -> dict[str, Any]:
         "coverage_reason": reason,
         "queries": counts.get("queries", counts.get("candidate_sets")),
         "total_queries": coverage["total_queries"] if coverage is not None else None,
-        "created_at": record["created_at"].isoformat(),
+        # "" for an imported result whose file has no date: sorts before every dated result, shows as none
+        "created_at": record["created_at"].isoformat() if record["created_at"] is not None else "",
         "harness": record["harness"]["version"],
         "harness_commit": record["harness"]["git_commit"],
         "imported": record["imported_from"] is not None,
+        "imported_from": _imported(record["imported_from"]),
         "task_options": dict(settings.get("task_options") or {}),
         "has_per_query": record["per_query"] is not None,
         "default": dict(record["scores"].get(split, {}).get("default", {})),
     }
+
+
+def data_key(record: Record) -> str | None:
+    """What a result's data is compared by: an mteb task's dataset revision (mteb's runs, imported or run here
+    from the hub, name the revision they loaded), else the sha256 of the data loaded (None: unknown)."""
+    source = record["task"]["source"]
+    mteb = record["imported_from"] is not None or record["task_details"].get("framework") == "mteb"
+    if mteb and source["kind"] == "hub":
+        return f"revision:{source['revision']}" if source["revision"] else None
+    return source["content_hash"]  # type: ignore[no-any-return]
+
+
+def _imported(found: Any) -> dict[str, Any] | None:
+    """What the board says of an imported result: which mteb ran it, where its file is, whether it is `external`."""
+    if found is None:
+        return None
+    return {k: found.get(k) for k in ("format", "mteb_version", "file", "url", "external")}
 
 
 def detail(record: Record) -> dict[str, Any]:
@@ -143,6 +173,8 @@ def detail(record: Record) -> dict[str, Any]:
         "scores": record["scores"],
         "confidence_intervals": record["confidence_intervals"],
         "subset_sizes": record["subset_sizes"],
+        # an imported mteb model's training tasks with their similar ones (its zero-shot status), None: unknown
+        "training_tasks": record["model"]["metadata"].get("training_tasks"),
         # the paper's mean CW of the evaluated queries (engine/strata.py), shown on the board's About page
         "complexity": {k: complexity[k] for k in ("mean_cw", "queries", "definition") if k in complexity}
         if isinstance(complexity, dict)
@@ -224,6 +256,23 @@ class Index:
             else:  # rows kept in memory, or labels only Python can read
                 parsed = _only(json.loads(text), names)
             out[path] = parsed
+        return out
+
+    def detail_parts(self, paths: Iterable[str], names: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Relative path -> those top-level entries of its detail record (e.g. an import's training tasks),
+        taken out by SQLite: thousands of imported rows are not parsed whole for one field."""
+        names = list(dict.fromkeys(names))
+        if not names or not all(_plain_label(name) for name in names):
+            return {p: {n: d[n] for n in names if n in d} for p, d in self.details(paths).items()}
+        json_paths = [f'$."{name}"' for name in names]
+        out: dict[str, dict[str, Any]] = {}
+        for path, text, extracted in self._rows("detail", paths, json_paths + json_paths[:1]):
+            values = json.loads(extracted) if isinstance(extracted, str) else None
+            if isinstance(values, list) and len(values) == len(names) + 1:
+                out[path] = {name: value for name, value in zip(names, values) if value is not None}
+            else:  # rows kept in memory
+                detail = json.loads(text)
+                out[path] = {name: detail[name] for name in names if name in detail}
         return out
 
     def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:

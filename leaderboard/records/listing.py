@@ -16,7 +16,7 @@ TOP_LEVEL_BOOKKEEPING = ("benchmarks.json",)  # the results dataset's benchmark 
 REPORTED_FOLDER = "reported"  # scores copied from papers (records/reported.py), beside results/: not results
 
 
-def _holds_reported_scores(folder: Path) -> bool:
+def holds_reported_scores(folder: Path) -> bool:
     """<root>/reported with no subfolder: the papers' files (a model's folder holds revision folders)."""
     try:
         with os.scandir(folder) as entries:
@@ -31,7 +31,7 @@ def result_files(root: Path) -> Iterator[Path]:
     found = []
     for folder, dirs, names in os.walk(root, onerror=None, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders are never walked
-        if folder == str(root) and REPORTED_FOLDER in dirs and _holds_reported_scores(root / REPORTED_FOLDER):
+        if folder == str(root) and REPORTED_FOLDER in dirs and holds_reported_scores(root / REPORTED_FOLDER):
             dirs.remove(REPORTED_FOLDER)
         for name in names + dirs:  # a folder named *.json is listed (and refused by the reader) too
             if name.endswith(".json") and not name.startswith(".") and name not in BOOKKEEPING:

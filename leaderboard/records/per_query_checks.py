@@ -16,8 +16,10 @@ with a matching sha256 would otherwise put any claim on the board, so every read
 * when the field says which queries a metric is computed on (``metric_queries``: ComLQ's LSNC on the
   queries its judge labelled), present on exactly those queries; every other metric on every query.
 
-Data that cannot be decoded or does not match its own sha256 is not a claim about the scores (the
-numbers are unreadable, so nothing is resampled): readers drop it and show no interval, as before.
+Data that cannot be decoded or does not match its own sha256 refuses a result that must carry its
+values (``result_checks.per_query_required``: a complete result run by this harness, issue 31);
+in any other file (version 1, imported, partial) it is not a claim about the scores: readers drop
+it and show no interval.
 """
 
 from __future__ import annotations
@@ -89,11 +91,12 @@ def mean_problems(
     return problems
 
 
-def per_query_problems(record: Mapping[str, Any], split: str, metric_range: Range) -> list[str]:
+def per_query_problems(record: Mapping[str, Any], split: str, metric_range: Range, required: bool = False) -> list[str]:
     """Every reason ``record["per_query"]`` is not the set of values behind its scores (empty: it is).
 
     ``record`` is the plain result (``records.result_checks``), ``split`` its main split and
-    ``metric_range`` the values each metric can take."""
+    ``metric_range`` the values each metric can take. ``required``: the result must carry readable
+    values (``result_checks.per_query_required``), so damaged data refuses it instead of being dropped."""
     field = record.get("per_query")
     if field is None:
         return []
@@ -101,7 +104,9 @@ def per_query_problems(record: Mapping[str, Any], split: str, metric_range: Rang
 
     try:
         values = decode_per_query(field)
-    except (ValueError, TypeError, RecursionError):
+    except (ValueError, TypeError, RecursionError) as exc:
+        if required:
+            return [f"per_query: {exc}; a complete result run by this harness must carry readable per-query values"]
         return []  # unreadable, not a claim: readers drop it (see the module docstring)
     from leaderboard.records.per_query_fast import verified
 

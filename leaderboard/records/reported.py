@@ -21,11 +21,14 @@ is marked ``aggregate``: its task is the benchmark's name and its metric the ben
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from leaderboard.errors import shorten
 
 SCHEMA_VERSION = "1"
 FOLDER = "reported"  # beside results/ in a results root (the pulled dataset) and in submissions/
@@ -62,11 +65,17 @@ class ReportedScore(_Record):
     row: Text = Field(description="the row label as printed (see ReportedRow.label)")
     column: Text = Field(description="the column label as printed (with its group, e.g. 'Robust04 / p-MRR')")
     notes: str | None = None
+    row_notes: str | None = Field(default=None, description="the row's own note (its model, what was checked)")
 
     @property
     def source(self) -> str:
         """'reported in ComLQ, Table 3': how the board and `show` mark the row."""
         return f"reported in {self.paper}, {self.table}"
+
+
+def cell_value(printed: str, scale: int) -> float:
+    """A printed number on the harness's scale: Decimal, so 50.5/100 is exactly 0.505 (inf when it overflows)."""
+    return float(Decimal(printed.replace("−", "-")) / scale)
 
 
 class ReportedColumn(_Record):
@@ -126,6 +135,14 @@ class ReportedTable(_Record):
         rows = [r.label for r in self.rows]
         if len(set(rows)) != len(rows):
             raise ValueError(f"{self.table}: two rows share a label")
+        for row in self.rows:  # what every reader would store: a finite number (400 printed nines divide to inf)
+            for column, printed in zip(self.columns, row.values, strict=True):
+                scale = column.scale or self.scale
+                if printed is not None and not math.isfinite(cell_value(printed, scale)):
+                    raise ValueError(
+                        f"{self.table}, row {row.label!r}, column {column.label!r}: the printed value "
+                        f"{shorten(printed, 40)} is not a finite number once divided by its scale {scale}"
+                    )
         return self
 
 
@@ -156,8 +173,7 @@ class ReportedFile(_Record):
                 for column, printed in zip(table.columns, row.values, strict=True):
                     if printed is None:
                         continue
-                    scale = column.scale or table.scale
-                    value = float(Decimal(printed.replace("−", "-")) / scale)  # Decimal: 50.5/100 is exactly 0.505
+                    value = cell_value(printed, column.scale or table.scale)
                     notes = "; ".join(n for n in (table.notes, column.notes, row.notes) if n) or None
                     out.append(
                         ReportedScore(
@@ -175,6 +191,7 @@ class ReportedFile(_Record):
                             row=row.label,
                             column=column.label,
                             notes=notes,
+                            row_notes=row.notes,
                         )
                     )
         return out
@@ -214,6 +231,22 @@ def read_reported_file(path: Path) -> ReportedFile:
         raise BadInput(f"{path}: nested too deeply; expected a reported-scores file.") from None
 
 
+def read_reported_cells(path: Path) -> list[ReportedScore]:
+    """Every cell of a reported file, or BadInput naming the file (and table, row and column) and what is wrong.
+
+    The one verdict on a reported file: ``push --reported``, ``show --reported`` and the board all call it,
+    so a file one of them accepts the others do not skip.
+    """
+    from leaderboard.errors import BadInput
+
+    reported = read_reported_file(path)
+    try:
+        return reported.scores()
+    except ValidationError as exc:  # a cell the file's own checks let through: named, never raised past here
+        errors = [_message(e) for e in exc.errors()]
+        raise BadInput(f"{path}: a cell is not a reported score: " + "; ".join(errors[:3])) from None
+
+
 def reported_files(folder: Path) -> list[Path]:
     """The ``*.json`` entries directly in ``folder`` (whatever they are: the reader refuses non-files), sorted."""
     try:
@@ -223,23 +256,31 @@ def reported_files(folder: Path) -> list[Path]:
 
 
 def load_reported(root: Path) -> tuple[list[ReportedScore], list[str]]:
-    """Every reported score under ``<root>/reported/``, and 'file: reason' for each file skipped. Never raises.
+    """Every reported score under ``<root>/reported/``, and 'file: reason' for each file skipped. Never raises."""
+    scores, skipped, _ = read_reported_folder(Path(root) / FOLDER)
+    return scores, skipped
 
-    A file is taken whole or not at all; a cell that another file already gave (same paper, table,
-    row, column) is skipped with its reason, so a copied file cannot double a paper's rows.
+
+def read_reported_folder(folder: Path) -> tuple[list[ReportedScore], list[str], list[Path]]:
+    """The reported files in ``folder``: their cells, 'file: reason' for each skipped, and the files taken.
+
+    The one verdict every reader and ``push --reported`` share. A file is taken whole or not at all
+    (``read_reported_cells``); a cell that another file already gave (same paper, table, row, column)
+    is skipped with its reason, so a copied file cannot double a paper's rows. Never raises.
     """
     from leaderboard.errors import BadInput
 
     scores: list[ReportedScore] = []
     skipped: list[str] = []
+    taken: list[Path] = []
     seen: set[tuple[str, str, str, str]] = set()
-    files = reported_files(Path(root) / FOLDER)
+    files = reported_files(folder)
     if len(files) > MAX_FILES:
-        skipped.append(f"{Path(root) / FOLDER}: {len(files)} files; only the first {MAX_FILES} are read")
+        skipped.append(f"{folder}: {len(files)} files; only the first {MAX_FILES} are read")
         files = files[:MAX_FILES]
     for path in files:
         try:
-            cells = read_reported_file(path).scores()
+            cells = read_reported_cells(path)
         except BadInput as exc:
             skipped.append(str(exc))
             continue
@@ -252,7 +293,8 @@ def load_reported(root: Path) -> tuple[list[ReportedScore], list[str]]:
             continue
         seen |= keys
         scores += cells
-    return scores, skipped
+        taken.append(path)
+    return scores, skipped, taken
 
 
 # `leaderboard show --reported`: the columns of the reported table, each row marked by its source.
@@ -273,21 +315,15 @@ PAPER_NOTE = (
 def reported_uploads(folder: Path) -> list[tuple[str, bytes]]:
     """(path in the results dataset, bytes) for each reported file in ``folder``; BadInput naming every bad one.
 
-    A push publishes them all or none, like results: a file the board would skip is refused here.
+    A push publishes them all or none, like results: a file the board would skip (``read_reported_folder``,
+    the readers' own verdict) is refused here.
     """
     from leaderboard.errors import BadInput
 
-    problems, uploads = [], []
-    for path in reported_files(folder):
-        try:
-            read_reported_file(path)
-        except BadInput as exc:
-            problems.append(str(exc))
-            continue
-        uploads.append((f"{FOLDER}/{path.name}", path.read_bytes()))
+    _, problems, taken = read_reported_folder(folder)
     if problems:
         raise BadInput(f"Refusing to push: {len(problems)} bad reported file(s): " + " | ".join(problems))
-    return uploads
+    return [(f"{FOLDER}/{path.name}", path.read_bytes()) for path in taken]
 
 
 def json_schema() -> dict[str, Any]:

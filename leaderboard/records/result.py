@@ -127,9 +127,18 @@ class Coverage(_Record):
 
 
 class ImportedFrom(_Record):
+    """A result this harness did not run: read from another tool's file (``leaderboard import``)."""
+
     format: str
-    file: str
+    file: str  # the file's path in its repository (or folder)
     mteb_version: str | None = None
+    repository: str | None = None  # where the file lives (a GitHub repository, a hub dataset), when known
+    commit: str | None = None  # the repository's commit the file was read at
+    blob: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")] | None = Field(
+        None, description="the git blob sha1 of the file's bytes (its id in a git checkout and on the hub)"
+    )
+    url: str | None = None  # the file at that commit
+    external: bool = False  # mteb's `external` folder: the model authors' own numbers, not a run by mteb
 
 
 class Result(_Record):
@@ -150,7 +159,8 @@ class Result(_Record):
     subset_sizes: dict[str, dict[str, Annotated[int, Field(ge=0)]]] = Field(default_factory=dict)
     task_details: dict[str, Any] = Field(default_factory=dict)
     hardware: dict[str, Any]
-    created_at: AwareDatetime
+    # When the result was made; null only for an imported result whose file has no date (never the import time).
+    created_at: AwareDatetime | None
     imported_from: ImportedFrom | None = None
 
     # The checks live in records.result_checks, on the plain record, so that the plain reader

@@ -33,10 +33,35 @@ def record_problems(record: Record) -> list[str]:
         return ["task.source.content_hash is required for a result run here"]
     if not imported and record["settings"]["batch_size"] is None:
         return ["settings.batch_size is required for a result run here"]
+    if not imported and record["created_at"] is None:
+        return ["created_at is required for a result run here (only an imported file may have no date)"]
+    required = per_query_required(record)
+    if required and record.get("per_query") is None:
+        return [
+            "per_query: null, but a complete result run by this harness must carry its per-query values (the "
+            "numbers behind its scores, their intervals and tests); re-run it with this version (--overwrite)"
+        ]
     return (
         _main_score_problems(record)
         + _range_problems(record)
-        + per_query_problems(record, main_split(record), lambda name: metric_range(record, name))
+        + per_query_problems(record, main_split(record), lambda name: metric_range(record, name), required)
+    )
+
+
+def per_query_required(record: Record) -> bool:
+    """The rule: a complete result run by this harness carries readable per-query values, or no reader accepts it.
+
+    Exempt: version 1 files (written before the field existed), imported results (``imported_from``:
+    mteb's files hold none), partial results (never ranked or pushed), and a result whose task wrote
+    why it has none in ``task_details.per_query`` (the mteb bridge: a main metric without a per-query
+    definition, or a mean over subsets of unequal sizes); the board shows those without an interval (†).
+    """
+    reason = record.get("task_details", {}).get("per_query")
+    return (
+        str(record["schema_version"]) != "1"
+        and record.get("imported_from") is None
+        and is_complete(record)
+        and not (isinstance(reason, str) and reason.strip())
     )
 
 
@@ -51,8 +76,10 @@ def declared_metric(record: Record, name: str) -> Mapping[str, Any] | None:
 
 def metric_range(record: Record, name: str) -> tuple[float | None, float | None]:
     """The values a metric can take: as the task declared it; version 1 and imported files declare none."""
-    declared = declared_metric(record, name)
-    if declared is None or record["schema_version"] == "1" or record.get("imported_from") is not None:
+    declared = None
+    if record["schema_version"] != "1" and record.get("imported_from") is None:  # the others declare none
+        declared = declared_metric(record, name)
+    if declared is None:
         from leaderboard.metrics.bounds import bounds
 
         return bounds(name)

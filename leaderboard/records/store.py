@@ -177,7 +177,8 @@ def collect(results_dir: Path, benchmarks: list[dict[str, Any]] | None = None) -
             continue
         uploads.append(Upload(f"{PREFIX}/{rel}", path.read_bytes()))
         model_dir = rel.split("/")[0]
-        if model_dir not in cards or result["created_at"] > cards[model_dir]["updated_at"]:
+        # an imported result may have no date (its file had none): it never counts as the newest
+        if model_dir not in cards or (result["created_at"] or "") > (cards[model_dir]["updated_at"] or ""):
             cards[model_dir] = {
                 "name": result["model"]["name"],
                 "kind": result["model"]["kind"],
@@ -238,12 +239,12 @@ class HubStore:
     endpoint and the dataset and passes through ``redact``, so no token is ever printed.
     """
 
-    def __init__(self, repo_id: str, endpoint: str | None = None, token: str | None = None):
+    def __init__(self, repo_id: str, endpoint: str | None = None, token: str | None = None, option: str = "--repo"):
         from huggingface_hub import HfApi, constants, get_token
 
-        if repo_id.count("/") != 1:
-            raise BadInput(f"--repo {repo_id!r}: expected ORG/NAME.")
-        self.repo_id, self.endpoint = repo_id, endpoint
+        from leaderboard.records.repo_names import repo_id as checked
+
+        self.repo_id, self.endpoint = checked(repo_id, option), endpoint
         self.endpoint_shown = endpoint or constants.ENDPOINT
         self.token = token or get_token()
         self.api = HfApi(endpoint=endpoint, token=self.token)

@@ -14,7 +14,7 @@ from leaderboard.app import board_table, landing, overall_view, pages, prefetch,
 from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
-from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, Filters
+from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, ZERO_SHOT, Filters
 from leaderboard.app.landing import HOME
 from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.reported_tier import reported_lines
@@ -25,12 +25,20 @@ COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
 SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
 
 
-def _filters(kinds: list[str] | None, all_kinds: list[str], instructions: str, sizes: list[str] | None, search: str):
+def _filters(
+    kinds: list[str] | None,
+    all_kinds: list[str],
+    instructions: str,
+    sizes: list[str] | None,
+    search: str,
+    zero_shot: str | None = None,
+):
     return Filters(
         kinds=tuple(kinds or ()) if set(kinds or ()) != set(all_kinds) else (),
         instructions=instructions or "any",
         sizes=tuple(sizes or ()) if set(sizes or ()) != set(SIZES) else (),
         search=(search or "").strip(),
+        zero_shot=zero_shot if zero_shot in ZERO_SHOT else "any",
     )
 
 
@@ -46,9 +54,9 @@ def overall_update(board: Board, name: str | None, chosen: list[str] | None) -> 
 def build(shell: Shell) -> Tab:
     csv_files = CsvFiles()
 
-    def render_board(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
+    def render_board(name, kinds, instructions, sizes, search, columns, revisions, zero_shot, sort, page, chosen):
         current = shell.board()
-        filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search)
+        filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search, zero_shot)
         if name == HOME or not name:
             return pages.home_summary(current), landing.landing_html(current, shell.benchmark_list()), ""
         if name == OVERALL:
@@ -74,10 +82,10 @@ def build(shell: Shell) -> Tab:
     # The CSV of each view (its rows, not its sort or page) per results revision.
     csv_paths: dict[tuple, str | None] = {}
 
-    def render_csv(name, kinds, instructions, sizes, search, columns, revisions, sort, page, chosen):
+    def render_csv(name, kinds, instructions, sizes, search, columns, revisions, zero_shot, sort, page, chosen):
         """The CSV of the view on screen, as numbers: written when the reader asks for it (its statistics cost
         about a second at thousands of models; written after every view change, they slowed the next click)."""
-        filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search)
+        filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search, zero_shot)
         key = (shell.live.generation, name, filters, bool(revisions), tuple(chosen or ()) if name == OVERALL else ())
         path = csv_paths.get(key)
         if path is None or not Path(path).exists():  # a file pruned since is written again
@@ -130,6 +138,14 @@ def build(shell: Shell) -> Tab:
                 revisions = gr.Checkbox(
                     value=False, label="Every revision of each model (default: its newest)", elem_id="filter-revisions"
                 )
+                zero_shot = gr.Radio(
+                    [(label, value) for value, label in ZERO_SHOT.items()],
+                    value="any",
+                    label="Zero-shot on this benchmark",
+                    elem_id="filter-zero-shot",
+                    info="As MTEB's leaderboard: a model trained on a task of the benchmark is not zero-shot; "
+                    "unknown where its model_meta.json names no training data.",
+                )
         sort_box = gr.Textbox("", elem_id="sort-state", elem_classes=["state-box"], show_label=False)
         page_box = gr.Textbox("1", elem_id="page-state", elem_classes=["state-box"], show_label=False)
         board_go = gr.Button("sort or page", elem_id="board-go", elem_classes=["state-box"])
@@ -139,7 +155,7 @@ def build(shell: Shell) -> Tab:
             csv_file = gr.File(visible=False)  # the file the click writes, handed to the browser
         notes = gr.HTML("", elem_id="notes", js_on_load=None)
 
-    filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns, revisions]
+    filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns, revisions, zero_shot]
     view_inputs: list[Any] = [*filter_inputs, sort_box, page_box, shell.overall_set]
     # The benchmark shown is the shell's State: a filter's change event that the page load fires
     # (restoring the link's filters) may read the selector before its own update lands.
@@ -151,12 +167,13 @@ def build(shell: Shell) -> Tab:
     def on_filter(*state):
         return ("1", *render_board(*(*state[:-2], 1, state[-1])))
 
-    parameters = {1: "kind", 2: "instr", 3: "size", 4: "q", 5: "cols", 6: "revisions"}
+    parameters = {1: "kind", 2: "instr", 3: "size", 4: "q", 5: "cols", 6: "revisions", 7: "zs"}
     defaults: dict[str, object] = {
         "kind": shell.kinds_present(),
         "instr": "any",
         "size": list(SIZES),
         "cols": list(SHOWN_COLUMNS),
+        "zs": "any",
     }
     for position, control in enumerate(filter_inputs, start=1):
         control.change(
@@ -186,6 +203,7 @@ def build(shell: Shell) -> Tab:
         chosen_sizes = url_state.known(state.sizes, SIZES, list(SIZES))
         chosen_columns = url_state.known(state.columns, COLUMN_CHOICES, list(SHOWN_COLUMNS))
         instruction = state.instructions if state.instructions in ("any", "yes", "no") else "any"
+        zero_shot_choice = state.zero_shot if state.zero_shot in ZERO_SHOT else "any"
         sort = f"{state.sort[0]}.{state.sort[1]}" if state.sort else ""
         chosen_set = url_state.known(state.overall, shell.benchmark_list(), []) if state.overall else []
         drawn = render_board(
@@ -196,6 +214,7 @@ def build(shell: Shell) -> Tab:
             state.search,
             chosen_columns,
             state.revisions,
+            zero_shot_choice,
             sort,
             state.page,
             chosen_set,
@@ -210,6 +229,7 @@ def build(shell: Shell) -> Tab:
             changed(state.search, ""),
             changed(chosen_columns, list(SHOWN_COLUMNS)),
             changed(state.revisions, False),
+            changed(zero_shot_choice, "any"),
             changed(sort, ""),
             changed(str(state.page), "1"),
             overall_update(shell.board(), name, chosen_set),

@@ -1,0 +1,360 @@
+"""One mteb result file (any layout) and its model_meta.json -> a result record here, or why it cannot be one.
+
+The record says what it is: a run made by mteb (``harness.name`` "mteb" with mteb's version,
+``imported_from`` with the file's repository, commit, path and git blob hash), without per-query
+values (so no interval and no significance test on the board), dated by the file's own ``date``
+or not at all (never the moment of the import).
+
+Scores follow mteb's own reading of the file:
+
+* metrics nested in dicts are flattened ``<key>_<metric>``, as this harness's own mteb runs store
+  them (``og``/``changed`` -> ``og_ndcg_at_5``); mteb 1.x wrote FollowIR's as
+  ``individual.original``/``individual.changed`` (mteb 1.x ``AbsTaskInstructionRetrieval
+  ._evaluate_subset_lang``), which are the same scores under mteb 2's names ``og``/``changed``;
+* the main score is the task's main metric (``TaskMetadata.main_score``) of each ``hf_subset`` of
+  the task's first evaluation split; a file without it, or with a non-finite one, is skipped;
+* several ``hf_subset``s (languages) without a "default" one get a "default" holding the mean of
+  each metric they all have: mteb's ``TaskResult.get_score`` averages the main score over subsets
+  the same way, and this harness's own mteb runs store it so;
+* a non-finite value (``NaN`` in some ``nauc_*``) or one outside its metric's range, of any other
+  metric, is dropped and named in ``task_details``;
+* a file without some of the task's ``hf_subsets`` is imported as partial (never ranked), as mteb's
+  leaderboard fills the missing ones with NaN (``TaskResult.validate_and_filter_scores``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from leaderboard.metrics.bounds import bounds
+from leaderboard.mteb_import.layouts import NOT_METRICS, Layout, ModelMetaFile, parse_date
+from leaderboard.mteb_import.tasks import MtebTask, Registry
+from leaderboard.records.result_checks import SCHEMA_VERSION
+
+# mteb 1.x names of FollowIR's nested score groups -> the names mteb 2 (and this harness) use.
+_GROUP_NAMES = {"individual_original_": "og_", "individual_changed_": "changed_"}
+_NO_REVISION = {"", "none", "null", "dataset revision not available", "revision_not_applicable"}
+EXTERNAL = "external"  # mteb's results repository: scores the model's authors reported, copied in by mteb's maintainers
+
+
+class Skip(Exception):
+    """A file that cannot be imported; the message is the reason (counted and shown in the summary)."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason)
+        self.reason = reason  # the category the summary counts by
+        self.detail = detail  # this file's particulars
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a file comes from: its path in the results repository and that repository's identity."""
+
+    path: str  # e.g. results/org__model/<revision>/<Task>.json
+    blob: str  # the git blob sha1 of the file's bytes
+    repository: str | None = (
+        None  # https://github.com/embeddings-benchmark/results, https://<hub>/datasets/mteb/results
+    )
+    commit: str | None = None
+    url: str | None = None  # the file at that commit (the board links to it)
+
+
+@dataclass
+class Target:
+    """The task a file maps to: mteb's, named as a plugin registers it or ``mteb:<Task>``."""
+
+    task: MtebTask
+    name: str
+    declaration: dict[str, Any] | None = None  # the registered plugin's task declaration (views, paper), if any
+    notes: list[str] = field(default_factory=list)
+
+
+def flatten(entry: dict[str, Any]) -> tuple[dict[str, float], list[str]]:
+    """A scores dict's metrics as {name: value} (nested groups joined with "_"); non-finite ones named apart."""
+    values: dict[str, float] = {}
+    dropped: list[str] = []
+    todo: list[tuple[str, Any]] = [(str(k), v) for k, v in entry.items() if k not in NOT_METRICS]
+    while todo:
+        name, value = todo.pop()
+        if type(value) is float or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+            if name.startswith("individual_"):
+                for old, new in _GROUP_NAMES.items():
+                    if name.startswith(old):
+                        name = new + name[len(old) :]
+                        break
+            if math.isfinite(value):
+                values[name] = float(value)
+            else:
+                dropped.append(name)
+        elif isinstance(value, dict):
+            todo += [(f"{name}_{key}", inner) for key, inner in value.items()]
+    return dict(sorted(values.items())), sorted(dropped)
+
+
+def mteb_version_label(version: str | None) -> str:
+    """ "2.18" from "2.18.6" (the first of a range "2.12.16-2.15.4"); "" when not recorded."""
+    if not version:
+        return ""
+    first = version.split("-", 1)[0]
+    parts = first.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 else first
+
+
+def dataset_revision(value: str | None) -> str | None:
+    """The dataset revision the file names; None when it names none ("None" in files of `external` folders)."""
+    if value is None or value.strip().lower() in _NO_REVISION:
+        return None
+    return value.strip()
+
+
+def _scores(
+    layout: Layout, task: MtebTask
+) -> tuple[dict[str, dict[str, dict[str, float]]], list[str], list[str], list[str]]:
+    """split -> subset -> metric -> value (the main metric on every subset of the main split); the non-finite
+    values dropped; those outside their metric's range dropped; notes."""
+    main_name, main_split = task.main_score or "main_score", task.splits[0]
+    if main_split not in layout.scores:
+        found = ", ".join(sorted(layout.scores)) or "none"
+        raise Skip("no scores for the task's evaluation split", f"no split {main_split!r} (found: {found})")
+    scores: dict[str, dict[str, dict[str, float]]] = {}
+    dropped: list[str] = []
+    outside: list[str] = []
+    notes: list[str] = []
+    low, high = bounds(main_name)
+    for split, entries in layout.scores.items():
+        subsets: dict[str, dict[str, float]] = {}
+        for entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            subset = str(entry.get("hf_subset", "default"))
+            values, gone = flatten(entry)
+            dropped += [f"{split}/{subset}/{name}" for name in gone]
+            raw = entry.get("main_score")
+            stated = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
+            if main_name not in values and main_name not in gone and stated is not None:
+                if math.isfinite(stated):
+                    values[main_name] = stated  # old files hold main_score only, not the main metric by its name
+                else:
+                    gone.append(main_name)
+            elif main_name in values and stated is not None and math.isfinite(stated) and stated != values[main_name]:
+                notes.append(
+                    f"{split}/{subset}: the file's main_score {stated} is not its {main_name}; {main_name} used"
+                )
+            if split == main_split:
+                if main_name in gone:
+                    raise Skip("non-finite main score", f"{main_name} is not a finite number in {split}/{subset}")
+                if main_name not in values:
+                    raise Skip("no main score", f"no {main_name} (the task's main metric) in {split}/{subset}")
+                value = values[main_name]
+                if (low is not None and value < low) or (high is not None and value > high):
+                    raise Skip("main score out of range", f"{main_name} = {value} in {split}/{subset}")
+            for name in [n for n, v in values.items() if _outside(n, v)]:
+                outside.append(f"{split}/{subset}/{name}")
+                del values[name]
+            if subset in subsets:
+                notes.append(f"{split}: hf_subset {subset!r} appears twice; the last one is kept (as mteb merges)")
+            if values:
+                subsets[subset] = values
+        if subsets:
+            scores[split] = subsets
+    return scores, sorted(set(dropped)), sorted(set(outside)), notes
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _outside(name: str, value: float) -> bool:
+    low, high = bounds(name)
+    return (low is not None and value < low) or (high is not None and value > high)
+
+
+def _add_default(scores: dict[str, dict[str, dict[str, float]]], task: MtebTask) -> None:
+    """Each split without "default" gets the mean over its subsets (the task's, when it declares them)."""
+    for subsets in scores.values():
+        if "default" in subsets:
+            continue
+        declared = [s for s in subsets if s in task.subsets] or list(subsets)
+        shared = set.intersection(*(set(subsets[s]) for s in declared))
+        if shared:
+            subsets["default"] = {n: sum(subsets[s][n] for s in declared) / len(declared) for n in sorted(shared)}
+
+
+def _coverage(scores: dict[str, dict[str, dict[str, float]]], task: MtebTask) -> dict[str, Any]:
+    present = set(scores[task.splits[0]])
+    declared = [s for s in task.subsets if s != "default"]
+    missing = [s for s in declared if s not in present]
+    if "default" in task.subsets and not declared and "default" not in present:
+        missing = ["default"]
+    if not missing:
+        return {"complete": True}
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return {"complete": False, "reason": f"the mteb file lacks {len(missing)} of the task's subsets ({shown})"}
+
+
+def model_identity(meta: ModelMetaFile | None, folder_model: str, folder_revision: str) -> tuple[str, str]:
+    """(name, revision) as mteb's ResultCache reads them: model_meta.json's, else the folder names."""
+    name = meta.name if meta is not None and meta.name else folder_model.replace("__", "/")
+    revision = meta.revision if meta is not None and meta.revision else folder_revision
+    return name, revision
+
+
+def _model(
+    meta: ModelMetaFile | None, name: str, revision: str, version: str | None, training: list[str] | None
+) -> dict[str, Any]:
+    kind = "dense"  # mteb's ModelMeta default model_type
+    if meta is not None and (meta.is_cross_encoder or "cross-encoder" in (meta.model_type or [])):
+        kind = "reranker"
+    metadata: dict[str, Any] = {}
+    if meta is not None:
+        metadata = {
+            "n_parameters": int(meta.n_parameters) if meta.n_parameters else None,
+            "embedding_dim": int(meta.embed_dim) if meta.embed_dim else None,
+            "max_length": int(meta.max_tokens) if meta.max_tokens else None,
+            "license": meta.license,
+            "open_weights": meta.open_weights,
+            "release_date": meta.release_date,
+            "reference": meta.reference,
+            "similarity": meta.similarity_fn_name,
+            "takes_instructions": bool(meta.use_instructions),
+            "training_datasets": meta.training_names,
+            "adapted_from": meta.adapted_from,
+        }
+    metadata["training_tasks"] = training
+    return {
+        "name": name,
+        "kind": kind,
+        "revision": revision,
+        "plugin": "mteb",
+        "plugin_version": version,
+        "metadata": metadata,
+    }
+
+
+def training_tasks(meta: ModelMetaFile | None, registry: Registry) -> list[str] | None:
+    """The tasks the model was trained on, with their similar tasks (mteb ``ModelMeta.get_training_datasets``);
+    None when model_meta.json does not say (mteb: unknown, neither zero-shot nor not)."""
+    names = meta.training_names if meta is not None else None
+    if names is None:
+        return None
+    found = set(names)
+    for name in names:
+        found |= registry.similar_tasks(name)
+    return sorted(found)
+
+
+def _task(layout: Layout, target: Target, scores: dict[str, Any], revision: str | None) -> dict[str, Any]:
+    task = target.task
+    declared = target.declaration or {}
+    main_split = task.splits[0]
+    names = sorted({n for subsets in scores.values() for values in subsets.values() for n in values})
+    return {
+        "name": target.name,
+        "family": declared.get("family") or "mteb",
+        "version": declared.get("version") or "1",
+        "description": declared.get("description") or f"mteb's {task.name} ({task.type}), imported from mteb's results",
+        "reference": declared.get("reference") or "",
+        "citation": declared.get("citation"),
+        "evaluation": "external",
+        "source": {"kind": "hub", "uri": f"mteb:{task.name}", "revision": revision, "content_hash": None},
+        "metrics": [_metric(n) for n in names],
+        "main_score": task.main_score,
+        "splits": [main_split, *sorted(s for s in scores if s != main_split)],
+        "subsets": sorted({s for subsets in scores.values() for s in subsets}),
+        "supports_limit": False,
+        "views": [v for v in declared.get("views", []) if isinstance(v, dict)],
+    }
+
+
+def _metric(name: str) -> dict[str, Any]:
+    low, high = bounds(name)  # what readers check imported values against (records.result_checks.metric_range)
+    return {"name": name, "direction": "higher", "description": "reported by mteb", "low": low, "high": high}
+
+
+def convert(
+    layout: Layout,
+    meta: ModelMetaFile | None,
+    folder_model: str,
+    folder_revision: str,
+    source: Source,
+    target: Target,
+    training: list[str] | None = None,
+    meta_note: str | None = None,
+) -> dict[str, Any]:
+    """The result record of one file (raises Skip with the reason it cannot be imported).
+
+    ``training``: the model's training tasks with their similar ones (``training_tasks``), None when unknown."""
+    task = target.task
+    scores, dropped, outside, notes = _scores(layout, task)
+    _add_default(scores, task)
+    name, revision = model_identity(meta, folder_model, folder_revision)
+    main_split = task.splits[0]
+    main_score = scores[main_split]["default"][task.main_score or ""]
+    notes = [*target.notes, *([meta_note] if meta_note else []), *notes]
+    date = parse_date(layout.date)
+    if layout.date is not None and date is None:
+        notes.append(f"the file's date {str(layout.date)[:40]!r} cannot be read; the result has no date")
+    timings: dict[str, float] = {}
+    seconds = layout.evaluation_time
+    if seconds is not None and math.isfinite(seconds) and seconds >= 0:
+        timings["total"] = float(seconds)
+    elif seconds is not None:
+        notes.append(f"evaluation_time {seconds} is not a duration; left out")
+    data_revision = dataset_revision(layout.dataset_revision)
+    details: dict[str, Any] = {
+        "framework": "mteb",
+        "mteb_task": task.name,
+        "mteb_task_type": task.type,
+        "mteb_file_task_name": layout.task_name,
+        "mteb_version": layout.mteb_version,
+        "mteb_dataset_revision": data_revision,
+        "mteb_layout": "before 1.11" if layout.old_format else "TaskResult",
+    }
+    if layout.kg_co2_emissions is not None and math.isfinite(layout.kg_co2_emissions):
+        details["kg_co2_emissions"] = layout.kg_co2_emissions
+    if dropped:
+        details["non_finite_metrics_dropped"] = dropped  # the name this harness's own mteb runs use
+        notes.append(f"dropped {len(dropped)} non-finite value(s) (NaN, infinity): {_listed(dropped)}")
+    if outside:
+        details["out_of_range_metrics_dropped"] = outside
+        notes.append(f"dropped {len(outside)} value(s) outside their metric's range: {_listed(outside)}")
+    if notes:
+        details["import_notes"] = notes
+    external = revision == EXTERNAL or folder_revision == EXTERNAL
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "harness": {"name": "mteb", "version": layout.mteb_version or "unknown", "git_commit": None},
+        "task": _task(layout, target, scores, data_revision),
+        "model": _model(meta, name, revision, layout.mteb_version, training),
+        "settings": {
+            "batch_size": None,
+            "device": None,
+            "seed": 0,
+            "limit": None,
+            "model_settings": {},
+            "libraries": {"mteb": layout.mteb_version},
+        },
+        "scores": scores,
+        "main_score": main_score,
+        "coverage": _coverage(scores, task),
+        "timings": timings,
+        "task_details": details,
+        "hardware": {},
+        "created_at": date.isoformat() if date else None,
+        "imported_from": {
+            "format": "mteb",
+            "file": source.path,
+            "mteb_version": layout.mteb_version,
+            "repository": source.repository,
+            "commit": source.commit,
+            "blob": source.blob,
+            "url": source.url,
+            "external": external,
+        },
+    }
