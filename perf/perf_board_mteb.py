@@ -89,24 +89,37 @@ def small_board(source: Path, out: Path, files: int) -> None:
 
 
 MTEB_APP = """
-import sys, time, resource, threading, urllib.request
+import logging, resource, sys, time, traceback, urllib.request
 from pathlib import Path
 started = time.perf_counter()
+steps = []
+class Steps(logging.Handler):
+    def emit(self, record):
+        if "complete" in record.getMessage():
+            steps.append(f"{time.perf_counter() - started:.1f}s {record.getMessage()}")
+logging.getLogger("mteb.leaderboard").addHandler(Steps())
 from mteb.cache import ResultCache
 from mteb.leaderboard.app import get_leaderboard_app
 
 ResultCache.download_from_remote = lambda self, *a, **k: self.remote_repo_path  # offline: the folder is here
-cache = ResultCache(sys.argv[1])
-app = get_leaderboard_app(cache=cache, rebuild=sys.argv[2] == "rebuild", cache_repo_id=None)
-app.launch(server_name="127.0.0.1", server_port=int(sys.argv[3]), prevent_thread_lock=True)
-urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[3]}/", timeout=60)
-print("READY", time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, flush=True)
-app.close()
+try:
+    app = get_leaderboard_app(cache=ResultCache(sys.argv[1]), rebuild=sys.argv[2] == "rebuild", cache_repo_id=None)
+    app.launch(server_name="127.0.0.1", server_port=int(sys.argv[3]), prevent_thread_lock=True)
+    urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[3]}/", timeout=60)
+    print("READY", f"{time.perf_counter() - started:.1f}", flush=True)
+    app.close()
+except Exception as exc:
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    print("FAILED", f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno}, "
+          f"after {time.perf_counter() - started:.1f}s)", flush=True)
+for step in steps:
+    print("STEP", step)
+print("RSS", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}")
 """
 
 
 def mteb_app(raw: Path, cache: Path, mode: str, extra: Path | None = None) -> str:
-    """mteb's leaderboard app over the replica in a fresh process: seconds to HTTP 200 and peak RSS, or why not."""
+    """mteb's leaderboard app over the replica in a fresh process: its steps, HTTP 200 or why not, peak RSS."""
     (cache / "remote").mkdir(parents=True, exist_ok=True)
     if not (cache / "remote" / "results").exists():
         (cache / "remote" / "results").symlink_to(raw / "results")
@@ -125,12 +138,20 @@ def mteb_app(raw: Path, cache: Path, mode: str, extra: Path | None = None) -> st
         check=False,
         timeout=3600,
     )
-    wall = time.perf_counter() - started
-    for line in done.stdout.splitlines():
-        if line.startswith("READY"):
-            _, seconds, peak = line.split()
-            return f"HTTP 200 after {float(seconds):.1f}s (process {wall:.1f}s), peak RSS {float(peak):.0f} MiB"
-    return f"did not start (exit {done.returncode}): {done.stderr.strip().splitlines()[-1:] or '?'}"
+    lines = [line.split(" ", 1) for line in done.stdout.splitlines() if " " in line]
+    found = {key: value for key, value in lines if key in ("READY", "FAILED", "RSS")}
+    steps = [value for key, value in lines if key == "STEP"]
+    if "READY" in found:
+        outcome = f"HTTP 200 after {found['READY']}s"
+    elif "FAILED" in found:
+        outcome = f"did not start: {found['FAILED']}"
+    else:
+        outcome = f"did not start (exit {done.returncode}): {(done.stderr.strip().splitlines() or ['?'])[-1]}"
+    shown = "; ".join(steps) or "no step completed"
+    return (
+        f"{outcome}; peak RSS {found.get('RSS', '?')} MiB; process {time.perf_counter() - started:.1f}s\n"
+        f"    its steps: {shown}"
+    )
 
 
 def main() -> None:
