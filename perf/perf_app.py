@@ -235,7 +235,14 @@ def interactions(page, timed: Timer, first: str, second: str, search: str) -> No
 
 
 def measure(
-    browser, root: Path, cache: Path, first: str = FIRST, second: str = SECOND, search: str = "-0001", calm=True
+    browser,
+    root: Path,
+    cache: Path,
+    first: str = FIRST,
+    second: str = SECOND,
+    search: str = "-0001",
+    calm: bool = True,
+    interact: bool = True,
 ) -> dict:
     """Index build, cold and warm first table, interactions and RSS of the board over ``root``."""
     log = cache.parent / f"{cache.name}.log"
@@ -252,7 +259,8 @@ def measure(
         warm_table, page = first_table(browser, server.url, first)  # warm: the next reader
         rss_after_pages = rss_mib(server.proc.pid)
         timer = Timer(server.proc.pid, calm)
-        interactions(page, timer, first, second, search)
+        if interact:
+            interactions(page, timer, first, second, search)
         page.close()
         rss, peak = rss_mib(server.proc.pid)
     finally:
@@ -274,7 +282,7 @@ def measure(
 
 
 def report(count: int, found: dict) -> None:
-    worst = max(found["steps"].items(), key=lambda kv: kv[1])
+    worst = max(found["steps"].items(), key=lambda kv: kv[1], default=("none measured", 0.0))
     print(
         f"{count} files: index build (first start): HTTP 200 {found['build_ready']:.2f}s "
         f"(server CPU {found['build_cpu']:.1f}s), first table {found['build_table']:.2f}s\n"
@@ -296,7 +304,7 @@ def goals(label: str, large: dict, small: dict | None, limits: dict) -> str:
     verdicts = [
         f"index build {large['build_ready']:.1f}s (goal <= {limits['build']:.0f})",
         f"RSS peak {large['peak']:.0f} MiB (goal < {limits['rss']:.0f})",
-        f"slowest interaction {max(large['steps'].values()):.3f}s (goal < {limits['step']:.0f} s)",
+        f"slowest interaction {max(large['steps'].values(), default=0.0):.3f}s (goal < {limits['step']:.0f} s)",
     ]
     if small is not None:
         verdicts.insert(

@@ -68,23 +68,24 @@ def imported(raw: Path, out: Path) -> float:
     return seconds
 
 
+SMALL_TASKS = ("Robust04InstructionRetrieval", "News21InstructionRetrieval", "Core17InstructionRetrieval")
+
+
 def small_board(source: Path, out: Path, files: int) -> None:
-    """About ``files`` imported results, whole model folders (a model's every task), as a board of their own."""
+    """About ``files`` imported results: the FollowIR results of models that have its three tasks, as a board of
+    its own (for the first tables it is compared by; its interactions are not measured)."""
     if out.exists():
         return
-    from leaderboard.records.listing import result_files
-
-    by_model: dict[str, list[Path]] = {}
-    for path in result_files(source):
-        by_model.setdefault(path.relative_to(source).parts[0], []).append(path)
-    chosen: list[Path] = []
-    for paths in by_model.values():
-        if len(chosen) + len(paths) <= files:
-            chosen += paths
-    for path in chosen:
-        target = out / path.relative_to(source)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, target)
+    copied = 0
+    for folder in sorted(p for p in source.glob("*/*") if p.is_dir()):
+        found = [folder / f"{task}.json" for task in SMALL_TASKS]
+        if copied + len(found) > files or not all(p.is_file() for p in found):
+            continue
+        for path in found:
+            target = out / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, target)
+        copied += len(found)
     shutil.copy(source / "benchmarks.json", out / "benchmarks.json")
 
 
@@ -184,7 +185,7 @@ def main() -> None:
                 small_board(results, small, args.small)
                 cache = work / f"cache-{small.name}"
                 shutil.rmtree(cache, ignore_errors=True)
-                small_result = measure(browser, small, cache, "FollowIR", "BRIGHT", search="-copy1")
+                small_result = measure(browser, small, cache, "FollowIR", interact=False)
                 report(args.small, small_result)
             cache = work / f"cache-{results.name}"
             shutil.rmtree(cache, ignore_errors=True)  # the first start builds the index from nothing
