@@ -219,11 +219,13 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
     newest: dict[ModelKey, dict[str, Any]] = {}
     per_task = board.by_task
     model_key = imported_runs.key_function(r for c in columns for r in per_task.get(c.spec.task, []))
-    for column in columns:
-        for row in per_task.get(column.spec.task, []):
+    preferred: dict[ModelKey, tuple[Any, ...]] = {}  # newest[key]'s preference, computed once per row
+    for task in dict.fromkeys(c.spec.task for c in columns):  # a task of several columns: its rows once
+        for row in per_task.get(task, []):
             key = model_key(row)
-            if key not in newest or preference(row, key[1]) > preference(newest[key], key[1]):
-                newest[key] = row
+            order = preference(row, key[1])
+            if key not in newest or order > preferred[key]:
+                newest[key], preferred[key] = row, order
     shown = set(newest) if all_revisions else set(newest_revisions(newest).values())
     names = Counter(key[0] for key in shown)
     hidden: dict[str, list[str]] = {}
@@ -288,7 +290,8 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             position, previous = index, line.aggregate
         line.rank = position
     unranked.sort(key=lambda line: (-line.covered, line.name))
-    imported_runs.add_comparisons(lines.values(), columns, per_task, model_key, lambda r, s: value_of(r, s, None))
+    own = {c.spec.task: per_task.get(c.spec.task, []) for c in columns}  # not every task's rows: the columns'
+    imported_runs.add_comparisons(lines.values(), columns, own, model_key, lambda r, s: value_of(r, s, None))
     return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
 
 
