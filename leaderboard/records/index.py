@@ -589,9 +589,12 @@ def _stored(db: sqlite3.Connection, slim: Callable[[dict[str, Any]], dict[str, A
         entries[path] = entry
         if text is not None:
             texts[path] = text
+    parse: Callable[[str], Any] = json.loads
+    if len(texts) >= 1000:  # pydantic_core's parser (jiter): the same values in half the time; not worth
+        from pydantic_core import from_json as parse  # importing for a few rows (``show`` stays light)
     for path, text in texts.items():  # a summary that does not parse, or has the wrong shape: left out
         try:
-            parsed = json.loads(text)
+            parsed = parse(text)
         except (ValueError, RecursionError):
             parsed = None
         if parsed is None or summary_problems(parsed):
