@@ -606,6 +606,12 @@ def test_model_pickers_are_filled_when_their_tab_opens_and_a_links_picks_wait_fo
     page.get_by_role("tab", name="Compare two models").click()
     page.wait_for_selector("#compare-table tbody tr", timeout=30000)
     top = [line.name for line in board.ranking("NegConstraint").ranked[:2]]
+    # the table of the pair shown before may still be there: wait for the pickers' new values (the state checked)
+    page.wait_for_function(
+        "(top) => ['a', 'b'].every((x, i) => document.querySelector(`#compare-${x} input`)?.value === top[i])",
+        arg=top,
+        timeout=30000,
+    )
     assert [page.locator(f"#compare-{x} input").input_value() for x in "ab"] == top  # #1 and #2
     page.close()
 
