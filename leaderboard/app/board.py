@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,6 +19,7 @@ from leaderboard.contract.benchmark import Benchmark
 from leaderboard.records.index import Index
 
 OVERALL = "Overall (mean rank)"
+PER_QUERY_KEPT = 64  # results whose per-query values stay decoded (Board.per_query)
 
 
 @dataclass
@@ -38,8 +40,11 @@ class Board:
     _rankings: dict[str, Ranking] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
-    _per_query: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # {"ids", "values"} by path
+    # {"ids", "values", ...} by path, the most recently read (a comparison's pair, a page's rows) only: at 2,909
+    # queries each holds a megabyte of Python floats, and what is computed from them is kept on its own
+    _per_query: OrderedDict[str, dict[str, Any] | None] = field(default_factory=OrderedDict)
     _comparisons: dict[tuple[str, ModelKey, ModelKey, bool], ModelComparison] = field(default_factory=dict)
+    _cells: dict[tuple[tuple[str, str, str], ...], dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     # -- what is shown ------------------------------------------------------------------------------
     @property
@@ -159,15 +164,21 @@ class Board:
         "subsets": {subset: [positions in ids]}} ("subsets" only where the result names its subsets' queries).
         """
         paths = list(dict.fromkeys(paths))
-        todo = [p for p in paths if p not in self._per_query]
+        with self._lock:
+            found = {p: self._per_query[p] for p in paths if p in self._per_query}
+        todo = [p for p in paths if p not in found]
         stored = self.index.per_query(todo) if todo else {}
-        found: dict[str, dict[str, Any] | None] = {}
         for path in todo:
             entry = stored.get(path)
             usable = isinstance(entry, dict) and isinstance(entry.get("ids"), list)
             found[path] = entry if usable and isinstance(entry.get("values"), dict) else None  # type: ignore[union-attr]
-        self._per_query.update(found)  # one update: safe beside a ranking computed in another thread
-        return {p: self._per_query.get(p) for p in paths}
+        with self._lock:  # rankings are computed in other threads too
+            for path in paths:
+                self._per_query[path] = found[path]
+                self._per_query.move_to_end(path)
+            while len(self._per_query) > PER_QUERY_KEPT:
+                self._per_query.popitem(last=False)
+        return {p: found[p] for p in paths}
 
     def results_of(self, task: str) -> list[dict[str, Any]]:
         return self.by_task.get(task, [])
@@ -183,6 +194,22 @@ class Board:
 
     def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         return self.index.details(paths)
+
+    def detail_parts(self, paths: Iterable[str], names: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Those top-level entries of each result's detail (``Index.detail_parts``)."""
+        return self.index.detail_parts(paths, names)
+
+    def cells(self, paths: Iterable[str], wanted: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, Any]]:
+        """Each result's ``wanted`` (split, subset, metric) scores and intervals, in its detail's shape: kept,
+        as a benchmark's rankings (newest revisions, every revision) and its switches all read the same."""
+        key = tuple(sorted(set(wanted)))
+        with self._lock:
+            known = self._cells.setdefault(key, {})
+        todo = [p for p in dict.fromkeys(paths) if p not in known]
+        if todo:
+            found = self.index.cells(todo, key)
+            known.update({p: found.get(p, {}) for p in todo})  # one update: safe beside another thread's
+        return {p: known[p] for p in paths if p in known}
 
 
 def label_of(board: Board, name: str) -> str:

@@ -131,6 +131,12 @@ def _reported_sort_value(key: str) -> Callable[[ReportedLine], Any]:
     return lambda row: row.cells[key].value if key in row.cells else None
 
 
+def first_sorted(ranking: Ranking, key: str, direction: str, rows: int) -> list[Line]:
+    """The first ``rows`` of the table sorted by column ``key`` (unfiltered): the page such a sort shows."""
+    value = _sort_value(ranking, key)
+    return (sort_lines(ranking.ranked, value, direction) + sort_lines(ranking.unranked, value, direction))[:rows]
+
+
 def sort_lines(lines: Iterable[Any], value: Callable[[Any], Any], direction: str) -> list[Any]:
     """Stable sort by ``value``, missing values (None, NaN) last whichever the direction."""
     present: list[tuple[Any, Any]] = []
@@ -204,10 +210,12 @@ def board_html(
     request: TableRequest,
     reported: Sequence[ReportedLine] = (),
     prepare: Callable[[list[Line]], None] | None = None,
+    ahead: Callable[[list[Line]], None] | None = None,
 ) -> str:
     """The table of one page of the board, sorted as asked, with its pager.
 
-    ``prepare`` is called with the page's rows before they are drawn (the app computes their statistics).
+    ``prepare`` is called with the page's rows before they are drawn (the app computes their statistics),
+    ``ahead`` with the next page's rows once this page is ready (the app computes theirs in the background).
     """
     filters, shown = request.filters, set(request.columns)
     ranked = [line for line in ranking.ranked if filters.keep(line.info)]
@@ -227,6 +235,9 @@ def board_html(
     page_unranked = unranked[max(0, start - len(ranked)) : max(0, stop - len(ranked))]
     if prepare is not None:
         prepare(page_ranked + page_unranked)
+    if ahead is not None and stop < total:
+        following = (ranked + unranked)[stop : stop + PAGE_SIZE]
+        ahead(following)
     columns = shown_columns(ranking)
     sides = list(getattr(ranking.benchmark, "also", ()) or ())
     # Dimension and Max tokens only where some model's metadata has them (not a column of dashes).

@@ -21,6 +21,9 @@ DEFAULT_POLL_SECONDS = 600.0
 
 class LiveBoard:
     def __init__(self, source: Source, make: Callable[[Path, str | None], Board], poll_seconds: float | None = None):
+        from leaderboard.app.memory import limit_fragmentation
+
+        limit_fragmentation()  # before the server's threads start (``memory``)
         self.source, self.make, self.poll_seconds = source, make, poll_seconds
         self.warming = False  # precompute rankings of each new board (turned on once the server listens)
         # A local folder's fingerprint walks every file: only worth it when polling.
@@ -78,15 +81,34 @@ class LiveBoard:
 
 
 def _warm(board: Board) -> None:
-    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then Overall.
+    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then Overall,
+    then what the Compare tab opens on: every revision ranked (its model pickers) and #1 against #2, per task
+    and per subset (a comparison of ComLQ's 51 subsets takes seconds), then the first page a click on each
+    column's header shows (its best first: at most a page per column, fewer as their top rows overlap).
 
     Statistics of other rows are computed when a reader pages to them (``page_statistics``): at
     thousands of models, all of them at once would cost seconds and hundreds of megabytes.
     """
+    from leaderboard.app.board_table import PAGE_SIZE, first_sorted
     from leaderboard.app.page_statistics import first_pages
+    from leaderboard.app.prefetch import quietly
 
+    names = [b.name for b in board.benchmarks]
     try:
-        first_pages(board, [b.name for b in board.benchmarks])
+        first_pages(board, names)
         board.overall_ranking()
+        for name in names:
+            board.ranking(name, with_stats=False, all_revisions=True)
+        for subsets in (False, True):
+            for name in names:
+                ranking = board.ranking(name, with_stats=False)
+                if ranking is not None and len(ranking.ranked) >= 2:
+                    board.comparison(name, ranking.ranked[0].key, ranking.ranked[1].key, subsets=subsets)
+        for name in names:
+            sorted_by = board.ranking(name, with_stats=False)
+            if sorted_by is None:
+                continue
+            for column in sorted_by.columns:  # after a reader's pages (``prefetch.quietly``)
+                quietly(board, sorted_by, first_sorted(sorted_by, column.key, "desc", PAGE_SIZE))
     except Exception as exc:  # a ranking that fails here fails again, visibly, when it is asked for
         print(f"leaderboard: could not precompute the rankings: {exc}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,15 +23,35 @@ def load(
 ) -> Board:
     """The board for a results folder: its index (built or updated now) and its benchmark declarations."""
     root = Path(root)
-    index = build_index(root, persist=persist)
     declared, problems = declarations.load(root, benchmarks)
+    index = build_index(root, persist=persist, default_metrics=_shown_metrics(declared))
     rows = []
     for path, summary in index.summaries():  # this index's own dicts: annotated in place, not copied
         summary["_path"] = path
         rows.append(summary)
     board = Board(root, index, [], problems, public, revision, rows=rows)
     board.benchmarks = _visible_benchmarks(board, declared)
+    _share_tasks(rows)
     return board
+
+
+def _shown_metrics(benchmarks: list[Benchmark]) -> dict[str, set[str]]:
+    """Task -> the metrics benchmarks show of it: all the board keeps of each summary's default scores (with
+    its main score, which a task's own board ranks by; ``build_index``)."""
+    shown: dict[str, set[str]] = {}
+    for benchmark in benchmarks:
+        for spec in [*benchmark.tasks, *(t for side in benchmark.also for t in side.tasks)]:
+            shown.setdefault(spec.task, set()).add(spec.metric)
+    return shown
+
+
+def _share_tasks(rows: list[dict[str, Any]]) -> None:
+    """One task record per distinct one (thousands of results of a task hold the same): read only, as every
+    summary."""
+    tasks: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+    for row in rows:
+        with contextlib.suppress(TypeError):  # an unhashable value: that record is kept as it is
+            row["task"] = tasks.setdefault(tuple(sorted(row["task"].items())), row["task"])
 
 
 def _visible_benchmarks(board: Board, declared: list[Benchmark]) -> list[Benchmark]:

@@ -24,7 +24,9 @@ class RankingSource(Protocol):
     @property
     def by_task(self) -> dict[str, list[dict[str, Any]]]: ...
 
-    def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]: ...
+    def cells(self, paths: Iterable[str], wanted: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, Any]]: ...
+
+    def detail_parts(self, paths: Iterable[str], names: Iterable[str]) -> dict[str, dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -215,11 +217,13 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
     newest: dict[ModelKey, dict[str, Any]] = {}
     per_task = board.by_task
     model_key = imported_runs.key_function(r for c in columns for r in per_task.get(c.spec.task, []))
-    for column in columns:
-        for row in per_task.get(column.spec.task, []):
+    preferred: dict[ModelKey, tuple[Any, ...]] = {}  # newest[key]'s preference, computed once per row
+    for task in dict.fromkeys(c.spec.task for c in columns):  # a task of several columns: its rows once
+        for row in per_task.get(task, []):
             key = model_key(row)
-            if key not in newest or preference(row, key[1]) > preference(newest[key], key[1]):
-                newest[key] = row
+            order = preference(row, key[1])
+            if key not in newest or order > preferred[key]:
+                newest[key], preferred[key] = row, order
     shown = set(newest) if all_revisions else set(newest_revisions(newest).values())
     names = Counter(key[0] for key in shown)
     hidden: dict[str, list[str]] = {}
@@ -234,8 +238,9 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             line.imported = imported_runs.source_label(row) or None
             lines[key] = line
     specs = [c.spec for c in columns] + [t for side in getattr(benchmark, "also", ()) or () for t in side.tasks]
-    wanted = [r["_path"] for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
-    details = board.details(wanted) if wanted else {}
+    needed = [(r["_path"], spec) for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
+    cells = {(spec.split, spec.subset, spec.metric) for _, spec in needed}  # only these scores of each detail
+    details = board.cells([path for path, _ in needed], cells) if needed else {}
     for column in columns:
         spec = column.spec
         rows = per_task.get(spec.task, [])
@@ -283,7 +288,8 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             position, previous = index, line.aggregate
         line.rank = position
     unranked.sort(key=lambda line: (-line.covered, line.name))
-    imported_runs.add_comparisons(lines.values(), columns, per_task, model_key, lambda r, s: value_of(r, s, None))
+    own = {c.spec.task: per_task.get(c.spec.task, []) for c in columns}  # not every task's rows: the columns'
+    imported_runs.add_comparisons(lines.values(), columns, own, model_key, lambda r, s: value_of(r, s, None))
     return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
 
 
@@ -297,7 +303,7 @@ def _zero_shot(
     """Each line's zero-shot status on the benchmark's tasks (``imported_runs.zero_shot``), shown and filtered by."""
     names = imported_runs.mteb_names(columns, per_task)
     paths = {key: newest[key]["_path"] for key, line in lines.items() if line.imported}  # the model's training data
-    found = board.details(paths.values()) if paths else {}
+    found = board.detail_parts(paths.values(), ["training_tasks"]) if paths else {}
     for key, line in lines.items():
         line.zero_shot = imported_runs.zero_shot(imported_runs.training_of(found.get(paths.get(key, ""))), names)
         line.info = {**line.info, "zero_shot": line.zero_shot}  # a copy: the summary is shared by every benchmark
@@ -311,12 +317,22 @@ def _side_aggregates(
     model_key: Any,
 ) -> None:
     """Means shown beside the aggregate and never ranked by (e.g. FollowIR's mean p-MRR): all values or none."""
-    for side in getattr(benchmark, "also", ()) or ():
+    sides = list(getattr(benchmark, "also", ()) or ())
+    # Each task's rows by model and its reference data, once: per line they cost a pass over every row
+    # (at 35,000 imported results, FollowIR's 5,000 lines x 5,000 rows: minutes).
+    by_model: dict[str, dict[ModelKey, list[dict[str, Any]]]] = {}
+    reference: dict[str, str | None] = {}
+    for task in {spec.task for side in sides for spec in side.tasks}:
+        rows = per_task.get(task, [])
+        reference[task] = _reference_data(rows)
+        for row in rows:
+            by_model.setdefault(task, {}).setdefault(model_key(row), []).append(row)
+    for side in sides:
         for line in lines.values():
             values = []
             for spec in side.tasks:
-                rows = [r for r in per_task.get(spec.task, []) if model_key(r) == line.key]
-                chosen, _ = _choose(rows, spec, _reference_data(per_task.get(spec.task, [])), details)
+                rows = by_model.get(spec.task, {}).get(line.key, [])
+                chosen, _ = _choose(rows, spec, reference[spec.task], details)
                 values.append(value_of(chosen, spec, details.get(chosen["_path"])) if chosen else None)
             present = [v for v in values if v is not None]
             line.side[side.label] = sum(present) / len(present) if present and len(present) == len(values) else None

@@ -19,9 +19,11 @@ Everything is deterministic given ``seed``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
+
+from leaderboard.metrics.draws import Packed, kept
 
 N_RESAMPLES = 10_000  # the one resample count of every bootstrap and sign-flip test in the harness
 CONFIDENCE = 0.95
@@ -60,17 +62,36 @@ def stratified_resamples(
     shares = [1 / len(strata)] * len(strata) if weights is None else [float(w) for w in weights]
     if len(shares) != len(strata):
         raise ValueError("stratified_resamples needs one weight per stratum")
-    rng = np.random.default_rng(seed)
+    chunks = iter(count_chunks([s.shape[1] for s in strata], n_resamples, seed))
     resampled = np.zeros((rows, n_resamples))
     for values, share in zip(strata, shares):
         n = values.shape[1]
         divisor = n * len(strata) if weights is None else n / share  # the former exactly as before
-        chunk = max(1, min(n_resamples, _CELLS // n))
-        for start in range(0, n_resamples, chunk):
-            size = min(chunk, n_resamples - start)
-            counts = draw_counts(n, size, rng).astype(np.float64)  # a float product runs in BLAS, an int one not
+        for start, size in _spans(n, n_resamples):
+            counts = next(chunks).array()  # float64: a float product runs in BLAS, an int one not
             resampled[:, start : start + size] += values @ counts.T / divisor
     return resampled
+
+
+def _spans(n: int, n_resamples: int) -> list[tuple[int, int]]:
+    """(first resample, resamples) of each chunk of draws of a stratum of n items (bounds memory)."""
+    chunk = max(1, min(n_resamples, _CELLS // n))
+    return [(start, min(chunk, n_resamples - start)) for start in range(0, n_resamples, chunk)]
+
+
+def count_chunks(sizes: Sequence[int], n_resamples: int, seed: int) -> list[Packed]:
+    """The draw counts of a stratified resampling of strata of these sizes, chunk by chunk, stratum by stratum.
+
+    Kept between calls (``draws.kept``): every page of a board column, and a comparison of that column's
+    subset, draws the very same counts again."""
+
+    def make() -> Iterator[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        for n in sizes:
+            for _, size in _spans(n, n_resamples):
+                yield draw_counts(n, size, rng)
+
+    return kept(("counts", tuple(int(n) for n in sizes), int(n_resamples), seed), make)
 
 
 def stratified_bootstrap(

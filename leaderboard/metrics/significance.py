@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.metrics.bootstrap import CONFIDENCE, N_RESAMPLES, stratified_bootstrap
+from leaderboard.metrics.draws import Packed, kept
 
 SCREEN = 1e-4  # Hoeffding bound below which a difference is significant without resampling
 _CHUNK = 512  # sign patterns per matrix product (bounds memory: chunk x queries floats)
@@ -233,8 +234,12 @@ def sign_flip_test(
     gamma = np.abs(np.finfo(float).eps * 100 * observed[todo])  # scipy's tolerance for equal statistics
     less = np.zeros(todo.size)
     greater = np.zeros(todo.size)
+    tested = diffs[todo]
     for signs in _sign_chunks(n, exact, n_resamples, seed):
-        null = signs @ diffs[todo].T / n  # chunk x models
+        if isinstance(signs, Packed):  # kept draws: one model (a comparison) read from the packed bits
+            null = (signs.dot(tested[0])[:, None] if todo.size == 1 else signs.array() @ tested.T) / n
+        else:
+            null = signs @ tested.T / n  # chunk x models
         less += (null <= observed[todo] + gamma).sum(axis=0)
         greater += (null >= observed[todo] - gamma).sum(axis=0)
     adjustment = 0 if exact else 1
@@ -243,13 +248,18 @@ def sign_flip_test(
     return p
 
 
-def _sign_chunks(n: int, exact: bool, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
+def _sign_chunks(n: int, exact: bool, n_resamples: int, seed: int) -> Iterator[np.ndarray | Packed]:
     if exact:
         patterns = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
         for start in range(0, len(patterns), _CHUNK):
             yield patterns[start : start + _CHUNK]
         return
-    rng = np.random.default_rng(seed)
-    for start in range(0, n_resamples, _CHUNK):
-        size = min(_CHUNK, n_resamples - start)
-        yield rng.choice((-1.0, 1.0), size=(size, n))
+
+    def make() -> Iterator[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        for start in range(0, n_resamples, _CHUNK):
+            yield rng.choice((-1.0, 1.0), size=(min(_CHUNK, n_resamples - start), n))
+
+    # Kept between calls (``draws.kept``): every page of a board, and every comparison on a subset of
+    # this size, flips the very same signs.
+    yield from kept(("signs", n, n_resamples, seed), make, signs=True)

@@ -14,11 +14,18 @@ Per file the index keeps four records, so a reader loads only what it needs:
 * ``detail``: every score, interval and subset size, for the app's per-task views.
 * ``per_query``: the result's per-query values, decoded and checked against their sha256 once, in
   the columns of ``records.per_query_columns`` (for intervals and significance tests; absent when the
-  result has none or they are damaged; "subsets" lists only subsets whose membership the result stores).
+  result has none or they are damaged; "subsets" lists only subsets whose membership the result stores),
+  stored compactly (``records.index_columns``: values as float64 bytes, the ids and subsets that every
+  result of a task shares kept once in a ``shared`` table).
 * ``task``: the task's declaration (metrics with their descriptions, views, paper, citation).
 
 SQLite (standard library) rather than one JSON file: rows are updated one by one when a file
 changes, and a reader fetches the details of one task without parsing the whole index.
+
+**Building at scale.** Validating a real result (ComLQ: 2,909 queries, 52 subsets) takes tens of
+milliseconds, so a first start over thousands of new files validates them in worker processes (one
+per core) and writes them in batches: memory stays bounded by a batch, and every row written is whole
+and sealed (a reader that comes while the build runs sees fewer rows, and validates the rest itself).
 
 **A row is used only when proven to match its file.** The index is a cache that anything can
 damage or edit, so on read (issue 23):
@@ -47,21 +54,22 @@ import os
 import sqlite3
 import stat as stat_module
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from leaderboard.fileio import cache_home
+from leaderboard.records import index_columns, per_query_fast
+from leaderboard.records.index_columns import text_sha256 as _text_sha256
 from leaderboard.records.listing import result_files
-from leaderboard.records.per_query_columns import columns_json
 from leaderboard.records.result_checks import Record, direction, is_complete, main_split
 from leaderboard.sqlite_damage import is_damage, move_aside
 
 # 9: per-query columns keep metrics computed on some queries (None elsewhere); 10: the per-query rule (issue 31);
 # 11: summaries of imported results (the data key, the import's source, model_meta's columns) and the
-# training tasks in the detail
-INDEX_VERSION = "11"
+# training tasks in the detail; 12: per-query columns stored compactly, ids and subsets shared (index_columns)
+INDEX_VERSION = "12"
 RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
@@ -72,9 +80,10 @@ CREATE TABLE IF NOT EXISTS entries (
     path TEXT PRIMARY KEY,
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
     sha256 TEXT, indexed_ns INTEGER NOT NULL, parts TEXT NOT NULL, seal TEXT NOT NULL,
-    task TEXT, summary TEXT, detail TEXT, per_query TEXT, task_meta TEXT, reason TEXT
+    task TEXT, summary TEXT, detail TEXT, per_query TEXT, task_meta TEXT, reason TEXT, refs TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_by_task ON entries (task);
+CREATE TABLE IF NOT EXISTS shared (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL);
 """
 
 
@@ -198,16 +207,18 @@ class _Record:
     entry: Entry
     task: str | None = None
     detail: str | None = None  # JSON text
-    per_query: str | None = None
+    per_query: str | None = None  # index_columns' text
     task_meta: str | None = None
+    shared: dict[str, str] = field(default_factory=dict)  # the shared parts per_query names: key -> text
 
 
 @dataclass
 class Index:
     root: Path
     entries: dict[str, Entry] = field(default_factory=dict)
-    database: Path | None = None  # where the larger records live; None: kept in memory
+    database: Path | None = None  # where the larger records live (but those in _memory); None: all in memory
     _memory: dict[str, _Record] = field(default_factory=dict, repr=False)
+    _shared: dict[str, Any] = field(default_factory=dict, repr=False)  # shared per-query parts, parsed
 
     @property
     def rows(self) -> list[tuple[Path, dict[str, Any]]]:
@@ -224,11 +235,67 @@ class Index:
     # -- the larger records, on demand ------------------------------------------------------------
     def details(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Relative path -> every score, interval and subset size of that result."""
-        return {p: json.loads(text) for p, text in self._column("detail", paths).items()}
+        return {p: json.loads(text) for p, text, _ in self._rows("detail", paths)}
+
+    def cells(self, paths: Iterable[str], wanted: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, Any]]:
+        """Relative path -> its detail record holding only the ``wanted`` (split, subset, metric) scores and
+        intervals: what a ranking reads of thousands of results, taken out by SQLite (``json_extract``)
+        rather than by parsing each whole detail (ComLQ's: 1,288 scores) in Python."""
+        names = [(part, *cell) for part in ("scores", "confidence_intervals") for cell in dict.fromkeys(wanted)]
+        plain = [item for item in names if all(_plain_label(name) for name in item)]
+        others = [item for item in names if item not in plain]  # labels a JSON path cannot name: parsed here
+        json_paths = ["$" + "".join(f'."{name}"' for name in item) for item in plain]
+        out: dict[str, dict[str, Any]] = {}
+        for path, text, extracted in self._rows("detail", paths, json_paths + json_paths[:1] if plain else None):
+            values = json.loads(extracted) if isinstance(extracted, str) else None
+            if isinstance(values, list) and len(values) == len(plain) + 1:  # 2+ paths: always a JSON array
+                parsed = _only(json.loads(text), others) if others else {}
+                for (part, split, subset, metric), value in zip(plain, values):
+                    if value is not None:
+                        parsed.setdefault(part, {}).setdefault(split, {}).setdefault(subset, {})[metric] = value
+            else:  # rows kept in memory, or labels only Python can read
+                parsed = _only(json.loads(text), names)
+            out[path] = parsed
+        return out
+
+    def detail_parts(self, paths: Iterable[str], names: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Relative path -> those top-level entries of its detail record (e.g. an import's training tasks),
+        taken out by SQLite: thousands of imported rows are not parsed whole for one field."""
+        names = list(dict.fromkeys(names))
+        if not names or not all(_plain_label(name) for name in names):
+            return {p: {n: d[n] for n in names if n in d} for p, d in self.details(paths).items()}
+        json_paths = [f'$."{name}"' for name in names]
+        out: dict[str, dict[str, Any]] = {}
+        for path, text, extracted in self._rows("detail", paths, json_paths + json_paths[:1]):
+            values = json.loads(extracted) if isinstance(extracted, str) else None
+            if isinstance(values, list) and len(values) == len(names) + 1:
+                out[path] = {name: value for name, value in zip(names, values) if value is not None}
+            else:  # rows kept in memory
+                detail = json.loads(text)
+                out[path] = {name: detail[name] for name in names if name in detail}
+        return out
 
     def per_query(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """Relative path -> {"ids": [...], "values": {metric: [...]}} (only results with usable per-query values)."""
-        return {p: json.loads(text) for p, text in self._column("per_query", paths).items()}
+        """Relative path -> {"ids": [...], "values": {metric: [...]}, ...} (only results with usable per-query
+        values). The ids and subsets are one object shared by every result that has them: read only."""
+        found = {p: index_columns.decode(text, self._shared_part) for p, text, _ in self._rows("per_query", paths)}
+        return {p: columns for p, columns in found.items() if columns is not None}
+
+    def _shared_part(self, key: str) -> Any:
+        """A shared per-query part (ids, subsets) by its key, parsed once; None when missing or not matching it."""
+        if key not in self._shared:
+            text = next((r.shared[key] for r in self._memory.values() if key in r.shared), None)
+            if text is None and self.database is not None:
+                try:
+                    with contextlib.closing(_connect(self.database)) as db:
+                        row = db.execute("SELECT text FROM shared WHERE sha256 = ?", (key,)).fetchone()
+                    text = row[0] if row is not None else None
+                except sqlite3.Error:
+                    text = None
+            if not isinstance(text, str) or _text_sha256(text) != key:
+                return None  # not cached: an index rebuilt under us may hold it on the next read
+            self._shared[key] = json.loads(text)
+        return self._shared[key]
 
     def tasks(self) -> dict[str, dict[str, Any]]:
         """Task name -> its declaration, from the newest valid complete result of that task (a partial one
@@ -241,27 +308,60 @@ class Index:
                 rank = (bool(e.summary.get("complete")), e.summary["created_at"], e.path)
                 if name not in newest or rank > newest[name]:
                     newest[name] = rank
-        found = self._column("task_meta", [path for _, _, path in newest.values()])
+        found = {p: text for p, text, _ in self._rows("task_meta", [path for _, _, path in newest.values()])}
         return {name: json.loads(found[path]) for name, (_, _, path) in newest.items() if path in found}
 
-    def _column(self, column: str, paths: Iterable[str]) -> dict[str, str]:
+    def _rows(
+        self, column: str, paths: Iterable[str], extract: list[str] | None = None
+    ) -> Iterator[tuple[str, str, Any]]:
+        """(path, the column's text, SQLite's ``json_extract`` of the ``extract`` JSON paths: a JSON array, None
+        without them or for rows kept in memory) of each row whose text is the one its seal names. Streamed,
+        one row at a time: a ranking reads thousands of details of tens of kilobytes each."""
         wanted = [p for p in dict.fromkeys(paths) if p in self.entries]
-        if self.database is None:
-            return {p: v for p in wanted if (v := getattr(self._memory.get(p), column, None)) is not None}
-        out: dict[str, str] = {}
+        for p in wanted:
+            if (text := getattr(self._memory.get(p), column, None)) is not None:
+                yield p, text, None
+        wanted = [p for p in wanted if p not in self._memory]
+        if self.database is None or not wanted:
+            return
+        # json_valid first: a row edited into broken JSON must not fail the whole query (its seal leaves it out)
+        extracted = (
+            f", CASE WHEN json_valid({column}) THEN json_extract({column}, {','.join('?' * len(extract))}) END"
+            if extract
+            else ", NULL"
+        )
         try:
-            with _connect(self.database) as db:
+            with contextlib.closing(_connect(self.database)) as db:
                 for start in range(0, len(wanted), 500):  # SQLite limits the number of bound parameters
                     chunk = wanted[start : start + 500]
                     marks = ",".join("?" * len(chunk))
-                    query = f"SELECT path, {column} FROM entries WHERE path IN ({marks}) AND {column} IS NOT NULL"
-                    for path, text in db.execute(query, chunk):
+                    query = (
+                        f"SELECT path, {column}{extracted} FROM entries "
+                        f"WHERE path IN ({marks}) AND {column} IS NOT NULL"
+                    )
+                    for path, text, more in db.execute(query, [*(extract or ()), *chunk]):
                         sealed = self.entries[path].parts.get(column)  # the hash the sealed row holds
                         if isinstance(text, str) and sealed is not None and _text_sha256(text) == sealed:
-                            out[path] = text  # edited text is left out: that view shows "—" until the next build
+                            yield path, text, more  # edited text is left out: that view shows "—" until the next build
         except sqlite3.Error:
-            return {}  # the index went away or was damaged under us: views show "—" until the next build
-        return out
+            return  # the index went away or was damaged under us: views show "—" until the next build
+
+
+def _plain_label(name: str) -> bool:
+    """A label SQLite's JSON path names as written: printable ASCII without quotes (the text escapes others)."""
+    return name.isascii() and name.isprintable() and '"' not in name and "\\" not in name
+
+
+def _only(detail: Any, names: list[tuple[str, str, str, str]]) -> dict[str, Any]:
+    """The (part, split, subset, metric) entries of a parsed detail record, in the detail's own shape."""
+    out: dict[str, Any] = {}
+    for part, split, subset, metric in names:
+        try:
+            value = detail[part][split][subset][metric]
+        except (KeyError, TypeError):
+            continue
+        out.setdefault(part, {}).setdefault(split, {}).setdefault(subset, {})[metric] = value
+    return out
 
 
 def index_file(root: Path) -> Path:
@@ -298,16 +398,57 @@ def _validate(path: Path, rel: str, key: list[int]) -> _Record:
     try:
         record = read_plain(path)
         per_query = record["per_query"]
+        small = per_query and per_query["count"] <= PER_QUERY_LIMIT
+        columns = per_query_fast.columns(per_query, arrays=True) if small else None
+        stored, shared = index_columns.encode(columns) if columns is not None else (None, {})
         return _Record(
             Entry(rel, key, summary(record)),
             task=record["task"]["name"],
             detail=json.dumps(detail(record), allow_nan=False),
-            per_query=columns_json(per_query) if per_query and per_query["count"] <= PER_QUERY_LIMIT else None,
+            per_query=stored,
             task_meta=json.dumps(task_declaration(record), allow_nan=False),
+            shared=shared,
         )
     except Exception as exc:  # any file, however hostile, becomes a skipped entry with its reason
         reason = str(exc) if type(exc).__name__ == "BadInput" else f"{type(exc).__name__}: {exc}"
         return _Record(Entry(rel, key, None, reason or type(exc).__name__))
+
+
+def _check(path: Path, rel: str, key: list[int], old_sha256: str | None) -> tuple[str | None, _Record | None]:
+    """The file's sha256, and its validation unless those bytes are the ones its stored row holds."""
+    digest = _digest(path)
+    if old_sha256 is not None and digest == old_sha256:
+        return digest, None
+    return digest, _validate(path, rel, key)
+
+
+def _check_many(items: list[tuple[Path, str, list[int], str | None]]) -> list[tuple[str | None, _Record | None]]:
+    return [_check(*item) for item in items]
+
+
+# A first start over many new files validates them in worker processes; fewer are not worth starting them.
+PARALLEL_MIN = 256
+_BATCH = 256  # files validated per worker task and written per transaction
+
+
+def _checked(todo: list[tuple[Path, str, list[int], str | None]]) -> Iterator[tuple[str | None, _Record | None]]:
+    """``_check`` of each item, in order: in worker processes (one per core) when there are many."""
+    workers = min(os.cpu_count() or 1, 8)
+    done = 0
+    if len(todo) >= PARALLEL_MIN and workers > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        batches = [todo[i : i + _BATCH // 8] for i in range(0, len(todo), _BATCH // 8)]
+        try:  # spawn: the caller may run threads (a server), which a fork would copy mid-way
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                for results in pool.map(_check_many, batches):
+                    yield from results
+                    done += len(results)
+        except (OSError, RuntimeError, ImportError):  # no worker processes here (a sandbox): validate in this one
+            pass
+    for item in todo[done:]:
+        yield _check(*item)
 
 
 # What readers take from a summary without checking: field -> accepted types (None: may be null).
@@ -354,7 +495,7 @@ def summary_problems(value: Any) -> list[str]:
             isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, _NUMBER) and math.isfinite(v) for v in ci)
         ):
             problems.append("summary.main_ci: expected [low, high] or null")
-        if not all(isinstance(v, _NUMBER) and not isinstance(v, bool) for v in value["default"].values()):
+        if not set(map(type, value["default"].values())) <= {int, float}:  # JSON's numbers; map: C speed
             problems.append("summary.default: expected numbers")
     return problems
 
@@ -362,14 +503,13 @@ def summary_problems(value: Any) -> list[str]:
 _PARTS = ("detail", "per_query", "task_meta")
 
 
-def _text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def _seal(entry: Entry, summary_text: str | None) -> str:
     """A checksum of what a row claims, so an edited or half-written row is recognised and re-validated."""
-    claim = [entry.path, entry.stat, entry.sha256, summary_text, entry.reason, entry.indexed_ns, entry.parts]
-    return _text_sha256(json.dumps(claim, separators=(",", ":"), sort_keys=True))
+    claim = [entry.path, entry.stat, entry.sha256, summary_text is None, entry.reason, entry.indexed_ns, entry.parts]
+    # The summary's text after the rest (JSON has no raw NUL to end it early): not escaped into the JSON,
+    # which cost more than the hash at 35,000 rows.
+    text = json.dumps(claim, separators=(",", ":"), sort_keys=True) + "\0" + (summary_text or "")
+    return _text_sha256(text)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -423,9 +563,11 @@ def _remove(path: Path) -> None:
             os.unlink(f"{path}{suffix}")
 
 
-def _stored(db: sqlite3.Connection) -> dict[str, Entry]:
-    """Every row that is what this harness wrote: sealed, of the right shape; others are left out (re-validated)."""
-    entries = {}
+def _stored(db: sqlite3.Connection, slim: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Entry]:
+    """Every row that is what this harness wrote: sealed, of the right shape; others are left out (re-validated).
+    Each summary as ``slim`` keeps it (``_slimmer``)."""
+    entries: dict[str, Entry] = {}
+    texts: dict[str, str] = {}
     for row in db.execute(
         "SELECT path, size, mtime_ns, inode, ctime_ns, sha256, indexed_ns, parts, seal, summary, reason FROM entries"
     ):
@@ -444,17 +586,41 @@ def _stored(db: sqlite3.Connection) -> dict[str, Entry]:
         entry = Entry(path, stat, None, reason, digest, indexed_ns, parts)
         if seal != _seal(entry, text):
             continue
-        parsed = None
-        if text is not None:
-            try:
-                parsed = json.loads(text)
-            except (ValueError, RecursionError):
-                continue
-            if summary_problems(parsed):
-                continue
-        entry.summary = parsed
         entries[path] = entry
+        if text is not None:
+            texts[path] = text
+    parse: Callable[[str], Any] = json.loads
+    if len(texts) >= 1000:  # pydantic_core's parser (jiter): the same values in half the time; not worth
+        from pydantic_core import from_json as parse  # importing for a few rows (``show`` stays light)
+    for path, text in texts.items():  # a summary that does not parse, or has the wrong shape: left out
+        try:
+            parsed = parse(text)
+        except (ValueError, RecursionError):
+            parsed = None
+        if parsed is None or summary_problems(parsed):
+            del entries[path]
+        else:
+            entries[path].summary = slim(parsed)
     return entries
+
+
+def _slimmer(default_metrics: Mapping[str, Iterable[str]] | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A summary as a reader keeps it: with ``default_metrics`` (task -> metrics), of its default scores and
+    intervals only those metrics and its main score (the board: what its benchmarks show; mteb's files hold
+    dozens of metrics, and at 100,000 results the full summaries alone would take a gigabyte)."""
+    if default_metrics is None:
+        return lambda summary: summary
+    wanted = {task: set(metrics) for task, metrics in default_metrics.items()}
+
+    def slim(summary: dict[str, Any]) -> dict[str, Any]:
+        keep = wanted.get(summary["task"]["name"], set()) | {summary["task"]["main_score"]}
+        for name in ("default", "default_ci"):
+            values = summary.get(name)
+            if isinstance(values, dict) and not keep.issuperset(values):
+                summary[name] = {metric: values[metric] for metric in keep if metric in values}
+        return summary
+
+    return slim
 
 
 def _ambiguous(entry: Entry) -> bool:
@@ -462,14 +628,20 @@ def _ambiguous(entry: Entry) -> bool:
     return entry.stat[1] + RACY_NS >= entry.indexed_ns
 
 
-def build_index(root: Path, *, persist: bool = True) -> Index:
-    """Every result file under ``root``: unchanged files from the stored index, others validated now."""
+def build_index(
+    root: Path, *, persist: bool = True, default_metrics: Mapping[str, Iterable[str]] | None = None
+) -> Index:
+    """Every result file under ``root``: unchanged files from the stored index, others validated now.
+
+    ``default_metrics`` (task -> metrics): keep only these of each summary's default scores and intervals,
+    and its main score (``_slimmer``); the rows written are whole."""
     root = Path(root)
+    slim = _slimmer(default_metrics)
     db = _open(index_file(root)) if persist else None
     stored: dict[str, Entry] = {}
     if db is not None:
         try:
-            stored = _stored(db)
+            stored = _stored(db, slim)
         except sqlite3.Error as exc:
             db.close()
             if is_damage(exc):
@@ -479,6 +651,7 @@ def build_index(root: Path, *, persist: bool = True) -> Index:
     prefix = len(str(root).rstrip(os.sep)) + 1
     fresh: list[_Record] = []
     moved: list[Entry] = []  # same bytes, new stat (rewritten by a pull): only the stat is updated
+    todo: list[tuple[Path, str, list[int], str | None]] = []  # files to read (and validate unless unchanged)
     now_ns = time.time_ns()
     for path in result_files(root):
         rel = str(path)[prefix:].replace(os.sep, "/")  # relative_to, without pathlib's cost on 10,000 files
@@ -489,32 +662,61 @@ def build_index(root: Path, *, persist: bool = True) -> Index:
         old = stored.get(rel)
         if old is not None and old.stat == key and not _ambiguous(old):
             index.entries[rel] = old
-            continue
-        if not_a_file:
-            record = _Record(Entry(rel, key, None, not_a_file))
+        elif not_a_file:
+            fresh.append(_Record(Entry(rel, key, None, not_a_file, indexed_ns=now_ns)))
+            index.entries[rel] = fresh[-1].entry
         else:
-            digest = _digest(path)
-            if old is not None and digest is not None and old.sha256 == digest:
-                if old.stat != key or _ambiguous(old):  # proven by the bytes: the row is re-sealed with this stat
-                    old.stat, old.indexed_ns = key, now_ns
-                    moved.append(old)
-                index.entries[rel] = old
-                continue
-            record = _validate(path, rel, key)
-            record.entry.sha256 = digest
-        record.entry.indexed_ns = now_ns
+            index.entries[rel] = Entry(rel, key)  # placeholder: keeps the listing's order
+            todo.append((path, rel, key, old.sha256 if old is not None else None))
+    for (_, rel, key, _), (digest, record) in zip(todo, _checked(todo)):
+        if record is None:  # the same bytes as its row: proven, the row is re-sealed with this stat
+            old = stored[rel]
+            if old.stat != key or _ambiguous(old):
+                old.stat, old.indexed_ns = key, now_ns
+                moved.append(old)
+            index.entries[rel] = old
+            continue
+        record.entry.sha256, record.entry.indexed_ns = digest, now_ns
         index.entries[rel] = record.entry
         fresh.append(record)
+        if db is not None and len(fresh) >= _BATCH:  # written as they come: memory bounded by a batch
+            db = _saved(db, index, fresh, [], (), slim)
+            fresh = []
     if db is None:
-        index._memory = {r.entry.path: r for r in fresh}
+        index._memory.update((r.entry.path, r) for r in fresh)
+        _slim_all(fresh, slim)
         return index
-    try:
-        _save(db, fresh, moved, removed=stored.keys() - index.entries.keys())
-    except sqlite3.Error:
-        index.database, index._memory = None, {r.entry.path: r for r in fresh}
-    finally:
+    db = _saved(db, index, fresh, moved, stored.keys() - index.entries.keys(), slim)
+    if db is not None:
         db.close()
     return index
+
+
+def _slim_all(records: list[_Record], slim: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    for r in records:
+        if r.entry.summary is not None:
+            r.entry.summary = slim(r.entry.summary)
+
+
+def _saved(
+    db: sqlite3.Connection,
+    index: Index,
+    fresh: list[_Record],
+    moved: list[Entry],
+    removed: Iterable[str],
+    slim: Callable[[dict[str, Any]], dict[str, Any]],
+) -> sqlite3.Connection | None:
+    """Write a batch (then slim its summaries); when the database fails, this batch and the rest are kept in
+    memory (None returned)."""
+    try:
+        _save(db, fresh, moved, removed)
+        return db
+    except sqlite3.Error:
+        db.close()
+        index._memory.update((r.entry.path, r) for r in fresh)
+        return None
+    finally:
+        _slim_all(fresh, slim)
 
 
 def _summary_text(entry: Entry) -> str | None:
@@ -522,12 +724,18 @@ def _summary_text(entry: Entry) -> str | None:
 
 
 def _save(db: sqlite3.Connection, fresh: list[_Record], moved: list[Entry], removed: Iterable[str]) -> None:
-    with db:  # one transaction: a reader never sees half an update
+    """One transaction: a reader sees each row whole (a new file's row, with the shared parts it names)."""
+    removed = list(removed)
+    with db:
         db.executemany("DELETE FROM entries WHERE path = ?", [(p,) for p in removed])
+        resealed = []
+        for e in moved:  # sealed with the summary text the row holds (the entry's may be slimmed)
+            (text,) = db.execute("SELECT summary FROM entries WHERE path = ?", (e.path,)).fetchone() or (None,)
+            resealed.append((*e.stat, e.indexed_ns, _seal(e, text), e.path))
         db.executemany(
             "UPDATE entries SET size = ?, mtime_ns = ?, inode = ?, ctime_ns = ?, indexed_ns = ?, seal = ? "
             "WHERE path = ?",
-            [(*e.stat, e.indexed_ns, _seal(e, _summary_text(e)), e.path) for e in moved],
+            resealed,
         )
         rows = []
         for r in fresh:
@@ -535,13 +743,22 @@ def _save(db: sqlite3.Connection, fresh: list[_Record], moved: list[Entry], remo
             r.entry.parts = {name: _text_sha256(value) for name in _PARTS if (value := getattr(r, name)) is not None}
             rows.append(
                 (r.entry.path, *r.entry.stat, r.entry.sha256, r.entry.indexed_ns, json.dumps(r.entry.parts),
-                 _seal(r.entry, text), r.task, text, r.detail, r.per_query, r.task_meta, r.entry.reason)
+                 _seal(r.entry, text), r.task, text, r.detail, r.per_query, r.task_meta, r.entry.reason,
+                 json.dumps(sorted(r.shared)))
             )  # fmt: skip
+        shared = {key: value for r in fresh for key, value in r.shared.items()}
+        db.executemany("INSERT OR IGNORE INTO shared (sha256, text) VALUES (?, ?)", list(shared.items()))
         db.executemany(
             "INSERT OR REPLACE INTO entries (path, size, mtime_ns, inode, ctime_ns, sha256, indexed_ns, parts, seal, "
-            "task, summary, detail, per_query, task_meta, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "task, summary, detail, per_query, task_meta, reason, refs) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+        if removed or fresh:  # parts no row names any more (a result removed or replaced) go too
+            db.execute(
+                "DELETE FROM shared WHERE sha256 NOT IN "
+                "(SELECT value FROM entries, json_each(entries.refs) WHERE entries.refs IS NOT NULL)"
+            )
 
 
 def clear_index(root: Path) -> None:

@@ -38,4 +38,4 @@ def result_files(root: Path) -> Iterator[Path]:
                 if folder == str(root) and name in TOP_LEVEL_BOOKKEEPING:
                     continue
                 found.append(Path(folder) / name)
-    yield from sorted(found)
+    yield from sorted(found, key=lambda path: path.parts)  # Path's order, by its parts (no Path.__lt__ per pair)

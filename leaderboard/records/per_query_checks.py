@@ -108,6 +108,10 @@ def per_query_problems(record: Mapping[str, Any], split: str, metric_range: Rang
         if required:
             return [f"per_query: {exc}; a complete result run by this harness must carry readable per-query values"]
         return []  # unreadable, not a claim: readers drop it (see the module docstring)
+    from leaderboard.records.per_query_fast import verified
+
+    if verified(values, field, record, split, metric_range):  # the checks below, as arrays: no problem
+        return []
     problems, clean = value_problems(values, metric_range)
     counted = record.get("subset_sizes", {}).get(split, {}).get("default")
     if counted is not None and len(values) != counted:

@@ -10,7 +10,7 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import board_table, landing, overall_view, pages, render, url_state
+from leaderboard.app import board_table, landing, overall_view, pages, prefetch, render, url_state
 from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
@@ -88,7 +88,13 @@ def build(shell: Shell) -> Tab | None:
             filters, tuple(columns or ()), url_state.parse_sort(sort or ""), page_number(page)
         )
         papers = reported_lines(current, ranking)
-        html = board_table.board_html(ranking, request, papers, lambda lines: with_statistics(current, ranking, lines))
+        html = board_table.board_html(
+            ranking,
+            request,
+            papers,
+            lambda lines: prefetch.now(current, ranking, lines),
+            lambda lines: prefetch.ahead(current, ranking, lines),  # the next page, while this one is read
+        )
         notes = pages.board_notes(ranking, len(papers)) if ranking.lines or papers else ""
         return pages.benchmark_summary(current, name, ranking, filters), html, notes
 

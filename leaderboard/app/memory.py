@@ -1,0 +1,33 @@
+"""Keep a long-running board server's memory close to what it holds (glibc's allocator, Linux).
+
+The board computes its statistics in numpy arrays of tens of megabytes (resamples of a page, a
+comparison's draws), from several threads (the server's workers, the warm-up, the next page computed
+ahead). glibc gives each thread its own arena and, once a large block has been freed, serves later
+ones from the arenas rather than the operating system; freed memory then stays in the process. At
+10,000 real results this held the server's RSS hundreds of megabytes above what it used. So, before
+the server starts its threads: at most two arenas, and blocks of a megabyte or more always mapped on
+their own (returned to the system when freed). Elsewhere (another libc, another system) nothing is done.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import sys
+
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter numbers (glibc malloc.h)
+_M_ARENA_MAX = -8
+ARENAS = 2
+MAPPED_FROM = 1 << 20  # bytes
+
+
+def limit_fragmentation() -> bool:
+    """Set glibc's allocator as above; True when it was done (glibc on Linux)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return False
+    return bool(mallopt(_M_ARENA_MAX, ARENAS)) and bool(mallopt(_M_MMAP_THRESHOLD, MAPPED_FROM))
