@@ -19,9 +19,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -47,6 +49,46 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def server_log(work: Path) -> Any:
+    """A file for a server's stdout and stderr. Never a pipe: a pipe nobody reads fills (64 KiB) and the
+    server then blocks in its next print, with a reader's event half answered (seen under load, where
+    Gradio and uvicorn log more)."""
+    work.mkdir(parents=True, exist_ok=True)
+    return open(work / f"server-{os.getpid()}-{time.monotonic_ns()}.log", "w+b")
+
+
+def log_text(proc: subprocess.Popen) -> str:
+    """What the server wrote (to its ``server_log`` file, or its pipe once it has ended)."""
+    if proc.stdout is None:
+        return ""
+    if getattr(proc.stdout, "name", None) and isinstance(proc.stdout.name, str):
+        return Path(proc.stdout.name).read_bytes().decode(errors="replace")
+    return proc.stdout.read().decode(errors="replace")
+
+
+SERVERS: dict[str, subprocess.Popen] = {}  # URL -> a `leaderboard serve` process (``serving``), for diagnoses
+
+
+def server_state(page_url: str) -> str:
+    """What the server behind ``page_url`` is doing: Gradio's queue status and every thread's stack
+    (``leaderboard serve`` prints them on SIGUSR1), for a failure message."""
+    found = [(url, proc) for url, proc in SERVERS.items() if page_url.startswith(url)]
+    if not found:
+        return "(not a server started by serving(): no diagnosis)"
+    ((url, proc),) = found
+    try:
+        with urllib.request.urlopen(url + "gradio_api/queue/status", timeout=10) as answer:
+            status = answer.read().decode(errors="replace")
+    except OSError as exc:
+        status = f"unreadable: {exc}"
+    before = log_text(proc).count("Thread 0x")
+    proc.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 30  # bounds a server that cannot even print
+    while log_text(proc).count("Thread 0x") == before and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    return f"queue status: {status}\nserver log (tail):\n{log_text(proc)[-12000:]}"
+
+
 def wait_until_served(url: str, proc: subprocess.Popen, seconds: float = START_SECONDS) -> None:
     """Until ``url`` answers (the server's own start: no page to wait on yet); fails if the process ends."""
     deadline = time.monotonic() + seconds
@@ -56,8 +98,7 @@ def wait_until_served(url: str, proc: subprocess.Popen, seconds: float = START_S
                 return
         except OSError:
             if proc.poll() is not None:
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                raise RuntimeError(f"the server exited ({proc.returncode}):\n{out}") from None
+                raise RuntimeError(f"the server exited ({proc.returncode}):\n{log_text(proc)}") from None
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not answer within {seconds} s") from None
             time.sleep(0.2)
@@ -66,18 +107,24 @@ def wait_until_served(url: str, proc: subprocess.Popen, seconds: float = START_S
 @contextlib.contextmanager
 def serving(command: list[str], env: dict[str, str], port: int, cwd: Path | None = None) -> Iterator[str]:
     """Run a server command listening on 127.0.0.1:``port``; yield its URL; stop it after."""
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+    log = server_log(Path(tempfile.gettempdir()) / "leaderboard-test-servers")
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+    proc.stdout = log  # log_text reads it
     url = f"http://127.0.0.1:{port}/"
+    SERVERS[url] = proc
     try:
         wait_until_served(url, proc)
         yield url
     finally:
+        SERVERS.pop(url, None)
         proc.terminate()
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        print(f"server log: {log.name} ({Path(log.name).stat().st_size} bytes)")
+        log.close()
 
 
 def serve_results(root: Path, env: dict[str, str], *extra: str) -> contextlib.AbstractContextManager[str]:
@@ -143,7 +190,8 @@ def events_done(page: Any) -> None:
     deadline = time.monotonic() + TIMEOUT / 1000
     while page.gradio_pending:
         if time.monotonic() > deadline:
-            raise AssertionError(f"Gradio events still in flight: {[r.url for r in page.gradio_pending]}")
+            urls = [r.url for r in page.gradio_pending]
+            raise AssertionError(f"Gradio events still in flight: {urls}\n{server_state(page.url)}")
         page.wait_for_timeout(50)  # lets Playwright deliver the network events it polls (a state, not a delay)
     page.evaluate(NEXT_FRAMES)
 

@@ -190,6 +190,9 @@ def test_a_zero_width_interval_is_no_interval_and_a_narrow_one_shows_its_width()
     from leaderboard.app import pages, render
 
     assert render.span((1.0, 1.0)) == render.ZERO_WIDTH == "no interval (zero width)"
+    # equal means summed in another order differ in the 16th digit: no width a reader could see, so none
+    assert render.span((0.7109347826086957, 0.7109347826086959)) == render.ZERO_WIDTH
+    assert render.span((0.7109341, 0.7109349)) == "0.710934–0.710935"  # narrow but real: shown to 6 decimals
     assert render.span((0.68121, 0.68139)) == "0.6812–0.6814" and render.span((0.1, 0.25)) == "0.100–0.250"
     assert render.span((-8.3333, -5.5421)) == "−8.333 to −5.542" and render.score(-0.1128) == "−0.1128"
     ranking = make_ranking(2)

@@ -45,8 +45,8 @@ def score(value: float | None) -> str:
 
 ZERO_WIDTH = "no interval (zero width)"
 ZERO_WIDTH_RULE = (
-    "An interval of zero width (every bootstrap resample gave the same mean: too few queries, or their "
-    "values all equal) says nothing about uncertainty and is shown as “no interval (zero width)”."
+    "An interval of zero width (every bootstrap resample gave the same mean, to six decimals: too few "
+    "queries, or their values all equal) says nothing about uncertainty and is shown as “no interval (zero width)”."
 )
 
 
@@ -59,6 +59,8 @@ def span(ci: tuple[float, float] | None) -> str:
     digits = 3 if max(abs(ci[0]), abs(ci[1])) < 100 else 1
     while f"{ci[0]:.{digits}f}" == f"{ci[1]:.{digits}f}" and digits < 6:  # narrow, not zero: show the width
         digits += 1
+    if f"{ci[0]:.{digits}f}" == f"{ci[1]:.{digits}f}":  # equal to 6 decimals: rounding noise of equal means
+        return ZERO_WIDTH
     low, high = f"{ci[0]:.{digits}f}", f"{ci[1]:.{digits}f}"
     if min(ci) < 0:  # '−8.333 to −5.542': a dash between two minus signs reads badly
         return f"{low} to {high}".replace("-", MINUS)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+import signal
 from typing import Any
 
 import click
@@ -76,6 +78,8 @@ def serve(
         requests=requests_repo,
     )
     board = app.live_board.board  # type: ignore[attr-defined]
+    if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>`: every thread's stack on stderr, for a server that seems stuck
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     err().print(
         f"Serving {escape(str(board.root))} ({len(board.rows)} results, {len(board.benchmarks)} benchmarks"
         f"{', public board' if public else ''}) on http://{host}:{port}",
