@@ -46,6 +46,27 @@ def repaired(query: str) -> str | None:
     return None if fixed == query else fixed
 
 
+REQUEST_HEAD_LIMIT = 4 * 2**20  # bytes of a request's line and headers uvicorn's h11 parser may wait for
+
+
+def accept_long_links(limit: int = REQUEST_HEAD_LIMIT) -> None:
+    """Let uvicorn read a long request head whole, so that this middleware, not the parser, answers it.
+
+    uvicorn's default HTTP parser (h11) refuses a request whose line and headers are not complete
+    within 16 KiB of what it has read ("400 Invalid HTTP request received"). A 100 kB link that
+    arrives in one read passes, and the same link split over reads (a busy server, a proxy) does not,
+    so such a link failed now and then. uvicorn has a setting for this, ``h11_max_incomplete_event_size``,
+    but Gradio builds uvicorn's ``Config`` itself and passes no such setting. So the module default
+    that uvicorn falls back on is raised before the server starts. (httptools, uvicorn's other parser,
+    is not installed by the ``app`` extra.)
+    """
+    try:
+        from uvicorn.protocols.http import h11_impl
+    except ImportError:  # no h11 parser: nothing to raise
+        return
+    h11_impl.DEFAULT_MAX_INCOMPLETE_EVENT_SIZE = max(h11_impl.DEFAULT_MAX_INCOMPLETE_EVENT_SIZE, limit)
+
+
 class LegacyPageLinks:
     """ASGI middleware: a link the app cannot take as it is, mended before Gradio sees it.
 
