@@ -98,6 +98,19 @@ def test_a_pick_is_a_plain_name_a_name_at_revision_or_the_old_internal_form():
     assert Picks(NEWEST).key("bm25@v1-older") is None  # the views picker offers the shown revisions only
 
 
+def test_a_picker_lists_the_first_models_and_the_picks_shown_the_others_are_typed(monkeypatch):
+    """Thousands of listed choices cost the browser seconds on every tab switch (perf_app: Task views 1.6 s at
+    10,000 files, 0.6 s with the list capped): a picker lists the first models and the picks it shows."""
+    from leaderboard.app.tabs import picks as module
+
+    monkeypatch.setattr(module, "LISTED_AT_MOST", 2)
+    picks = Picks(NEWEST, EVERY)
+    assert [value for _, value in picks.choices()] == ["bm25", "bm25@v1-older"]
+    kept = picks.choices(keep=["org/model", "nope", "bm25"])  # a typed name, resolved; unknown names dropped
+    assert [value for _, value in kept] == ["bm25", "bm25@v1-older", "Org/Model"]
+    assert picks.key("bm25-okapi") == ("bm25-okapi", "r1")  # an unlisted model is still resolved when typed
+
+
 def test_picks_are_resolved_in_order_capped_and_unknown_ones_named():
     found = Picks(NEWEST).resolve(["bm25-okapi", "nope", "bm25", "bm25", "Org/Model"], limit=2)
     assert found.values == ["bm25-okapi", "bm25"] and found.over_limit == 1 and found.unknown == ["nope"]

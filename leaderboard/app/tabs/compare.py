@@ -39,7 +39,6 @@ def build(shell: Shell) -> Tab | None:
         A pick that names no model of the benchmark leaves its picker empty and is named in the tab.
         Returns the two pickers' updates, the pair, the note naming unknown picks, and the new state."""
         picks = picks_of(name)
-        choices = picks.choices()
         ranking = shell.ranking(name)
         top = [picks.value(line.key) for line in ranking.ranked[:2]] if ranking else []
         asked = {"a": waiting.get("a") or a or "", "b": waiting.get("b") or b or ""}
@@ -48,8 +47,9 @@ def build(shell: Shell) -> Tab | None:
         if not asked["a"]:
             pair["a"] = top[0] if top else None
         if not asked["b"]:
-            pair["b"] = next((v for v in top + [v for _, v in choices] if v != pair["a"]), None)
+            pair["b"] = next((v for v in top + [picks.value(key) for key in picks.keys] if v != pair["a"]), None)
         notes = [unknown_note([asked[side]], name, side) for side in ("a", "b") if asked[side] and found[side] is None]
+        choices = picks.choices(keep=[value for value in pair.values() if value])
         updates = [gr.update(choices=choices, value=pair[side]) for side in ("a", "b")]
         filled = {"filled": shell.lists_key(name), "a": "", "b": ""}
         return *updates, pair["a"], pair["b"], " ".join(notes), filled

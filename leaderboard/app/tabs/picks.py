@@ -19,6 +19,9 @@ from leaderboard.app.values import ModelKey
 
 OLD_SEPARATOR = "\x1f"  # between name and revision in the values pages wrote before
 NAMED_AT_MOST = 5  # unknown picks named in a note; the rest are counted
+# A picker lists at most this many models: the browser redraws every listed choice when a tab opens
+# (thousands of imported models cost seconds per tab switch); the others are typed.
+LISTED_AT_MOST = 500
 
 
 @dataclass(frozen=True)
@@ -48,10 +51,19 @@ class Picks:
     def value(self, key: ModelKey) -> str:
         return key[0] if self._newest.get(key[0]) == key else f"{key[0]}@{key[1]}"
 
-    def choices(self) -> list[tuple[str, str]]:
-        """(label, value) of each model, labelled as the board labels it."""
+    def choices(self, keep: Iterable[str] = ()) -> list[tuple[str, str]]:
+        """(label, value) of the first ``LISTED_AT_MOST`` models (board order) and of each value in ``keep``
+        (the picks shown), labelled as the board labels them. Any other model is typed: the pickers take
+        custom values, resolved by ``key``."""
         labels = views.model_labels(self.keys)
-        return [(labels[key], self.value(key)) for key in self.keys]
+        listed = [(labels[key], self.value(key)) for key in self.keys[:LISTED_AT_MOST]]
+        values = {value for _, value in listed}
+        for pick in keep:
+            key = self.key(pick)
+            if key is not None and self.value(key) not in values:
+                listed.append((labels[key], self.value(key)))
+                values.add(self.value(key))
+        return listed
 
     def key(self, pick: object) -> ModelKey | None:
         """The model a pick names, or None."""

@@ -57,7 +57,7 @@ def build(shell: Shell) -> Tab | None:
                 f"The link picks {total} models: the views draw at most {charts.MAX_MODELS}, "
                 f"so the first {len(found.values)} are picked."
             )
-        update = gr.update(choices=picks.choices(), value=found.values)
+        update = gr.update(choices=picks.choices(keep=found.values), value=found.values)
         return update, found.values, notes, {"filled": shell.lists_key(name), "models": []}
 
     with gr.Tab(LABEL, id=ID) as tab:
