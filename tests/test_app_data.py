@@ -406,3 +406,24 @@ def test_csv_files_are_reused_pruned_and_hold_the_view(monkeypatch):
         files.write(frame, "x")
     assert len(list(files.folder.iterdir())) == 3  # older views' files are deleted, not left behind
     shutil.rmtree(files.folder)
+
+
+def test_the_size_chart_draws_more_models_than_altairs_row_limit():
+    """Altair refuses a data frame of over 5,000 rows when a chart is serialised (MaxRowsError): the Size vs score
+    tab never drew at 100,000 imported results (about 8,000 models). Every point is written."""
+    from leaderboard.app import charts
+
+    count = 8_000
+    frame = pd.DataFrame(
+        {
+            "parameters": np.logspace(6, 10, count),
+            "score": np.linspace(0, 1, count),
+            "kind": ["dense"] * count,
+            "model": [f"m{i}" for i in range(count)],
+            "size": ["1M"] * count,
+            "rank": range(1, count + 1),
+        }
+    )
+    spec = json.loads(charts.size_chart(frame, "score").to_json())
+    (points,) = spec["datasets"].values()
+    assert len(points) == count and points[-1]["model"] == f"m{count - 1}"

@@ -99,4 +99,9 @@ def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Cha
             ],
         )
     )
-    return chart.properties(width=width, height=380)
+    chart = chart.properties(width=width, height=380)
+    # Altair refuses a data frame of over 5,000 rows when the chart is serialised (MaxRowsError: Size vs
+    # score never drew at 100,000 imported results, about 8,000 models). The points are written inline
+    # here, where that check is lifted; a few thousand circles are nothing to Vega.
+    with alt.data_transformers.disable_max_rows():
+        return alt.Chart.from_dict(chart.to_dict())
