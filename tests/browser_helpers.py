@@ -17,6 +17,7 @@ Timeouts only bound a failure (``TIMEOUT``); they are never the thing waited for
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -180,15 +181,39 @@ def open_page(browser: Any, server: str, size: dict = DESKTOP, query: str = "", 
     return page
 
 
-def events_done(page: Any) -> None:
+def queue_empty(page_url: str) -> bool:
+    """Gradio's queue holds no event waiting (its /queue/status), for the server behind ``page_url``."""
+    url = next((url for url in SERVERS if page_url.startswith(url)), page_url.split("?")[0])
+    try:
+        with urllib.request.urlopen(url + "gradio_api/queue/status", timeout=10) as answer:
+            return json.loads(answer.read()).get("queue_size") == 0
+    except (OSError, ValueError):
+        return False
+
+
+def events_done(page: Any, open_stream_ok: bool = False) -> None:
     """Every Gradio event the page has sent is answered and drawn.
 
     The page first gets two frames to send what the last action started (its handlers run in them);
     then each event's request and answer stream is awaited; then two frames to draw the answer.
+
+    ``open_stream_ok`` (before a screenshot, once the test has checked what it shows): an answer stream
+    (``queue/data``) may stay open with nothing left to answer. Gradio closes a session's stream only
+    when its last pending event completes, and it once kept one open with no request queued and every
+    server thread idle (its stacks, taken by ``server_state``, in the failures of
+    test_comparison_view_equals_the_compare_statistics). So with no event request in flight, an empty
+    queue and no progress shown, such a stream counts as answered.
     """
     page.evaluate(NEXT_FRAMES)
     deadline = time.monotonic() + TIMEOUT / 1000
     while page.gradio_pending:
+        if (
+            open_stream_ok
+            and all("/queue/data" in r.url for r in page.gradio_pending)
+            and not page.evaluate("() => !!document.querySelector('[data-testid=status-tracker]:not(.hide)')")
+            and queue_empty(page.url)
+        ):
+            break
         if time.monotonic() > deadline:
             urls = [r.url for r in page.gradio_pending]
             raise AssertionError(f"Gradio events still in flight: {urls}\n{server_state(page.url)}")
@@ -251,7 +276,7 @@ def comparison(page: Any, **attributes: str) -> Any:
 
 def settle(page: Any) -> None:
     """Before a screenshot: events answered, no progress overlay, web fonts loaded, every chart drawn."""
-    events_done(page)
+    events_done(page, open_stream_ok=True)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')", timeout=TIMEOUT, polling=100
     )
