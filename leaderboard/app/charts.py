@@ -72,6 +72,11 @@ def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Cha
 
     if frame.empty:
         return None
+    # Altair refuses a data frame of over 5,000 rows when a chart is serialised (MaxRowsError: Size vs score
+    # never drew at 100,000 imported results, about 8,000 models). Its documented switch lifts the check for
+    # this process, whose charts are all the app's; a few thousand circles are nothing to Vega. (Inline
+    # values would pass too, but Altair's schema check then walks every point: 4x the time.)
+    alt.data_transformers.disable_max_rows()
     low = 10 ** math.floor(math.log10(frame["parameters"].min()))
     high = 10 ** math.ceil(math.log10(frame["parameters"].max()))
     if high == low:
@@ -99,9 +104,4 @@ def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Cha
             ],
         )
     )
-    chart = chart.properties(width=width, height=380)
-    # Altair refuses a data frame of over 5,000 rows when the chart is serialised (MaxRowsError: Size vs
-    # score never drew at 100,000 imported results, about 8,000 models). The points are written inline
-    # here, where that check is lifted; a few thousand circles are nothing to Vega.
-    with alt.data_transformers.disable_max_rows():
-        return alt.Chart.from_dict(chart.to_dict())
+    return chart.properties(width=width, height=380)
