@@ -70,16 +70,22 @@ def log_text(proc: subprocess.Popen) -> str:
 SERVERS: dict[str, subprocess.Popen] = {}  # URL -> a `leaderboard serve` process (``serving``), for diagnoses
 
 
+def queue_status(page_url: str) -> str:
+    """Gradio's /queue/status (JSON) of the server behind ``page_url``; raises OSError when unreadable."""
+    url = next((url for url in SERVERS if page_url.startswith(url)), page_url.split("?")[0])
+    with urllib.request.urlopen(url + "gradio_api/queue/status", timeout=10) as answer:
+        return answer.read().decode(errors="replace")
+
+
 def server_state(page_url: str) -> str:
     """What the server behind ``page_url`` is doing: Gradio's queue status and every thread's stack
     (``leaderboard serve`` prints them on SIGUSR1), for a failure message."""
-    found = [(url, proc) for url, proc in SERVERS.items() if page_url.startswith(url)]
+    found = [proc for url, proc in SERVERS.items() if page_url.startswith(url)]
     if not found:
         return "(not a server started by serving(): no diagnosis)"
-    ((url, proc),) = found
+    (proc,) = found
     try:
-        with urllib.request.urlopen(url + "gradio_api/queue/status", timeout=10) as answer:
-            status = answer.read().decode(errors="replace")
+        status = queue_status(page_url)
     except OSError as exc:
         status = f"unreadable: {exc}"
     before = log_text(proc).count("Thread 0x")
@@ -183,10 +189,8 @@ def open_page(browser: Any, server: str, size: dict = DESKTOP, query: str = "", 
 
 def queue_empty(page_url: str) -> bool:
     """Gradio's queue holds no event waiting (its /queue/status), for the server behind ``page_url``."""
-    url = next((url for url in SERVERS if page_url.startswith(url)), page_url.split("?")[0])
     try:
-        with urllib.request.urlopen(url + "gradio_api/queue/status", timeout=10) as answer:
-            return json.loads(answer.read()).get("queue_size") == 0
+        return json.loads(queue_status(page_url)).get("queue_size") == 0
     except (OSError, ValueError):
         return False
 
