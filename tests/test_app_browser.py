@@ -346,6 +346,17 @@ def test_the_example_plugin_task_gets_its_own_declared_view(browser, server):
     page.close()
 
 
+def test_the_chart_module_is_loaded_once_the_board_is_drawn_before_any_chart_is_opened(browser, server):
+    """Gradio loads its chart module (Vega) on the first chart a page shows: a third of a second added to it. The
+    page loads it once its first view is drawn and the browser is idle (``assets.chart_preload``)."""
+    page = open_page(browser, server, query=DEMO)
+    chart_module = "() => performance.getEntriesByType('resource').some(e => /\\/AltairPlot-[^/]*\\.js$/.test(e.name))"
+    page.wait_for_function(chart_module)
+    assert page.locator("#size-plot canvas, .view-plot canvas").count() == 0  # no chart was opened for it
+    assert page.get_by_role("tab", name="Leaderboard", selected=True).count() == 1
+    page.close()
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_every_tab_is_reachable_and_photographed(browser, server, shots, size):
     page = open_page(browser, server, SIZES[size], DEMO)

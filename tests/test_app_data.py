@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -427,3 +428,59 @@ def test_the_size_chart_draws_more_models_than_altairs_row_limit():
     spec = json.loads(charts.size_chart(frame, "score").to_json())
     (points,) = spec["datasets"].values()
     assert len(points) == count and points[-1]["model"] == f"m{count - 1}"
+
+
+def test_a_chart_is_sent_compact_and_gradio_sends_it_as_given():
+    """``charts.plot_data``: the chart's JSON without indentation (Size vs score at 10,000 models: 1.6 MB, not
+    2.2 MB), in the value ``gr.Plot`` passes through unchanged."""
+    import gradio as gr
+
+    from leaderboard.app import charts
+
+    frame = pd.DataFrame(
+        {"parameters": [1e6, 1e9], "score": [0.2, 0.4], "kind": ["dense"] * 2, "model": ["a", "b"]}
+        | {"size": ["1.0M", "1.0B"], "rank": [2, 1]}
+    )
+    chart = charts.size_chart(frame, "score")
+    sent = charts.plot_data(chart)
+    assert "\n" not in sent.plot and json.loads(sent.plot) == json.loads(chart.to_json())
+    assert gr.Plot().postprocess(sent) is sent
+
+
+def test_size_vs_score_names_some_models_without_a_size_and_counts_the_rest():
+    from leaderboard.app.tabs import size
+
+    assert size._unsized_note(["a", "<b>"]) == "Not shown (2 without a parameter count): a, &lt;b&gt;."
+    many = [f"m{i}" for i in range(1896)]
+    note = size._unsized_note(many)
+    assert note.startswith("Not shown (1,896 without a parameter count): m0, m1,")
+    assert f"m{size.NAMED - 1}," not in note and f"m{size.NAMED - 1} and 1,846 more" in note
+    assert f"m{size.NAMED}," not in note and f" m{size.NAMED} " not in note
+
+
+def test_size_vs_score_is_drawn_once_per_ranking_by_the_warm_up(board):
+    """The tab's ``warm`` hook draws each benchmark's chart in the server's warm-up (``live._warm``); the tab
+    then sends that very value."""
+    from leaderboard.app import live
+    from leaderboard.app.tabs import size
+
+    live._warm(board, [size.warm])
+    for benchmark in board.benchmarks:
+        ranking = board.ranking(benchmark.name, with_stats=False)
+        kept = [key for key in ranking.memo if key.startswith("size_plot")]
+        plot, _ = size.draw(ranking)
+        assert (plot is None and not kept) or (len(kept) == 1 and plot is ranking.memo[kept[0]])
+    assert any(key.startswith("size_plot") for b in board.benchmarks for key in board.ranking(b.name, False).memo)
+
+
+def test_the_chart_module_preload_names_a_module_of_the_installed_gradio():
+    """``assets.chart_preload`` finds Gradio's chart module by its file name; a Gradio that names it otherwise
+    would silently lose the preload (the browser test then fails too, where Chromium is installed)."""
+    import gradio
+
+    from leaderboard.app.assets import chart_preload
+
+    script = chart_preload()
+    name = re.search(r"\./(AltairPlot-[\w-]+\.js)", script)
+    assert name, script
+    assert (Path(gradio.__file__).parent / "templates" / "frontend" / "assets" / name.group(1)).is_file()

@@ -46,6 +46,18 @@ def test_draw_counts_are_draws_with_replacement():
     assert counts.mean() == pytest.approx(1.0, abs=0.05)  # each item drawn once per resample on average
 
 
+def test_draw_counts_drawn_in_blocks_are_the_draws_of_one_call(monkeypatch):
+    """``draw_counts`` scatters a block of resamples at a time (bounded scratch memory): the counts are those of
+    all picks drawn at once, for strata smaller and larger than a block."""
+    from leaderboard.metrics import bootstrap
+
+    monkeypatch.setattr(bootstrap, "_BLOCK", 100)
+    for n, size in ((3, 101), (37, 50), (150, 7)):  # 33, 2 and 1 resamples per block, and a last partial block
+        picks = np.random.default_rng(n).integers(0, n, size=(size, n))
+        expected = np.stack([np.bincount(row, minlength=n) for row in picks])
+        assert np.array_equal(draw_counts(n, size, np.random.default_rng(n)), expected)
+
+
 def test_one_row_draws_the_very_resamples_scipy_draws():
     """Same seed, same draws: the interval equals scipy.stats.bootstrap's to rounding (chunked or not)."""
     values = np.random.default_rng(8).random(3000)  # 3,000 items: the draws come in several chunks

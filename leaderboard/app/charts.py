@@ -21,6 +21,7 @@ INSTALL = "pip install 'retrieval-leaderboard[app]'"
 
 if TYPE_CHECKING:
     import altair as alt
+    from gradio.components.plot import PlotData
 
 
 def available() -> bool:
@@ -28,6 +29,23 @@ def available() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("altair") is not None
+
+
+def warm() -> None:
+    """Import altair and load its Vega-Lite schema now (the background warm-up after a start): the first chart a
+    reader opens otherwise waits for both, about 0.2 s here."""
+    if available():
+        import altair as alt
+
+        alt.Chart(pd.DataFrame({"x": [0.0]})).mark_point().encode(x="x:Q").to_json()
+
+
+def plot_data(chart: alt.Chart) -> PlotData:
+    """What ``gr.Plot`` sends for a chart, written compactly: ``gr.Plot`` would call ``chart.to_json()``,
+    indented (Size vs score at 10,000 models: 2.2 MB and 0.17 s, against 1.6 MB and 0.09 s)."""
+    from gradio.components.plot import PlotData
+
+    return PlotData(type="altair", plot=chart.to_json(indent=None))
 
 
 def fit_width(window: float | None) -> int:

@@ -26,6 +26,8 @@ class LiveBoard:
         limit_fragmentation()  # before the server's threads start (``memory``)
         self.source, self.make, self.poll_seconds = source, make, poll_seconds
         self.warming = False  # precompute rankings of each new board (turned on once the server listens)
+        # What the tabs draw first (``tabs.base.Tab.warm``), computed after each board's first pages
+        self.warmers: list[Callable[[Board], None]] = []
         # A local folder's fingerprint walks every file: only worth it when polling.
         self._shown = source.latest() if source.repo is None and poll_seconds else None
         folder = source.fetch()
@@ -50,7 +52,9 @@ class LiveBoard:
     def _ready(self, board: Board) -> Board:
         """Rankings are computed in the background, so the first page and each switch find them ready."""
         if self.warming:
-            threading.Thread(target=_warm, args=(board,), name="leaderboard-warm", daemon=True).start()
+            threading.Thread(
+                target=_warm, args=(board, list(self.warmers)), name="leaderboard-warm", daemon=True
+            ).start()
         return board
 
     def start_warming(self) -> None:
@@ -80,11 +84,12 @@ class LiveBoard:
                 print(f"leaderboard: could not refresh the results: {redact(exc)}", file=sys.stderr)
 
 
-def _warm(board: Board) -> None:
-    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then Overall,
-    then what the Compare tab opens on: every revision ranked (its model pickers) and #1 against #2, per task
-    and per subset (a comparison of ComLQ's 51 subsets takes seconds), then the first page a click on each
-    column's header shows (its best first: at most a page per column, fewer as their top rows overlap).
+def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
+    """Rank every benchmark and compute its first page's statistics (the page a reader opens), then what the
+    tabs draw first (``warmers``: the chart library loaded, Size vs score's charts), then Overall, then what
+    the Compare tab opens on: every revision ranked (its model pickers) and #1 against #2, per task and per
+    subset (a comparison of ComLQ's 51 subsets takes seconds), then the first page a click on each column's
+    header shows (its best first: at most a page per column, fewer as their top rows overlap).
 
     Statistics of other rows are computed when a reader pages to them (``page_statistics``): at
     thousands of models, all of them at once would cost seconds and hundreds of megabytes.
@@ -96,6 +101,8 @@ def _warm(board: Board) -> None:
     names = [b.name for b in board.benchmarks]
     try:
         first_pages(board, names)
+        for warm in warmers:
+            warm(board)
         board.overall_ranking()
         for name in names:
             board.ranking(name, with_stats=False, all_revisions=True)

@@ -438,7 +438,15 @@ def _range(low: Any, high: Any) -> str:
 
 
 def size_frame(ranking: Ranking) -> tuple[pd.DataFrame, list[str]]:
-    """Ranked models with a known size, and the names of those without one."""
+    """Ranked models with a known size, and the names of those without one: computed once per ranking (at
+    100,000 imported results, 10,000 points took 0.1 s to gather on every opening of the tab)."""
+    found = ranking.memo.get("size_frame")
+    if found is None:
+        found = ranking.memo["size_frame"] = _size_frame(ranking)
+    return found
+
+
+def _size_frame(ranking: Ranking) -> tuple[pd.DataFrame, list[str]]:
     from leaderboard.app.render import parameters
 
     rows, unsized = [], []

@@ -24,7 +24,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 import gradio as gr
 
 from leaderboard.app import charts, loading, pages, url_state
-from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, url_state_js
+from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, chart_preload, url_state_js
 from leaderboard.app.landing import HOME
 from leaderboard.app.live import LiveBoard
 from leaderboard.app.live_queue import LiveQueue
@@ -88,6 +88,7 @@ def build_app(
             built = [tab for module in modules if (tab := module.build(shell)) is not None]
         query = gr.Textbox(visible=False)  # the page's URL query, filled by RESTORE_JS
         query_width = gr.Number(visible=False)  # the browser window's width: charts are drawn to fit it
+        live.warmers = [lambda _: charts.warm(), *(tab.warm for tab in built if tab.warm is not None)]
         tab_ids = [tab.id for tab in built]
         loads = [tab.load for tab in built if tab.load]
         switches = [tab.switch for tab in built if tab.switch]
@@ -186,7 +187,7 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
         show_error=True,
         quiet=True,
         css=PAGE_CSS,
-        head=HEAD,
+        head=HEAD + chart_preload(),
         app_kwargs=app_kwargs,
         **launch_kwargs,
     )

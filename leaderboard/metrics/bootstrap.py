@@ -27,7 +27,8 @@ from leaderboard.metrics.draws import Packed, kept
 
 N_RESAMPLES = 10_000  # the one resample count of every bootstrap and sign-flip test in the harness
 CONFIDENCE = 0.95
-_CELLS = 4_000_000  # draw counts held at once (chunk x items): bounds memory to ~32 MB
+_CELLS = 1_000_000  # draw counts used at once (chunk x items): 8 MB as float64, the matrix product's operand
+_BLOCK = 1 << 18  # draws scattered at once by ``draw_counts``: its scratch arrays stay at a few megabytes
 
 
 def macro_mean(groups: Sequence[np.ndarray]) -> np.ndarray:
@@ -36,10 +37,19 @@ def macro_mean(groups: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def draw_counts(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    """size x n: how often each of n items is drawn in each of ``size`` resamples of n draws with replacement."""
-    picks = rng.integers(0, n, size=(size, n))
-    offsets = (np.arange(size) * n)[:, None]
-    return np.bincount((picks + offsets).ravel(), minlength=size * n).reshape(size, n)
+    """size x n: how often each of n items is drawn in each of ``size`` resamples of n draws with replacement.
+
+    Drawn a block of resamples at a time: the same draws as in one call (a generator's stream does not depend
+    on how its draws are split), without the scratch arrays of a whole chunk at once (three int64 arrays of the
+    chunk's size: about 100 MB at 4 million counts, the peaks of a board server's memory)."""
+    counts = np.empty((size, n), dtype=np.int32)  # a count is at most n
+    rows = max(1, _BLOCK // n)
+    for start in range(0, size, rows):
+        block = min(rows, size - start)
+        picks = rng.integers(0, n, size=(block, n))
+        picks += (np.arange(block) * n)[:, None]
+        counts[start : start + block] = np.bincount(picks.ravel(), minlength=block * n).reshape(block, n)
+    return counts
 
 
 def stratified_resamples(

@@ -14,7 +14,8 @@ Adding a tab is one module and one line:
    - ``switch``: another benchmark picked (``Switch``); redraw when ``switch.tab == ID``;
    - ``tick``: the poll (``Tick``; ``tick.changed`` when the board is a new revision): refresh
      what must follow the source (called on every tick, only when the board polls);
-   - ``url_parameters``: the URL parameters of this tab that a benchmark switch drops.
+   - ``url_parameters``: the URL parameters of this tab that a benchmark switch drops;
+   - ``warm``: ``fn(board)``, what the tab draws first, precomputed in the background for each new board.
    A tab shown only on some boards returns None from ``build`` before it lays anything out (the
    page then has no such tab), or sits in a group ``ui.build_app`` adds on a condition (``QUEUE_TABS``:
    only with a requests dataset).

@@ -72,6 +72,8 @@ class Tab:
 
     ``url_parameters``: the URL parameters a benchmark switch drops (the tab's picks, a sort).
     ``spinner``: the component that shows progress while a switch redraws (one, where the reader looks).
+    ``warm``: what the tab draws first, computed for each new board in the server's background warm-up
+    (``live.LiveBoard``), so that the reader's first opening finds it ready.
     """
 
     id: str
@@ -80,6 +82,7 @@ class Tab:
     tick: Hook | None = None
     url_parameters: tuple[str, ...] = ()
     spinner: Any = None
+    warm: Callable[[Board], None] | None = None
 
 
 class Shell:

@@ -159,7 +159,7 @@ def _draw_views(board: Board, request: dict | None) -> None:
             elif chart is None:
                 gr.HTML(render.empty("No values to draw yet (the results lack this view's metrics)."), js_on_load=None)
             else:
-                gr.Plot(chart, show_label=False, elem_classes=["view-plot"])
+                gr.Plot(charts.plot_data(chart), show_label=False, elem_classes=["view-plot"])
     if not shown_any:
         gr.HTML(render.empty("The tasks of this benchmark declare no views."), js_on_load=None)
     elif not lines:
