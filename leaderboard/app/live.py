@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from leaderboard.app.board import Board
+from leaderboard.app.foreground import wait_for_readers
+from leaderboard.app.memory import keep_out_of_collections, limit_fragmentation
 from leaderboard.app.sources import Source
 
 DEFAULT_POLL_SECONDS = 600.0
@@ -21,8 +23,6 @@ DEFAULT_POLL_SECONDS = 600.0
 
 class LiveBoard:
     def __init__(self, source: Source, make: Callable[[Path, str | None], Board], poll_seconds: float | None = None):
-        from leaderboard.app.memory import limit_fragmentation
-
         limit_fragmentation()  # before the server's threads start (``memory``)
         self.source, self.make, self.poll_seconds = source, make, poll_seconds
         self.warming = False  # precompute rankings of each new board (turned on once the server listens)
@@ -32,6 +32,7 @@ class LiveBoard:
         self._shown = source.latest() if source.repo is None and poll_seconds else None
         folder = source.fetch()
         self.board = self._ready(make(folder, source.revision))
+        keep_out_of_collections()  # the board (its rankings: at the warm-up's end)
         if source.repo:
             self._shown = source.revision
         self.generation = 0
@@ -45,6 +46,7 @@ class LiveBoard:
             return False
         folder = self.source.fetch(latest if self.source.repo else None)
         self.board = self._ready(self.make(folder, self.source.revision))
+        keep_out_of_collections()  # the new board; the one it replaced is collected first
         self._shown = latest
         self.generation += 1
         return True
@@ -99,17 +101,24 @@ def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
     from leaderboard.app.prefetch import quietly
 
     names = [b.name for b in board.benchmarks]
+    step = wait_for_readers  # before each step, a reader's request or event is served first (``foreground``)
     try:
-        first_pages(board, names)
+        for name in names:
+            step()
+            first_pages(board, [name])
         for warm in warmers:
+            step()
             warm(board)
+        step()
         board.overall_ranking()
         for name in names:
+            step()
             board.ranking(name, with_stats=False, all_revisions=True)
         for subsets in (False, True):
             for name in names:
                 ranking = board.ranking(name, with_stats=False)
                 if ranking is not None and len(ranking.ranked) >= 2:
+                    step()
                     board.comparison(name, ranking.ranked[0].key, ranking.ranked[1].key, subsets=subsets)
         for name in names:
             sorted_by = board.ranking(name, with_stats=False)
@@ -119,3 +128,4 @@ def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
                 quietly(board, sorted_by, first_sorted(sorted_by, column.key, "desc", PAGE_SIZE))
     except Exception as exc:  # a ranking that fails here fails again, visibly, when it is asked for
         print(f"leaderboard: could not precompute the rankings: {exc}", file=sys.stderr)
+    keep_out_of_collections()  # the rankings computed

@@ -18,6 +18,8 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from leaderboard.app.foreground import wait_for_readers
+
 if TYPE_CHECKING:
     from leaderboard.app.board import Board
     from leaderboard.app.ranking import Line, Ranking
@@ -64,6 +66,7 @@ def quietly(board: Board, ranking: Ranking, lines: list[Line], passed: bool = Fa
     from leaderboard.app.page_statistics import with_statistics
 
     for start in range(0, len(lines), BATCH):
+        wait_for_readers()  # any reader's request or event first (``foreground``)
         with _state:
             while _foreground and not (passed and _next is not None):  # a reader's page first
                 _state.wait()

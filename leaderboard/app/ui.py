@@ -175,11 +175,14 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
     # ``?page=N`` is Gradio's multipage parameter (a 500 for any other value): old links are redirected.
     from starlette.middleware import Middleware
 
+    from leaderboard.app import foreground
     from leaderboard.app.legacy_links import LegacyPageLinks, accept_long_links
 
     accept_long_links()
     app_kwargs = dict(launch_kwargs.pop("app_kwargs", None) or {})
-    app_kwargs["middleware"] = [*app_kwargs.get("middleware", []), Middleware(LegacyPageLinks)]
+    middleware = [Middleware(LegacyPageLinks), Middleware(foreground.ReadersFirst)]
+    app_kwargs["middleware"] = [*app_kwargs.get("middleware", []), *middleware]
+    foreground.serve_events(app)  # the background work gives way to readers' events too
     app.launch(
         server_name=host,
         server_port=port,
