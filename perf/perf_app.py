@@ -118,9 +118,8 @@ def first_table(browser, url: str, benchmark: str, since: float | None = None) -
 
 
 def settle(pid: int, limit: float = 180.0) -> float:
-    """Wait until the server has no background work (its CPU under 5% over a second: longer than the pauses the
-    app's background work takes after a reader's request, ``foreground.QUIET`` and ``prefetch.SETTLE``, half a
-    second each); seconds waited."""
+    """Wait until the server has no background work (its CPU under 5% over a second: longer than the pause the
+    app's background work takes after a reader's request, ``foreground.QUIET``); seconds waited."""
     start = time.perf_counter()
     while time.perf_counter() - start < limit:
         before = cpu_seconds(pid)

@@ -101,7 +101,7 @@ def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
     from leaderboard.app.prefetch import quietly
 
     names = [b.name for b in board.benchmarks]
-    step = wait_for_readers  # before each step, a reader's request or event is served first (``foreground``)
+    step = wait_for_readers  # before each step: any reader's request or event first (``foreground``)
     try:
         for name in names:
             step()

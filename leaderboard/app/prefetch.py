@@ -6,16 +6,14 @@ view is computed in one background thread, so "next page" finds it ready. The ba
 it works in small batches and waits while a reader's own page is being computed (``now``), so it never
 holds a ranking's lock when a page is asked for; only the newest request is kept (a reader paging fast
 skips the pages they passed). A page computed ahead is exactly the page computed on demand
-(``with_statistics``: once per row). It starts ``SETTLE`` seconds after the page that asked for it: that
-page is still being sent and drawn (at 10,000 real results, a switch to NegConstraint took 0.87 s with the
-next page computed beside it, half a second of CPU on a two-core machine).
+(``with_statistics``: once per row). Each batch also waits until no reader has been served for a moment
+(``foreground.wait_for_readers``): the page that asked for it is sent and drawn first.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-import time
 from typing import TYPE_CHECKING
 
 from leaderboard.app.foreground import wait_for_readers
@@ -25,7 +23,6 @@ if TYPE_CHECKING:
     from leaderboard.app.ranking import Line, Ranking
 
 BATCH = 50  # rows computed ahead between two looks at the reader's requests (each costs a pass over the draws)
-SETTLE = 0.5  # seconds between a page asked for and the next one computed ahead
 _state = threading.Condition()
 _next: tuple[Board, Ranking, list[Line]] | None = None
 _foreground = 0  # pages being computed for a reader now
@@ -82,9 +79,6 @@ def _run() -> None:
         with _state:
             while _next is None:
                 _state.wait()
-            start = time.monotonic() + SETTLE  # the newest request then (a reader paging fast skips pages)
-            while (left := start - time.monotonic()) > 0:
-                _state.wait(left)
             board, ranking, lines = _next
             _next = None
         try:
