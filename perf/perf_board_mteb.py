@@ -165,7 +165,9 @@ def main() -> None:
         "--mteb-extra",
         type=Path,
         help="a folder holding mteb's leaderboard extras apart from this venv (its gradio pin would replace "
-        "the board's): pip install --target DIR cachetools 'plotly<6' pymongo matplotlib",
+        "the board's; --no-deps, so that no second numpy or pillow shadows the venv's): pip install --no-deps "
+        "--target DIR cachetools 'plotly<6' pymongo matplotlib tenacity dnspython contourpy cycler fonttools "
+        "kiwisolver pyparsing",
     )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
