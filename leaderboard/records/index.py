@@ -611,18 +611,12 @@ def _slimmer(default_metrics: Mapping[str, Iterable[str]] | None) -> Callable[[d
     if default_metrics is None:
         return lambda summary: summary
     wanted = {task: set(metrics) for task, metrics in default_metrics.items()}
-    kept: dict[tuple[Any, Any], set[str]] = {}  # (task, main score) -> the metrics kept: one set per task
 
     def slim(summary: dict[str, Any]) -> dict[str, Any]:
-        task = summary["task"]
-        found = (task["name"], task["main_score"])
-        keep = kept.get(found)
-        if keep is None:
-            keep = kept[found] = wanted.get(found[0], set()) | {found[1]}
+        keep = wanted.get(summary["task"]["name"], set()) | {summary["task"]["main_score"]}
         for name in ("default", "default_ci"):
             values = summary.get(name)
-            # more metrics than kept: some go (mteb's hundred), without a subset test over all of them
-            if isinstance(values, dict) and (len(values) > len(keep) or not keep.issuperset(values)):
+            if isinstance(values, dict) and not keep.issuperset(values):
                 summary[name] = {metric: values[metric] for metric in keep if metric in values}
         return summary
 
