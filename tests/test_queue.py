@@ -87,12 +87,13 @@ def test_a_running_request_without_a_lease_is_not_a_request():
 def test_a_hostile_file_in_the_requests_dataset_is_skipped_and_named(hub):
     good = request()
     store = dataset(hub).store
-    files = {good.path: good.to_bytes(), "requests/broken.json": b"{", "requests/other.json": request("o").to_bytes()}
+    broken, other = request("broken").path, request("x").path
+    files = {good.path: good.to_bytes(), broken: b"{", other: request("o").to_bytes()}
     store.commit(files, "test", store.head())
     snapshot = dataset(hub).snapshot()
     assert list(snapshot.requests) == [good.id]
-    assert {path for path, _ in snapshot.unreadable} == {"requests/broken.json", "requests/other.json"}
-    assert "holds request" in dict(snapshot.unreadable)["requests/other.json"]
+    assert {path for path, _ in snapshot.unreadable} == {broken, other}
+    assert "holds request" in dict(snapshot.unreadable)[other]
 
 
 # -- plugin specs ---------------------------------------------------------------------------------------------

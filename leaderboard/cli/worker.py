@@ -77,7 +77,8 @@ EXAMPLES = """Examples:
     type=click.Choice(["bwrap", "process"]),
     default="bwrap",
     show_default=True,
-    help="bwrap: bubblewrap sandbox (read-only file system); process: limits only (see README).",
+    help="bwrap: bubblewrap sandbox (read-only file system, no /proc of the worker); process: limits only, "
+    "refused while the worker holds a credential in its environment or a token file (see the threat model).",
 )
 @click.option("--no-network", is_flag=True, help="Run evaluations without network access (installs keep it).")
 @click.option(
@@ -101,6 +102,12 @@ EXAMPLES = """Examples:
 )
 @click.option("--keep", is_flag=True, help="Keep each request's folder (venv, results, log) after it is settled.")
 @click.option("--worker-id", default=None, help="This worker's name in leases (default: host-pid).")
+@click.option(
+    "--token-stdin",
+    is_flag=True,
+    help="Read the hub token from standard input (one line) instead of HF_TOKEN or a token file; "
+    "what --isolation process needs.",
+)
 def worker(
     requests_repo: str,
     results_repo: str,
@@ -123,17 +130,25 @@ def worker(
     work_dir: Path | None,
     keep: bool,
     worker_id: str | None,
+    token_stdin: bool,
 ) -> None:
     """Claim the oldest pending request, evaluate it in a sandbox, push its results, repeat.
 
     The token (HF_TOKEN or `hf auth login`) writes to both datasets; the plugin's install and
     evaluation never see it, nor any other secret in this environment.
     """
+    from leaderboard.errors import BadInput
     from leaderboard.queue.claim import LeaseSettings
     from leaderboard.queue.sandbox import choose_isolation
     from leaderboard.queue.worker import Worker, WorkerSettings
 
+    token = None
+    if token_stdin:
+        token = click.get_text_stream("stdin").readline().strip()
+        if not token:
+            raise BadInput("--token-stdin: standard input held no token (expected one line).")
     settings = WorkerSettings(
+        token=token,
         requests=requests_repo,
         results=results_repo,
         endpoint=endpoint,

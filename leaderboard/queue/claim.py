@@ -5,7 +5,9 @@ A claim is one commit, on the commit the claimer read, that moves the oldest cla
 request both try; the hub accepts the first commit and refuses the other (its parent is no longer
 the head), whose worker reads again and finds the request taken. The holder renews the heartbeat
 every ``heartbeat_seconds`` (``LeaseKeeper``); a lease whose heartbeat is older than ``seconds``
-has expired (its worker died, hung or lost the network), and the next claim retries the request,
+has expired (its worker died, hung or lost the network), and so has one whose claim or heartbeat
+lies in the future (beyond ``CLOCK_SKEW_SECONDS``) or whose heartbeat precedes its claim: a lease
+written by hand (a heartbeat dated 2099) must not hold a request forever. The next claim retries it,
 up to ``max_attempts`` attempts, after which it is failed. Every write re-checks that the writer
 still holds the lease (same worker, same attempt), so a worker that lost its lease writes nothing.
 
@@ -27,6 +29,8 @@ from leaderboard.queue.requests import EvalRequest, Lease, Status, now
 
 DEFAULT_LEASE_SECONDS = 1200.0  # 20 minutes without a heartbeat; a heartbeat is one hub commit
 DEFAULT_MAX_ATTEMPTS = 3
+# How far ahead of this worker's clock another worker's lease times may be before they count as forged.
+CLOCK_SKEW_SECONDS = 60.0
 
 
 class LeaseLost(LeaderboardError):
@@ -44,10 +48,23 @@ class LeaseSettings:
 
 
 def expired(request: EvalRequest, at: datetime, settings: LeaseSettings) -> bool:
+    return lease_problem(request, at, settings) is not None
+
+
+def lease_problem(request: EvalRequest, at: datetime, settings: LeaseSettings) -> str | None:
+    """Why a running request's lease no longer holds it (None while it does): the words its history gets."""
     lease = request.lease
-    return (
-        request.status == "running" and lease is not None and (at - lease.heartbeat).total_seconds() > settings.seconds
-    )
+    if request.status != "running" or lease is None:
+        return None
+    skew = min(CLOCK_SKEW_SECONDS, settings.seconds)
+    for what, when in (("claim", lease.claimed_at), ("heartbeat", lease.heartbeat)):
+        if (when - at).total_seconds() > skew:
+            return f"its {what} is dated {when:%Y-%m-%d %H:%M:%S} UTC, in the future"
+    if lease.heartbeat < lease.claimed_at:
+        return f"its heartbeat ({lease.heartbeat:%Y-%m-%d %H:%M:%S} UTC) precedes its claim"
+    if (at - lease.heartbeat).total_seconds() > settings.seconds:
+        return f"expired (last heartbeat {lease.heartbeat:%H:%M:%S})"
+    return None
 
 
 def plan_claim(
@@ -56,28 +73,28 @@ def plan_claim(
     """(the request to claim, requests to fail because their last allowed attempt's lease expired)."""
     exhausted: list[EvalRequest] = []
     for request in snapshot.ordered():
-        stale = expired(request, at, settings)
+        problem = lease_problem(request, at, settings)
+        stale = problem is not None
         if stale and request.attempts >= settings.max_attempts:
-            exhausted.append(_give_up(request, worker, settings, at))
+            exhausted.append(_give_up(request, worker, settings, at, problem or ""))
             continue
         if request.status != "pending" and not stale:
             continue
         attempt = request.attempts + 1
         note = f"claimed (attempt {attempt} of {settings.max_attempts})"
         if stale and request.lease:
-            note += f"; the lease of {request.lease.worker} expired (last heartbeat {request.lease.heartbeat:%H:%M:%S})"
+            note += f"; the lease of {request.lease.worker} {problem}"
         lease = Lease(worker=worker, attempt=attempt, claimed_at=at, heartbeat=at)
         claimed = request.moved("running", worker, note, at, attempts=attempt, lease=lease, started_at=at)
         return claimed, exhausted
     return None, exhausted
 
 
-def _give_up(request: EvalRequest, worker: str, settings: LeaseSettings, at: datetime) -> EvalRequest:
+def _give_up(request: EvalRequest, worker: str, settings: LeaseSettings, at: datetime, problem: str) -> EvalRequest:
     assert request.lease is not None
     reason = (
         f"no worker finished it in {settings.max_attempts} attempts: the lease of {request.lease.worker} "
-        f"expired (last heartbeat {request.lease.heartbeat:%Y-%m-%d %H:%M:%S} UTC); a worker that dies every "
-        "time (killed, out of memory) fails the request"
+        f"{problem}; a worker that dies every time (killed, out of memory) fails the request"
     )
     return request.moved("failed", worker, reason, at, lease=None, finished_at=at, failure=reason)
 

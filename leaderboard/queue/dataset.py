@@ -8,19 +8,24 @@ a claim atomic: of two workers that read the same pending request, exactly one c
 Files are read by their content id (the hub's git blob sha1), so polling the dataset downloads only
 the request files that changed since the last read. A file that is not a request is skipped and
 reported (``Snapshot.unreadable``), never fatal: anyone with write access can put anything there.
+That includes its path: only ``requests/<id>.json`` is read; any other path under ``requests/``, or
+holding a ``..`` or ``.`` part anywhere, is named and skipped unread (downloading it could fail, or
+write outside the download folder).
 """
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from leaderboard.errors import BadInput, LeaderboardError
-from leaderboard.queue.requests import REQUESTS_PREFIX, EvalRequest, read_request
+from leaderboard.queue.requests import REQUEST_ID, REQUESTS_PREFIX, EvalRequest, read_request
 from leaderboard.records.store import HubStore, PushConflict
 
+_REQUEST_FILE = re.compile(f"{REQUESTS_PREFIX}/{REQUEST_ID.strip('^$')}\\.json")
 MAX_TRIES = 20  # commits lost to other writers before giving up: each loss means someone else progressed
 
 
@@ -57,6 +62,18 @@ def repo_id(value: str, option: str) -> str:
     return checked(value, option, "the dataset", prefixed=True)
 
 
+def request_paths(listing: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """(the request files to read, (path, why) for each listed path that is not one but looks meant as one)."""
+    paths, strange = [], []
+    for path in sorted(listing):
+        parts = path.split("/")
+        if _REQUEST_FILE.fullmatch(path):
+            paths.append(path)
+        elif parts[0] == REQUESTS_PREFIX or any(part in ("..", ".", "") for part in parts):
+            strange.append((path, f"not a request file: expected {REQUESTS_PREFIX}/<request id>.json; skipped unread"))
+    return paths, strange
+
+
 class RequestsDataset:
     def __init__(self, repo: str, endpoint: str | None = None, token: str | None = None, option: str = "--requests"):
         self.store = HubStore(repo_id(repo, option), endpoint, token)
@@ -83,14 +100,14 @@ class RequestsDataset:
     def snapshot(self) -> Snapshot:
         head = self.store.head()
         listing = self.store.files(head)
-        paths = sorted(p for p in listing if p.startswith(f"{REQUESTS_PREFIX}/") and p.endswith(".json"))
+        paths, strange = request_paths(listing)
         with self._lock:
             missing = [p for p in paths if listing[p] not in self._cache]
         with ThreadPoolExecutor(max_workers=8) as pool:
             for path, loaded in zip(missing, pool.map(lambda p: self._load(p, head), missing)):
                 with self._lock:
                     self._cache[str(listing[path])] = loaded
-        snapshot = Snapshot(head)
+        snapshot = Snapshot(head, unreadable=strange)
         for path in paths:
             loaded = self._cache[str(listing[path])]
             if isinstance(loaded, str):

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Literal
 
 from leaderboard.errors import BadInput
+from leaderboard.queue.credentials import SECRET_NAME, ancestor_secrets, named, secret_variables, token_files
 
 Isolation = Literal["bwrap", "process"]
 
@@ -62,13 +63,14 @@ SAFE_ENV = (
     "TRANSFORMERS_OFFLINE",
     "HF_HUB_DISABLE_TELEMETRY",
 )
-# Refused in --pass-env whatever the operator says: a run must never see a credential.
-SECRET_NAME = re.compile(r"(?i)token|key|secret|passw|credential|auth|cookie|session|^aws_|^azure_|^gcp_|^google_")
 
 HEAD_LINES, TAIL_LINES, LINE_CHARS = 60, 240, 2000
 
-# The launcher: set the limits, die with the worker, exec the command.
-# argv: address-space bytes, file-size bytes, the worker's pid, the command...
+# The launcher: set the limits, die with the worker, shed root's capabilities, exec the command.
+# argv: address-space bytes, file-size bytes, the worker's pid, "1" to drop capabilities, the command...
+# Dropping every capability from the bounding set (and the ambient set) leaves a process run as root
+# with no capability after exec: without CAP_SYS_PTRACE it cannot read the worker's memory or environ
+# (the worker is not dumpable), as bubblewrap's --cap-drop ALL does in its own isolation.
 _LIMITS = """
 import os, resource, sys
 for name, value in (("RLIMIT_AS", sys.argv[1]), ("RLIMIT_FSIZE", sys.argv[2])):
@@ -76,13 +78,23 @@ for name, value in (("RLIMIT_AS", sys.argv[1]), ("RLIMIT_FSIZE", sys.argv[2])):
         resource.setrlimit(getattr(resource, name), (int(value), int(value)))
 if sys.platform == "linux":
     import ctypes, signal
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: killed when the worker dies
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: killed when the worker dies
     if os.getppid() != int(sys.argv[3]):
         sys.exit(137)  # the worker died before prctl took effect
+    if sys.argv[4] == "1":
+        last = int(open("/proc/sys/kernel/cap_last_cap").read())
+        for cap in range(last + 1):
+            if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+                sys.exit(f"cannot drop capability {cap}: errno {ctypes.get_errno()}")
+        libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+        status = open("/proc/self/status").read()
+        if "CapInh:\t0000000000000000" not in status:
+            sys.exit("cannot run without capabilities: this process inherits some (CapInh)")
 try:
-    os.execvp(sys.argv[4], sys.argv[4:])
+    os.execvp(sys.argv[5], sys.argv[5:])
 except OSError as exc:
-    sys.exit(f"cannot run {sys.argv[4]}: {exc}")
+    sys.exit(f"cannot run {sys.argv[5]}: {exc}")
 """
 
 
@@ -123,14 +135,56 @@ def bwrap_available() -> bool:
 
 def choose_isolation(wanted: str) -> Isolation:
     if wanted == "process":
-        return "process"
+        return "process"  # the worker checks it can keep credentials out of reach (check_process_isolation)
     if bwrap_available():
         return "bwrap"
     raise BadInput(
         "--isolation bwrap: bubblewrap (bwrap) is not installed or cannot create user namespaces here. "
         "Install it (apt-get install bubblewrap), or pass --isolation process to run plugins with limits "
-        "but with this user's file access (see README's threat model)."
+        "but with this user's file access, which refuses to start while this worker holds a credential "
+        "(see docs/explanation/threat-model.md)."
     )
+
+
+def check_process_isolation(network: bool) -> None:
+    """BadInput unless isolation "process" can keep every credential out of a plugin's reach here.
+
+    Without namespaces a plugin runs as the worker's user: it reads that user's files and the
+    environment of that user's processes (/proc/<pid>/environ). So this mode refuses to start while
+    a credential lies there: a secret-named variable in the worker's environment or in a process it
+    descends from, or a Hugging Face token file. The token the worker writes with then comes on its
+    standard input (``--token-stdin``) and stays in the worker's memory, which the worker makes
+    unreadable to other processes (``protect_memory``). It cannot cut a plugin off the network either.
+    """
+    problems = []
+    variables = secret_variables()
+    if variables:
+        problems.append(f"its environment holds {named(variables)}")
+    for pid, names in ancestor_secrets().items():
+        problems.append(f"process {pid}, which started it, holds {named(names)} in its environment")
+    files = token_files()
+    if files:
+        problems.append(f"token file(s) {', '.join(map(str, files))} exist")
+    if not network:
+        problems.append("--no-network cannot be enforced without bubblewrap's network namespace")
+    if problems:
+        raise BadInput(
+            "--isolation process: a plugin runs as this user, and can read this user's files and the "
+            "environment of its processes (/proc/<pid>/environ); refusing to start because "
+            + "; ".join(problems)
+            + ". Use --isolation bwrap (the default; install bubblewrap), or start the worker with no "
+            "secret-named variable and no token file, giving the token with --token-stdin "
+            "(and without --no-network)."
+        )
+
+
+def protect_memory() -> None:
+    """Make this process non-dumpable (Linux): other processes of this user, and root without
+    CAP_SYS_PTRACE, can then read neither its memory nor its /proc/<pid>/environ, nor trace it."""
+    if sys.platform == "linux":
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
 
 
 def checked_pass_env(names: Iterable[str]) -> tuple[str, ...]:
@@ -227,6 +281,7 @@ class Sandbox:
             str(limits.memory_bytes),
             str(limits.file_bytes),
             str(os.getpid()),
+            "1" if self.isolation == "process" and os.geteuid() == 0 else "0",
         ]
         before = _fingerprint(self.watched) if self.isolation == "process" else {}
         output = _Output()

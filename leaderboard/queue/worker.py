@@ -41,8 +41,9 @@ from leaderboard.queue.dataset import RequestsDataset, repo_id
 from leaderboard.queue.receipts import published, receipt_path, receipt_upload
 from leaderboard.queue.requests import EvalRequest, Status, log_path
 from leaderboard.queue.results_check import RequestFailed, check_results, replaced_results
-from leaderboard.queue.sandbox import Isolation, Limits, Sandbox
-from leaderboard.records.store import HubStore, PushConflict, Upload, redact
+from leaderboard.queue.credentials import Redactor
+from leaderboard.queue.sandbox import Isolation, Limits, Sandbox, check_process_isolation, protect_memory
+from leaderboard.records.store import HubStore, PushConflict, Upload
 from leaderboard.submission.validation import task_data_dirs
 
 GIB = 2**30
@@ -113,8 +114,14 @@ class Worker:
         if not self.results.token:
             raise BadInput(
                 "No Hugging Face token: the worker writes to the requests and results datasets; set HF_TOKEN "
-                "(it is never passed to the plugin's run, and never printed)."
+                "or pass --token-stdin (it is never passed to the plugin's run, and never printed)."
             )
+        if settings.isolation == "process":
+            check_process_isolation(settings.network)
+            protect_memory()
+        # Everything published about a run (log, failure, history) goes through this: the token, every
+        # secret-named variable's value and common token formats are cut out.
+        self.redact = Redactor(self.results.token, settings.token)
         self.work_root = Path(settings.work_dir or tempfile.mkdtemp(prefix="leaderboard-worker-"))
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -132,7 +139,7 @@ class Worker:
             except LeaderboardError as exc:  # the hub is down or refusing: a long-running worker waits and retries
                 if once:
                     raise
-                self.log(f"{redact(exc, self.results.token)}; trying again in {poll_seconds:g} s")
+                self.log(f"{self.redact(exc)}; trying again in {poll_seconds:g} s")
                 time.sleep(poll_seconds)
                 continue
             if request is None:
@@ -170,16 +177,16 @@ class Worker:
                 if keeper.lost.is_set():
                     self.log(f"{request.id}: lease lost; nothing written")
                     return None
-            log = redact("\n".join(part for part in journal if part), self.results.token) + "\n"
+            log = self.redact("\n".join(part for part in journal if part)) + "\n"
             return settle(
                 self.requests,
                 request.id,
                 request.lease,
                 status,
-                redact(note, self.results.token),
+                self.redact(note),
                 extra_files={log_path(request.id): log.encode()},
                 log=log_path(request.id),
-                **{k: redact(v, self.results.token) if isinstance(v, str) else v for k, v in outcome.items()},
+                **{k: self.redact(v) if isinstance(v, str) else v for k, v in outcome.items()},
             )
         except LeaseLost as exc:
             self.log(f"{request.id}: {exc}; nothing written")
@@ -310,10 +317,10 @@ class Worker:
             earlier = self._pushed(request, listing, head, step)
             if earlier is not None:
                 return earlier
-            replaced = replaced_results(uploads, listing)
+            replaced = replaced_results(uploads, listing, lambda path, at=head: self.results.read(path, at))
             if replaced:
                 raise RequestFailed(
-                    f"the results would replace {len(replaced)} existing result file(s) of another run "
+                    f"the results would replace {len(replaced)} existing file(s) of another run or model "
                     f"({', '.join(replaced[:3])}); a model name and revision are evaluated once"
                 )
             try:
