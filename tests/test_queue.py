@@ -3,6 +3,7 @@ the atomic claim and the lease, against the local stand-in hub (tests/hub_server
 
 import json
 import subprocess
+import sys
 import threading
 from datetime import timedelta
 from importlib import resources
@@ -395,8 +396,12 @@ def test_the_app_has_submit_and_queue_tabs_only_with_a_requests_dataset(hub, tmp
 
 def test_a_worker_against_a_failing_hub_says_so_without_the_token(tmp_path):
     with HubServer(fail_status=500) as hub:
-        ran = run_cli("worker", "--requests", REQUESTS, "--results", "lb/results", "--once", "--isolation", "process",
-                      "--work-dir", str(tmp_path), env=hub_env(hub.endpoint))  # fmt: skip
+        env = {k: v for k, v in hub_env(hub.endpoint).items() if k != "HF_TOKEN"} | {"HF_HOME": str(tmp_path / "hf")}
+        ran = subprocess.run(
+            [sys.executable, "-m", "leaderboard", "worker", "--requests", REQUESTS, "--results", "lb/results", "--once",
+             "--isolation", "process", "--token-stdin", "--work-dir", str(tmp_path)],
+            env=env | {"HF_HUB_OFFLINE": "0"}, input=HUB_TOKEN + "\n", capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert f"Hub error: Cannot create {REQUESTS} at {hub.endpoint}: the hub answered HTTP 500" in ran.stderr
     assert HUB_TOKEN not in ran.stdout + ran.stderr and "Traceback" not in ran.stderr

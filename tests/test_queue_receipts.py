@@ -132,7 +132,7 @@ def test_without_a_receipt_a_retry_never_takes_or_replaces_results_already_there
     assert published(store, mine, store.files(), None) is None
     keeper = type("Keeper", (), {"lost": threading.Event()})()
     runner = worker(hub, tmp_path)
-    with pytest.raises(RequestFailed, match="would replace 1 existing result file"):
+    with pytest.raises(RequestFailed, match="would replace 1 existing file"):
         runner.push(mine, [Upload(RESULT, b'{"ours": 1}\n')], keeper, lambda line: None)
     assert hub.state.repos[RESULTS].files[RESULT] == b'{"pushed by hand": 1}\n'
 
