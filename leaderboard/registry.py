@@ -90,6 +90,8 @@ class Registry:
         self.entries: dict[str, dict[str, Registration]] = {kind: {} for kind in KINDS}
         # (kind, name) -> every plugin that registered it, when more than one did
         self.conflicts: dict[tuple[str, str], list[str]] = {}
+        # plugin -> why it did not load: an unknown name may be one of these plugins' (said, not guessed)
+        self.load_failures: dict[str, str] = {}
 
     # -- registration -------------------------------------------------------------------
     def add(self, registration: Registration) -> None:
@@ -150,8 +152,11 @@ class Registry:
         folded_names = {n.casefold(): n for n in entries}  # suggestions ignore case too ("BM26" -> bm25)
         close = [folded_names[c] for c in difflib.get_close_matches(spec.casefold(), list(folded_names), n=3)]
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        unloaded = ""
+        if self.load_failures:  # the name may well be theirs: say so first, the submitter's name may be right
+            unloaded = f"{'; '.join(self.load_failures.values())}, so its {kind}s are unknown. "
         raise BadInput(
-            f"Unknown {kind} {spec!r}.{hint} Known {kind}s: {', '.join(self.names(kind)) or 'none'}"
+            f"{unloaded}Unknown {kind} {spec!r}.{hint} Known {kind}s: {', '.join(self.names(kind)) or 'none'}"
             f" (see `leaderboard {kind}s`; a {kind} comes from an installed plugin, see `leaderboard plugins`)."
         )
 
@@ -219,6 +224,22 @@ class _Stopped(Exception):
     """What a plugin's call ended with, other than an ordinary exception: SystemExit, a time-out."""
 
 
+class _TimedOut(_Stopped):
+    """A plugin's call still running at its time limit (a slow machine, or a plugin that hangs)."""
+
+    def __init__(self, timeout: float):
+        super().__init__(f"did not finish within {timeout:g} s ({TIMEOUT_ENV}); skipped")
+        self.timeout = timeout
+
+
+def load_timeout_message(plugin: str, timeout: float) -> str:
+    """What a plugin whose import outlasted the limit is reported as: the load, not the plugin's model, is named."""
+    return (
+        f"plugin {plugin!r} did not finish loading within {timeout:g} s (raise the limit with "
+        f"{TIMEOUT_ENV}=SECONDS or `leaderboard --plugin-timeout SECONDS`)"
+    )
+
+
 def _isolated(call: Callable[[], Any], timeout: float) -> Any:
     """``call()`` in a worker thread, bounded by ``timeout``; any BaseException it raises comes back as an Exception.
 
@@ -238,7 +259,7 @@ def _isolated(call: Callable[[], Any], timeout: float) -> Any:
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
-        raise _Stopped(f"did not finish within {timeout:g} s ({TIMEOUT_ENV}); skipped")
+        raise _TimedOut(timeout)
     error = outcome.get("error")
     if isinstance(error, Exception):
         raise error
@@ -270,10 +291,15 @@ def load_registry(eps: Iterable[EntryPoint] | None = None) -> Registry:
             registry.plugins[ep.name] = info
             try:
                 manager.register(_isolated(ep.load, timeout), name=ep.name)
+            except _TimedOut as exc:
+                info.errors.append(load_timeout_message(ep.name, exc.timeout) + "; skipped")
+                registry.load_failures[ep.name] = load_timeout_message(ep.name, exc.timeout)
             except _Stopped as exc:
                 info.errors.append(f"failed to load entry point {ep.value!r}: import {exc}")
+                registry.load_failures[ep.name] = f"plugin {ep.name!r} failed to load: {exc}"
             except Exception as exc:  # a plugin that cannot import must not break the CLI
                 info.errors.append(f"failed to load entry point {ep.value!r}: {type(exc).__name__}: {exc}")
+                registry.load_failures[ep.name] = f"plugin {ep.name!r} failed to load: {type(exc).__name__}: {exc}"
         for hook_name in _hook_names():
             kind = hook_name.removeprefix("register_").removesuffix("s")
             for impl in getattr(manager.hook, hook_name).get_hookimpls():

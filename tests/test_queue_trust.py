@@ -133,8 +133,11 @@ def test_a_forged_or_old_lease_counts_as_expired_and_the_history_says_why(claime
     at = now()
 
     def when(value):
-        return at.replace(year=2099, month=1, day=1, hour=0, minute=0, second=0) if value == 2099 else (
-            at + timedelta(seconds=value))
+        return (
+            at.replace(year=2099, month=1, day=1, hour=0, minute=0, second=0)
+            if value == 2099
+            else (at + timedelta(seconds=value))
+        )
 
     forged = request("r", "running", attempts=1, lease=_lease(when(claimed), when(beat)))
     claimed_request, _ = plan_claim(Snapshot("h", {forged.id: forged}), "w2", LeaseSettings(seconds=60), at)
@@ -232,3 +235,54 @@ def test_cli_worker_in_process_isolation_refuses_hf_token_and_no_network_with_ex
                          input=HUB_TOKEN + "\n", capture_output=True, text=True, timeout=300)  # fmt: skip
     assert ran.returncode == 2 and "--no-network cannot be enforced without bubblewrap" in ran.stderr, ran.stderr
     assert not os.path.exists(tmp_path / "work")
+
+
+# -- 4. load is never blamed on the submitter ------------------------------------------------------------------------
+GATED_IMPORT = """
+import os, time
+while os.path.exists({gate!r}):  # the test holds the import here: slow for as long as it likes
+    time.sleep(0.05)
+from leaderboard import hookimpl
+
+
+@hookimpl
+def register_models(register):
+    from leaderboard_plugins.bm25 import BM25
+
+    register("slow-bm25", lambda request: BM25(), description="bm25 behind a slow import")
+"""
+
+
+def test_a_slow_plugin_load_is_named_with_its_limit_which_an_option_raises(tmp_path):
+    from conftest import make_plugin_dist
+
+    gate = tmp_path / "gate"
+    gate.write_text("the import waits while this exists")
+    site = make_plugin_dist(tmp_path / "site", "slow-plugin", "slow_plugin", GATED_IMPORT.format(gate=str(gate)),
+                            {"slow": "slow_plugin"})  # fmt: skip
+    env = {"PYTHONPATH": str(site), "LEADERBOARD_PLUGINS": "slow,demo"}
+    ran = run_cli("--plugin-timeout", "1", "run", "-m", "slow-bm25", "-t", "demo", "-o", str(tmp_path / "out"), env=env)
+    assert ran.returncode == 2, ran.stderr
+    assert "plugin 'slow' did not finish loading within 1 s (raise the limit with LEADERBOARD_PLUGIN_TIMEOUT" in (
+        ran.stderr
+    )
+    assert "so its models are unknown. Unknown model 'slow-bm25'" in ran.stderr
+    listed = run_cli("plugins", "--json", env=env | {"LEADERBOARD_PLUGIN_TIMEOUT": "0.5"})
+    slow = next(p for p in json.loads(listed.stdout) if p["name"] == "slow")
+    assert slow["errors"] == [
+        "plugin 'slow' did not finish loading within 0.5 s (raise the limit with LEADERBOARD_PLUGIN_TIMEOUT=SECONDS "
+        "or `leaderboard --plugin-timeout SECONDS`); skipped"
+    ]
+    gate.unlink()  # the import finishes now: within any limit, the model is known
+    ran = run_cli("--plugin-timeout", "600", "run", "-m", "slow-bm25", "-t", "demo", "-o", str(tmp_path / "out"),
+                  env=env)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+
+
+def test_a_worker_raises_the_plugin_load_limit_of_its_runs(monkeypatch):
+    from leaderboard.queue.worker import WORKER_PLUGIN_TIMEOUT, WorkerSettings
+
+    monkeypatch.delenv("LEADERBOARD_PLUGIN_TIMEOUT", raising=False)
+    assert WorkerSettings(REQUESTS, RESULTS).plugin_timeout == WORKER_PLUGIN_TIMEOUT > 30
+    monkeypatch.setenv("LEADERBOARD_PLUGIN_TIMEOUT", "5000")
+    assert WorkerSettings(REQUESTS, RESULTS).plugin_timeout == 5000

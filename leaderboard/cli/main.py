@@ -149,8 +149,19 @@ def _fail(ctx: click.Context, message: str, code: int) -> None:
 
 @click.group(cls=Group)
 @click.version_option(package_name="retrieval-leaderboard", prog_name="leaderboard")
-def cli() -> None:
+@click.option(
+    "--plugin-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Seconds each plugin may take to load (and each of its hooks); default LEADERBOARD_PLUGIN_TIMEOUT or 30.",
+)
+def cli(plugin_timeout: float | None) -> None:
     """Evaluate retrievers and rerankers on hard-query benchmarks and publish the results."""
+    if plugin_timeout is not None:  # the registry reads it when it first loads, in this process and in runs it starts
+        from leaderboard.registry import TIMEOUT_ENV
+
+        os.environ[TIMEOUT_ENV] = f"{plugin_timeout:g}"
 
 
 def main() -> None:

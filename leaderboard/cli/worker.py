@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -144,7 +145,7 @@ def worker(
 
     token = None
     if token_stdin:
-        token = click.get_text_stream("stdin").readline().strip()
+        token = sys.stdin.readline().strip()
         if not token:
             raise BadInput("--token-stdin: standard input held no token (expected one line).")
     settings = WorkerSettings(

@@ -169,6 +169,38 @@ def settle(
     return settled["request"]
 
 
+def release(
+    dataset: RequestsDataset,
+    request_id: str,
+    lease: Lease,
+    settings: LeaseSettings,
+    trouble: str,
+    extra_files: dict[str, bytes] | None = None,
+    **changes,
+) -> EvalRequest:
+    """Give our request back after the worker's own failure: pending again for another attempt, or, after
+    the last allowed attempt, failed saying the failures were the workers' (never the submitter's)."""
+    released: dict[str, EvalRequest] = {}
+
+    def decide(snapshot: Snapshot) -> Change:
+        current = held(snapshot, lease, request_id)
+        at = now()
+        note = f"the worker's own failure (not the plugin's): {trouble}"
+        if current.attempts >= settings.max_attempts:
+            reason = f"{note}; no worker got past its own failures in {settings.max_attempts} attempts"
+            final = current.moved("failed", lease.worker, reason, at, lease=None, finished_at=at, failure=reason[:2000],
+                                  **changes)  # fmt: skip
+        else:
+            note += f"; to be retried (attempt {current.attempts} of {settings.max_attempts})"
+            final = current.moved("pending", lease.worker, note, at, lease=None, **changes)
+        released["request"] = final
+        files = {**(extra_files or {}), final.path: final.to_bytes()}
+        return Change(files, f"{lease.worker}: {final.status} {request_id} (worker's failure)")
+
+    dataset.update(decide)
+    return released["request"]
+
+
 class LeaseKeeper:
     """Renews a lease in a background thread while the request runs; ``lost`` is set when it is gone."""
 

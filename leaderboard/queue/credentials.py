@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 # A variable whose name says it holds a credential: never passed to a run, redacted from its output.
 SECRET_NAME = re.compile(r"(?i)token|key|secret|passw|credential|auth|cookie|session|^aws_|^azure_|^gcp_|^google_")
@@ -72,8 +73,8 @@ def ancestor_secrets() -> dict[int, list[str]]:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             break
-        names = [entry.split(b"=", 1) for entry in environ.split(b"\0") if b"=" in entry]
-        secret = sorted(n.decode(errors="replace") for n, v in names if v and is_secret_name(n.decode(errors="replace")))
+        pairs = [entry.decode(errors="replace").split("=", 1) for entry in environ.split(b"\0") if b"=" in entry]
+        secret = sorted(name for name, value in pairs if value and is_secret_name(name))
         if secret:
             found[pid] = secret
         match = re.search(r"^PPid:\s*(\d+)", status, re.M)
@@ -88,9 +89,10 @@ def token_patterns() -> tuple[re.Pattern[str], ...]:
     from detect_secrets.plugins.base import RegexBasedDetector
 
     patterns: list[re.Pattern[str]] = []
+    detector: Any
     for detector in get_mapping_from_secret_type_to_class().values():
         if issubclass(detector, RegexBasedDetector) and detector.__name__ not in _SKIPPED_DETECTORS:
-            patterns += list(detector.denylist)
+            patterns += list(detector.denylist)  # a class attribute of each regex detector
     return (*patterns, *(re.compile(p) for p in _OWN_PATTERNS))
 
 

@@ -41,6 +41,11 @@ class RequestFailed(Exception):
         self.reason, self.log = reason, log
 
 
+class WorkerTrouble(Exception):
+    """The worker's own failure, not the plugin's (an install past its time limit, a plugin load past its
+    limit on a busy machine, a hub error): the request is retried, and its history says whose failure it was."""
+
+
 def plain_tree(root: Path) -> None:
     """RequestFailed naming the first link, device, socket or FIFO under ``root``."""
     for folder, dirs, files in os.walk(root, followlinks=False):
@@ -114,7 +119,8 @@ def requested_model(request: EvalRequest, name: str, revision: str | None) -> No
     if name not in wanted:
         raise RequestFailed(
             f"the run's results are of model {name!r} at revision {revision!r}, but the request is for "
-            f"{request.model!r}" + (f" (model name {wanted[1]!r})" if len(wanted) > 1 else "")
+            f"{request.model!r}"
+            + (f" (model name {wanted[1]!r})" if len(wanted) > 1 else "")
             + "; a request publishes only the model it names"
         )
     if request.revision is not None and revision != request.revision:
@@ -128,7 +134,8 @@ def only_this_model(uploads: list[Upload], results: list[str]) -> None:
     """RequestFailed naming any upload other than these results, their model's card and the benchmarks file."""
     folders = {f"{PREFIX}/{rel.split('/')[0]}" for rel in results}
     allowed = {f"{PREFIX}/{rel}" for rel in results} | {f"{folder}/model_card.json" for folder in folders}
-    extra = sorted(u.path_in_repo for u in uploads if u.path_in_repo not in allowed and u.path_in_repo != BENCHMARKS_FILE)
+    allowed.add(BENCHMARKS_FILE)
+    extra = sorted(u.path_in_repo for u in uploads if u.path_in_repo not in allowed)
     if extra:
         raise RequestFailed(f"the run would publish files of no requested result: {', '.join(extra[:5])}")
 
@@ -148,9 +155,7 @@ def replaced_results(
         path = upload.path_in_repo
         if not path.startswith(f"{PREFIX}/") or path not in remote or upload.same_as(remote[path]):
             continue
-        if not path.endswith("/model_card.json"):
-            replaced.append(path)
-        elif read is None or not _same_model(upload.data, read(path)):
+        if not path.endswith("/model_card.json") or read is None or not _same_model(upload.data, read(path)):
             replaced.append(path)
     return sorted(replaced)
 

@@ -224,8 +224,10 @@ class Sandbox:
         readable: Iterable[Path] = (),
         watched: Iterable[Path] = (),
         hidden: Iterable[Path] | None = None,
+        settings: dict[str, str] | None = None,
     ):
         self.folder = Path(folder).resolve()
+        self.settings = dict(settings or {})  # variables the worker sets for the run (not taken from its own)
         self.isolation, self.network = isolation, network
         self.pass_env = checked_pass_env(pass_env)
         self.readable = [Path(p).resolve() for p in [*needed_by_python(), *readable]]
@@ -237,19 +239,23 @@ class Sandbox:
     # -- what the command sees ---------------------------------------------------------------------
     def environment(self) -> dict[str, str]:
         env = {name: os.environ[name] for name in (*SAFE_ENV, *self.pass_env) if name in os.environ}
-        return env | {
-            "HOME": str(self.folder / "home"),
-            "TMPDIR": str(self.folder / "tmp"),
-            "XDG_CACHE_HOME": str(self.folder / "cache"),
-            "XDG_CONFIG_HOME": str(self.folder / "config"),
-            "HF_HOME": str(self.folder / "hf"),
-            "PYTHONNOUSERSITE": "1",
-            "PYTHONDONTWRITEBYTECODE": "1",  # no .pyc beside the harness's sources: only its folder changes
-            "PIP_NO_INPUT": "1",
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-            "GIT_TERMINAL_PROMPT": "0",
-            "LEADERBOARD_DEBUG": "1",  # the traceback of a failing plugin goes into its log, for its author
-        }
+        return (
+            env
+            | self.settings
+            | {
+                "HOME": str(self.folder / "home"),
+                "TMPDIR": str(self.folder / "tmp"),
+                "XDG_CACHE_HOME": str(self.folder / "cache"),
+                "XDG_CONFIG_HOME": str(self.folder / "config"),
+                "HF_HOME": str(self.folder / "hf"),
+                "PYTHONNOUSERSITE": "1",
+                "PYTHONDONTWRITEBYTECODE": "1",  # no .pyc beside the harness's sources: only its folder changes
+                "PIP_NO_INPUT": "1",
+                "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+                "GIT_TERMINAL_PROMPT": "0",
+                "LEADERBOARD_DEBUG": "1",  # the traceback of a failing plugin goes into its log, for its author
+            }
+        )
 
     def bwrap_args(self, network: bool) -> list[str]:
         args = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--new-session"]

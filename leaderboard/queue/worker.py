@@ -22,7 +22,9 @@ request, or the request was cancelled) the sandbox is stopped and nothing is wri
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import socket
 import sys
@@ -36,12 +38,12 @@ from typing import Any
 
 from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.queue import plugin_spec
-from leaderboard.queue.claim import LeaseKeeper, LeaseLost, LeaseSettings, claim, settle
+from leaderboard.queue.claim import LeaseKeeper, LeaseLost, LeaseSettings, claim, release, settle
+from leaderboard.queue.credentials import Redactor
 from leaderboard.queue.dataset import RequestsDataset, repo_id
 from leaderboard.queue.receipts import published, receipt_path, receipt_upload
 from leaderboard.queue.requests import EvalRequest, Status, log_path
-from leaderboard.queue.results_check import RequestFailed, check_results, replaced_results
-from leaderboard.queue.credentials import Redactor
+from leaderboard.queue.results_check import RequestFailed, WorkerTrouble, check_results, replaced_results
 from leaderboard.queue.sandbox import Isolation, Limits, Sandbox, check_process_isolation, protect_memory
 from leaderboard.records.store import HubStore, PushConflict, Upload
 from leaderboard.submission.validation import task_data_dirs
@@ -51,6 +53,9 @@ DEFAULT_TIME_LIMIT = 6 * 3600.0
 DEFAULT_INSTALL_TIME_LIMIT = 1800.0
 DEFAULT_MEMORY_GB = 32.0
 DEFAULT_FILE_GB = 16.0
+# A worker gives each plugin at least this long to load (`run`'s default is 30 s): on a busy machine a
+# large plugin's import is slow, and that must not fail a request as "Unknown model".
+WORKER_PLUGIN_TIMEOUT = 300.0
 PUSH_TRIES = 5
 
 
@@ -76,6 +81,7 @@ class WorkerSettings:
     create_pr: bool = False
     work_dir: Path | None = None
     keep: bool = False  # keep each request's folder (venv, results, log) after it is settled
+    plugin_timeout: float = field(default_factory=lambda: _plugin_timeout())
 
     def __post_init__(self) -> None:
         # Runs start in their own folder: relative paths are taken from the worker's folder, now.
@@ -84,6 +90,14 @@ class WorkerSettings:
 
     def limits(self, seconds: float) -> Limits:
         return Limits(seconds, int(self.memory_gb * GIB), int(self.file_gb * GIB))
+
+
+def _plugin_timeout() -> float:
+    """The plugin-load limit a worker's runs get: LEADERBOARD_PLUGIN_TIMEOUT (or --plugin-timeout), raised to
+    at least WORKER_PLUGIN_TIMEOUT."""
+    from leaderboard.registry import plugin_timeout
+
+    return max(WORKER_PLUGIN_TIMEOUT, plugin_timeout())
 
 
 def _absolute_data_dir(value: str) -> str:
@@ -169,8 +183,8 @@ class Worker:
                 except RequestFailed as failed:
                     journal.append(failed.log)
                     status, note, outcome = "failed", failed.reason, {"failure": failed.reason}
-                except LeaderboardError as exc:  # the hub refused the push, ...: this request fails, the worker goes on
-                    status, note, outcome = "failed", str(exc), {"failure": str(exc)}
+                except (WorkerTrouble, LeaderboardError) as exc:  # a slow load, the hub refused the push, ...
+                    status, note, outcome = "pending", str(exc), {}  # the worker's, not the plugin's: retried
                 except Exception as exc:  # a bug in the worker must not stop the queue
                     reason = f"internal error in the worker: {type(exc).__name__}: {exc}"
                     status, note, outcome = "failed", reason, {"failure": reason}
@@ -178,6 +192,9 @@ class Worker:
                     self.log(f"{request.id}: lease lost; nothing written")
                     return None
             log = self.redact("\n".join(part for part in journal if part)) + "\n"
+            if status == "pending":
+                return release(self.requests, request.id, request.lease, self.settings.lease, self.redact(note),
+                               extra_files={log_path(request.id): log.encode()}, log=log_path(request.id))  # fmt: skip
             return settle(
                 self.requests,
                 request.id,
@@ -219,6 +236,7 @@ class Worker:
             settings.pass_env,
             readable=data,
             watched=[*data, *_harness_paths()],
+            settings={"LEADERBOARD_PLUGIN_TIMEOUT": f"{settings.plugin_timeout:g}"},  # registry.TIMEOUT_ENV
         )
         step(f"isolation: {settings.isolation}; limits: {settings.limits(settings.time_limit).described()}")
 
@@ -232,6 +250,8 @@ class Worker:
             stop=keeper.lost,
         )
         journal.append(installed.log)
+        if not installed.ok and installed.reason and installed.reason.startswith("time limit exceeded"):
+            raise WorkerTrouble(f"installing {spec.requirement} took too long on this worker: {installed.reason}")
         if not installed.ok:
             raise RequestFailed(f"could not install {spec.requirement}: {installed.reason}")
 
@@ -247,6 +267,9 @@ class Worker:
         step(f"running {request.model} on {', '.join(tasks)}")
         ran = sandbox.run(command, settings.limits(settings.time_limit), stop=keeper.lost)
         journal.append(ran.log)
+        slow = _slow_load(ran.log)
+        if not ran.ok and slow:
+            raise WorkerTrouble(f"{slow} on this worker")
         if not ran.ok:
             raise RequestFailed(f"the evaluation failed: {ran.reason}")
 
@@ -317,7 +340,7 @@ class Worker:
             earlier = self._pushed(request, listing, head, step)
             if earlier is not None:
                 return earlier
-            replaced = replaced_results(uploads, listing, lambda path, at=head: self.results.read(path, at))
+            replaced = replaced_results(uploads, listing, functools.partial(self._read_at, head))
             if replaced:
                 raise RequestFailed(
                     f"the results would replace {len(replaced)} existing file(s) of another run or model "
@@ -343,6 +366,9 @@ class Worker:
             }
         raise RequestFailed(f"{self.results.repo_id} kept changing during {PUSH_TRIES} push attempts")
 
+    def _read_at(self, head: str | None, path: str) -> bytes:
+        return self.results.read(path, head)
+
     def _landed(self, request: EvalRequest, step: _Journal) -> dict[str, Any] | None:
         """After a push whose answer was lost: the outcome when its commit landed (our receipt is there), else None."""
         try:
@@ -360,6 +386,13 @@ class _Journal:
     def __call__(self, message: str) -> None:
         self.lines.append(f"[worker] {message}")
         self.log(f"{self.request_id}: {message}")
+
+
+def _slow_load(log: str) -> str | None:
+    """What `run` said about a plugin that did not finish loading in time ("plugin X did not finish loading
+    within N s"), from its log; None when none was slow."""
+    found = re.search(r"plugin '[^'\n]{1,200}' did not finish loading within [0-9.e+]+ s", log)
+    return found.group(0) if found else None
 
 
 def _is_result(path_in_repo: str) -> bool:
