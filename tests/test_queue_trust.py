@@ -286,3 +286,71 @@ def test_a_worker_raises_the_plugin_load_limit_of_its_runs(monkeypatch):
     assert WorkerSettings(REQUESTS, RESULTS).plugin_timeout == WORKER_PLUGIN_TIMEOUT > 30
     monkeypatch.setenv("LEADERBOARD_PLUGIN_TIMEOUT", "5000")
     assert WorkerSettings(REQUESTS, RESULTS).plugin_timeout == 5000
+
+
+def _pending_after(attempts: int) -> EvalRequest:
+    """A request an earlier attempt gave back (pending, ``attempts`` made), whose plugin does not exist."""
+    return request("m", attempts=attempts, plugin="no-such-plugin==1.0")
+
+
+def _process_worker(hub, tmp_path, monkeypatch, **changes):
+    import huggingface_hub.constants
+
+    from leaderboard.queue.worker import Worker, WorkerSettings
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_TOKEN_PATH", str(tmp_path / "no-token"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_STORED_TOKENS_PATH", str(tmp_path / "no-stored-tokens"))
+    for name in secret_variables():
+        monkeypatch.delenv(name)
+    settings = WorkerSettings(REQUESTS, RESULTS, hub.endpoint, HUB_TOKEN, worker_id="busy", isolation="process",
+                              work_dir=tmp_path / "work", pip_args=("--no-index",), **changes)  # fmt: skip
+    return Worker(settings, lambda line: None)
+
+
+def fail_results_reads(hub):
+    """The stand-in hub answers HTTP 500 to every read of the results dataset (a hub error, not the plugin's)."""
+    base = hub.server.RequestHandlerClass
+
+    class Failing(base):
+        def _get(self, head_only):
+            if f"/{RESULTS}" in self.path:
+                return self._send(500, {"error": "the hub is having a bad day"}, head_only=head_only)
+            return super()._get(head_only)
+
+    hub.server.RequestHandlerClass = Failing
+
+
+def test_a_hub_error_is_the_workers_failure_retried_until_the_last_attempt(hub, tmp_path, monkeypatch):
+    from leaderboard.records.store import HubStore
+
+    HubStore(RESULTS, hub.endpoint, HUB_TOKEN).create()
+    earlier = _pending_after(1)
+    put(hub, {earlier.path: earlier.to_bytes()})
+    fail_results_reads(hub)
+    runner = _process_worker(hub, tmp_path, monkeypatch)
+    (retried,) = runner.run(once=True)
+    assert retried.status == "pending" and retried.attempts == 2 and retried.lease is None
+    note = retried.history[-1].note
+    assert note.startswith("the worker's own failure (not the plugin's): Hub error") or note.startswith(
+        "the worker's own failure (not the plugin's): Cannot read"
+    ), note
+    assert "HTTP 500" in note and note.endswith("to be retried (attempt 2 of 3)") and HUB_TOKEN not in note
+    (final,) = runner.run(once=True)  # the last attempt: failed, and said to be the workers'
+    assert final.status == "failed" and final.attempts == 3
+    assert final.failure.endswith("no worker got past its own failures in 3 attempts")
+    assert final.failure.startswith("the worker's own failure (not the plugin's)")
+
+
+def test_an_install_past_its_time_limit_is_the_workers_failure_and_retried(hub, tmp_path, monkeypatch):
+    from leaderboard.records.store import HubStore
+
+    HubStore(RESULTS, hub.endpoint, HUB_TOKEN).create()
+    fresh = request("m", plugin="no-such-plugin==1.0")
+    put(hub, {fresh.path: fresh.to_bytes()})
+    # 1 ms: pip cannot even start in that time, on any machine
+    (retried,) = _process_worker(hub, tmp_path, monkeypatch, install_time_limit=0.001).run(once=True)
+    assert retried.status == "pending" and retried.attempts == 1, retried.failure
+    assert retried.history[-1].note == (
+        "the worker's own failure (not the plugin's): installing no-such-plugin==1.0 took too long on this worker: "
+        "time limit exceeded: stopped after 0.001 s; to be retried (attempt 1 of 3)"
+    )
