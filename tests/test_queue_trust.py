@@ -354,3 +354,28 @@ def test_an_install_past_its_time_limit_is_the_workers_failure_and_retried(hub, 
         "the worker's own failure (not the plugin's): installing no-such-plugin==1.0 took too long on this worker: "
         "time limit exceeded: stopped after 0.001 s; to be retried (attempt 1 of 3)"
     )
+
+
+@pytest.mark.parametrize("network", [True, False])
+def test_no_network_under_bubblewrap_blocks_egress_to_a_local_listener(tmp_path, network):
+    import socket
+
+    from leaderboard.queue.sandbox import bwrap_available
+
+    if not bwrap_available():
+        pytest.skip("bubblewrap cannot run here")
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        call = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=10); print('sent')"
+        ran = Sandbox(tmp_path / "box", "bwrap", network=network).run([sys.executable, "-c", call], Limits(120))
+        if network:
+            assert ran.ok and "sent" in ran.log, ran.log
+            server.settimeout(10)
+            conn, _ = server.accept()
+            conn.close()
+        else:  # its own network namespace: 127.0.0.1 there is not the worker's
+            assert not ran.ok and "sent" not in ran.log, ran.log
+            assert "Connection refused" in ran.log or "Network is unreachable" in ran.log, ran.log
+            server.setblocking(False)
+            with pytest.raises(BlockingIOError):  # the run is over: a connection would be waiting here
+                server.accept()
