@@ -5,6 +5,7 @@ hub where the hub is involved; the end-to-end hostile plugins are in test_queue_
 
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import timedelta
@@ -199,6 +200,8 @@ def test_a_run_gets_only_the_allowlisted_environment(tmp_path, monkeypatch, isol
     assert "WORKER_OWN_SETTING" not in seen and "HF_TOKEN" not in seen and seen["WORKER_PASSED"] == "named"
     assert HUB_TOKEN not in ran.log
     expected = set(Sandbox(tmp_path / "box", isolation, pass_env=("WORKER_PASSED",)).environment())
+    with pytest.raises(BadInput, match="--pass-env HF_TOKEN: looks like a secret"):
+        Sandbox(tmp_path / "box", isolation, pass_env=("HF_TOKEN",))
     assert set(seen) - expected <= {"PWD", "SHLVL", "_", "LC_CTYPE"}  # what a shell or bwrap adds itself
 
 
@@ -379,3 +382,28 @@ def test_no_network_under_bubblewrap_blocks_egress_to_a_local_listener(tmp_path,
             server.setblocking(False)
             with pytest.raises(BlockingIOError):  # the run is over: a connection would be waiting here
                 server.accept()
+
+
+def test_process_isolation_refuses_when_the_process_that_started_the_worker_holds_a_secret(tmp_path):
+    """`env -u MY_API_KEY leaderboard worker` from a shell that exported it: the shell's environ is in reach."""
+    env = {k: v for k, v in hub_env("http://127.0.0.1:9").items() if k != "HF_TOKEN"}
+    env |= {"HF_HOME": str(tmp_path / "hf"), "MY_API_KEY": "a-secret-in-the-shell-0123"}
+    worker = f"{sys.executable} -m leaderboard worker --requests {REQUESTS} --results {RESULTS} --once "
+    worker += f"--isolation process --token-stdin --work-dir {tmp_path / 'work'}"
+    ran = subprocess.run(["sh", "-c", f"env -u MY_API_KEY {worker}; echo exit=$?"], env=env, input=HUB_TOKEN + "\n",
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert "exit=2" in ran.stdout, ran.stdout + ran.stderr
+    assert "which started it, holds MY_API_KEY in its environment" in ran.stderr
+    assert "a-secret-in-the-shell-0123" not in ran.stderr
+
+
+def test_every_test_the_threat_model_names_exists():
+    """docs/explanation/threat-model.md backs each sentence with `tests/FILE.py::test_name`: each must exist."""
+    from conftest import REPO
+
+    page = (REPO / "docs" / "explanation" / "threat-model.md").read_text("utf-8")
+    named = set(re.findall(r"(tests/test_\w+\.py)::(test_\w+)", page))
+    assert len(named) >= 10
+    missing = [f"{file}::{test}" for file, test in sorted(named)
+               if not re.search(rf"^def {test}\(", (REPO / file).read_text("utf-8"), re.M)]  # fmt: skip
+    assert not missing, missing

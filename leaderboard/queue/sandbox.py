@@ -19,7 +19,10 @@ evaluation; any probe of the plugin's environment) goes through ``Sandbox.run``:
   processes and their environment are invisible; every process of the run dies with it) and makes
   only its own folder writable. Isolation "process" (no bubblewrap here) keeps the environment,
   limits and output rules, runs as the worker's user with its file access, and can only detect
-  afterwards that watched folders (the task data, the harness) changed.
+  afterwards that watched folders (the task data, the harness) changed. Since that user's files and
+  processes are in reach, it refuses to start while a credential lies there
+  (``check_process_isolation``), keeps the worker's own memory unreadable (``protect_memory``), sheds
+  root's capabilities in the launcher, and refuses ``--no-network``, which it could not enforce.
 """
 
 from __future__ import annotations
