@@ -536,20 +536,23 @@ def test_a_spy_reading_the_workers_proc_and_token_file_gets_no_secret_and_its_pr
     assert "RuntimeError: spy done; token *** and ***" in final.failure
 
 
-def test_a_slow_plugin_load_is_retried_as_the_workers_failure_not_the_plugins(hub, world, tmp_path, monkeypatch):
+@pytest.mark.parametrize("isolation", isolation_modes())
+def test_a_slow_plugin_load_is_retried_as_the_workers_failure_not_the_plugins(
+    hub, world, tmp_path, monkeypatch, isolation
+):
     gate = tmp_path / "gate"
     gate.write_text("the plugin's import waits while this file exists")
     source = hostile_plugin("slow-load", "pass").replace(
         "from leaderboard import", f"import os, time\nwhile os.path.exists({str(gate)!r}):\n    time.sleep(0.05)\n"
         "from leaderboard import", 1)  # fmt: skip
-    build_wheel(tmp_path / "src", world / "wheels", "slow-load", "slow_load", source, "1.0.0")
-    submitted = request(hub, world, "slow-load==1.0.0", "slow-load")
-    isolation = "bwrap" if bwrap_available() else "process"
+    dist = f"slow-load-{isolation}"
+    build_wheel(tmp_path / "src", world / "wheels", dist, dist.replace("-", "_"), source, "1.0.0")
+    submitted = request(hub, world, f"{dist}==1.0.0", "slow-load")
     runner = mode_worker(hub, world, tmp_path, isolation, monkeypatch, plugin_timeout=2)
     (retried,) = runner.run(once=True)
     assert retried.id == submitted.id and retried.status == "pending" and retried.attempts == 1, retried.failure
     assert retried.history[-1].note == (
-        "the worker's own failure (not the plugin's): plugin 'slow-load' did not finish loading within 2 s "
+        f"the worker's own failure (not the plugin's): plugin '{dist}' did not finish loading within 2 s "
         "on this worker; to be retried (attempt 1 of 3)"
     )
     assert "Unknown model 'slow-load'" in dataset_files(hub, REQUESTS)[retried.log].decode()
