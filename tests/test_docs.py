@@ -69,7 +69,14 @@ def code_blocks(page: Path) -> list[Block]:
         before = next((lines[j] for j in range(i - 1, -1, -1) if lines[j].strip()), "")
         marker = MARKER.match(before)
         blocks.append(
-            Block(page, i + 1, opening["lang"], code, marker["kind"] if marker else None, (marker and marker["reason"]) or "")
+            Block(
+                page,
+                i + 1,
+                opening["lang"],
+                code,
+                marker["kind"] if marker else None,
+                (marker and marker["reason"]) or "",
+            )
         )
         i = end + 1
     return blocks
@@ -143,7 +150,9 @@ def test_code_blocks_run(page, run_slow, tmp_path):
     env = _environment(work)
     for block in blocks:
         runner = RUNNERS[block.lang]
-        command = ["bash", "-e", "-o", "pipefail", "-c", block.code] if runner == "bash" else ["python", "-c", block.code]
+        command = (
+            ["bash", "-e", "-o", "pipefail", "-c", block.code] if runner == "bash" else ["python", "-c", block.code]
+        )
         if runner == "python":
             command[0] = str(tmp_path / "venv" / "bin" / "python")
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=900)
@@ -242,7 +251,9 @@ def test_there_is_one_hook_per_kind():
 def test_every_hook_has_a_docstring_and_a_docs_entry(hook):
     doc = inspect.getdoc(getattr(hookspecs, hook)) or ""
     assert len(doc) > 40, f"{hook} has no real docstring in leaderboard/contract/hookspecs.py"
-    assert f"| `{hook}` |" in (DOCS / "reference" / "hooks.md").read_text("utf-8"), f"docs/reference/hooks.md lacks {hook}"
+    assert f"| `{hook}` |" in (DOCS / "reference" / "hooks.md").read_text("utf-8"), (
+        f"docs/reference/hooks.md lacks {hook}"
+    )
 
 
 @pytest.mark.parametrize("keyword", REGISTER_KEYWORDS)
@@ -273,7 +284,9 @@ def _packages() -> list[str]:
     """The core's subpackages and modules, and the folders pyproject installs as top-level packages."""
     core = REPO / "leaderboard"
     names = [f"leaderboard/{p.name}/" for p in sorted(core.iterdir()) if (p / "__init__.py").is_file()]
-    names += [f"leaderboard/{p.name}" for p in sorted(core.glob("*.py")) if p.name not in ("__init__.py", "__main__.py")]
+    names += [
+        f"leaderboard/{p.name}" for p in sorted(core.glob("*.py")) if p.name not in ("__init__.py", "__main__.py")
+    ]
     import tomllib
 
     package_dirs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
