@@ -316,3 +316,12 @@ def test_every_docs_page_is_in_the_navigation_or_is_a_development_note():
         assert name in listed or name.startswith("development/"), f"docs/{name} is in no menu of mkdocs.yml"
         assert (DOCS / name).is_file()
     assert all((DOCS / name).is_file() for name in listed), "mkdocs.yml lists a page that does not exist"
+
+
+def test_readme_is_short_and_its_links_resolve():
+    text = README.read_text("utf-8")
+    assert len(text.splitlines()) <= 250, "README.md is the front door, not the manual: the docs/ site holds the rest"
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if not target.startswith(("http://", "https://")):
+            assert (REPO / target).exists(), f"README.md links to {target}, which does not exist"
+    assert "<!-- test-command -->\n```bash\n" in text, ".ci/run reads the test command from the block after the marker"
