@@ -230,7 +230,8 @@ def _coverage(scores: dict[str, dict[str, dict[str, float]]], task: MtebTask) ->
     reasons = []
     if lacking:
         shown = ", ".join(lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
-        reasons.append(f"the mteb file lacks {len(lacking)} of the task's {len(task.splits)} evaluation splits ({shown})")
+        total = len(task.splits)
+        reasons.append(f"the mteb file lacks {len(lacking)} of the task's {total} evaluation splits ({shown})")
     if missing:
         ordered = [s for s in task.subsets if s in missing]
         shown = ", ".join(ordered[:5]) + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else "")
