@@ -281,13 +281,15 @@ def _model(
 
 
 def training_tasks(meta: ModelMetaFile | None, registry: Registry) -> list[str] | None:
-    """The tasks the model was trained on, with their similar tasks (mteb ``ModelMeta.get_training_datasets``);
-    None when model_meta.json does not say (mteb: unknown, neither zero-shot nor not)."""
+    """The tasks the model was trained on, with those of the model it was adapted from (in mteb's model
+    registry) and their similar tasks (mteb ``ModelMeta.get_training_datasets``); None when model_meta.json
+    does not say (mteb: unknown, neither zero-shot nor not)."""
     names = meta.training_names if meta is not None else None
-    if names is None:
+    if meta is None or names is None:
         return None
-    found = set(names)
-    for name in names:
+    trained = set(names) | registry.adapted_training(meta.adapted_from)
+    found = set(trained)
+    for name in trained:
         found |= registry.similar_tasks(name)
     return sorted(found)
 
