@@ -95,9 +95,9 @@ def test_compare_queries_lists_the_largest_differences_each_way_with_text_given_
     a = json.loads(paths["bm25"]["comlq"].read_text())
     b = json.loads(paths["all-MiniLM-L6-v2"]["comlq"].read_text())
     va, vb = strata_ids(a, "default", "ndcg_at_10")[0], strata_ids(b, "default", "ndcg_at_10")[0]
-    gaps = sorted(((va[q] - vb[q], q) for q in va), key=lambda x: (-x[0], x[1]))
+    gaps = sorted(((va[q] - vb[q], q) for q in va), key=lambda x: (-x[0], int(x[1])))  # ComLQ's ids are numbers
     assert [r["query_id"] for r in found["a_better"]] == [q for _, q in gaps[:4]]
-    low = sorted(((va[q] - vb[q], q) for q in va), key=lambda x: (x[0], x[1]))
+    low = sorted(((va[q] - vb[q], q) for q in va), key=lambda x: (x[0], int(x[1])))
     assert [r["query_id"] for r in found["b_better"]] == [q for _, q in low[:4]]
     texts = {json.loads(line)["_id"]: json.loads(line)["text"] for line in (SHARED_COMLQ / "queries.jsonl").open()}
     for row in found["a_better"] + found["b_better"]:
