@@ -105,7 +105,6 @@ class Registry:
             found = self._similar[dataset] = frozenset(seen - {dataset})
         return found
 
-
     def adapted_training(self, adapted_from: str | None) -> set[str]:
         """The training datasets mteb adds for a model's ``adapted_from`` (``ModelMeta.get_training_datasets``):
         that model's, in mteb's model registry, with those of the model it was adapted from in turn; a model
