@@ -60,7 +60,6 @@ def test_a_small_fixture_by_hand_both_ways():
     only), so each query finds its one relevant passage first: nDCG@10 = 1 for both. Under Snowball 2.2
     (PyStemmer < 3) "organisms" and "organ" share "organ", and "international" and "internal" "intern"."""
     import Stemmer
-
     from leaderboard_plugins.bm25 import BM25
 
     stem = Stemmer.Stemmer("english").stemWord
