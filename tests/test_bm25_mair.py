@@ -44,13 +44,13 @@ MAIR_BY_HAND = {"q1": 1.0, "q2": 1.0, "q3": 1 / math.log2(9), "q4": 1.0}
 BM25_BY_HAND = {"q1": 1.0, "q2": 0.0, "q3": 1.0, "q4": 0.0}
 
 
-def write_fixture(root: Path) -> Path:
+def write_fixture(root: Path, task: str = TASK) -> Path:
     queries = [
         {"qid": q, "instruction": i, "query": text, "labels": [{"id": doc, "score": 1}]} for q, i, text, doc in QUERIES
     ]
     docs = [{"id": d, "doc": text} for d, text in DOCS.items()]
     for repo, name, rows in (("MAIR-Queries", "queries.jsonl", queries), ("MAIR-Docs", "docs.jsonl", docs)):
-        folder = root / repo / TASK
+        folder = root / repo / task
         folder.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return root
