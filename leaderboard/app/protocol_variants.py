@@ -40,6 +40,7 @@ def note(line: Any, lines: Iterable[Any]) -> tuple[str, str]:
     if base is not None and line.aggregate is not None and math.isfinite(line.aggregate):
         delta = f" · Δ {_signed(line.aggregate - base)} vs {default}"
     how = f"{default} with {', '.join(differences)}" if differences else f"a variant of {default}"
-    html = f'<span class="rev variant">{esc(protocol)}{esc(delta)}</span>'
-    html += f'<span class="rev variant-how">{esc(how)}</span>'
+    wrap = ' style="white-space: normal"'  # the whole note, on as many lines as it takes (not cut as a revision is)
+    html = f'<span class="rev variant"{wrap}>{esc(protocol)}{esc(delta)}</span>'
+    html += f'<span class="rev variant-how"{wrap}>{esc(how)}</span>'
     return html, f"{protocol}: {how}{delta}"
