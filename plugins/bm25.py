@@ -1,8 +1,17 @@
-"""BM25 through bm25s: Lucene-variant BM25 with English stopwords and a Snowball stemmer.
+"""BM25 through bm25s: Lucene-variant BM25 with English stopwords and a Snowball stemmer; and ``bm25:mair``.
 
-A good first-stage retriever, but not the BM25 of MultiConIR's paper: the authors score with
-``rank_bm25.BM25Okapi`` (Okapi IDF with its epsilon floor, ``text.lower().split()`` tokens, no
-stopwords or stemming). For the paper's baseline use ``bm25-okapi`` (``plugins/bm25_okapi.py``).
+``bm25`` is the ComLQ authors' protocol (their ``evaluate_bm25.py``: llama_index's BM25Retriever over
+bm25s, English stopwords, PyStemmer's Snowball English stemmer) and mteb's BM25 baseline.
+
+``bm25:mair`` is MAIR's own BM25 (``eval_bm25`` in github.com/sunnweiwei/MAIR ``mair.py``): the same
+bm25s Lucene BM25 (k1 1.5, b 0.75), but the instruction prepended to the query ("{instruction}
+{query}"), no stemmer, documents tokenized by ``bm25s.tokenize(docs, stopwords="en")`` and each query
+by ``bm25s.tokenize(query)``, a query left without tokens searched as "NONE", and the top 100 kept
+with their zero-score hits (``retrieve(k=min(100, len(docs)))``).
+
+Neither is the BM25 of MultiConIR's paper: the authors score with ``rank_bm25.BM25Okapi`` (Okapi IDF
+with its epsilon floor, ``text.lower().split()`` tokens, no stopwords or stemming). For the paper's
+baseline use ``bm25-okapi`` (``plugins/bm25_okapi.py``).
 """
 
 from __future__ import annotations
@@ -96,10 +105,87 @@ class BM25(SparseModel):
         return np.asarray(index.get_scores_from_ids(self._query_ids(tokenizer, [query])[0]), dtype=float).tolist()
 
 
+MAIR_NAME = "bm25:mair"
+MAIR_PROTOCOL = "MAIR's eval_bm25 (Sun et al., EMNLP 2024)"
+MAIR_REFERENCE = "https://github.com/sunnweiwei/MAIR/blob/main/mair.py"
+# What bm25:mair does differently from bm25, as the board and the result state it.
+MAIR_DIFFERENCES = (
+    "the instruction prepended to the query",
+    "no stemmer",
+    "the top k kept with their zero-score hits",
+    'a query without tokens searched as "NONE"',
+)
+
+
+class MairBM25(BM25):
+    """MAIR's ``eval_bm25``, call for call: the same bm25s functions with MAIR's arguments."""
+
+    def __init__(self) -> None:
+        super().__init__(stemmer=None)
+        self.metadata.name = MAIR_NAME
+        self.metadata.takes_instructions = True
+        self.metadata.instruction_template = "{instruction} {query}"  # MAIR: item['instruction'] + ' ' + query
+        self.metadata.reference = MAIR_REFERENCE
+        self.metadata.mteb_name = None  # mteb's baseline is bm25's protocol, not this one
+
+    def settings(self) -> dict:
+        return {
+            **super().settings(),
+            "tokenizer": {"pattern": TOKEN_PATTERN, "lowercase": True, "calls": "bm25s.tokenize, as MAIR's eval_bm25"},
+            "zero_score_documents": "kept (the top k of bm25s' ranking, zero scores included, as MAIR's eval_bm25)",
+            "empty_query": 'searched as "NONE" (MAIR\'s eval_bm25)',
+            "protocol": MAIR_PROTOCOL,
+            "variant_of": "bm25",
+            "differences": list(MAIR_DIFFERENCES),
+        }
+
+    def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
+        doc_ids, texts = map(list, zip(*corpus.items())) if corpus else ([], [])
+        query_ids = list(queries)
+        if not doc_ids or top_k <= 0:
+            return {q: {} for q in query_ids}
+        with step("indexing (bm25:mair)"):
+            retriever = bm25s.BM25()  # MAIR's defaults: lucene, k1 1.5, b 0.75
+            retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+        with step("tokenizing queries"):
+            tokens = [_mair_query_tokens(queries[q]) for q in query_ids]
+        k = min(top_k, len(doc_ids))
+        run: Run = {}
+        with step("searching (bm25:mair)", total=len(query_ids)) as bar:
+            for start in range(0, len(query_ids), 256):
+                block = tokens[start : start + 256]
+                rows, scores = retriever.retrieve(block, k=k, show_progress=False, n_threads=0)
+                for qid, row, score in zip(query_ids[start : start + 256], rows, scores):
+                    run[qid] = {doc_ids[r]: float(s) for r, s in zip(row, score)}
+                bar.advance(len(block))
+        return run
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        if not documents:
+            return []
+        retriever = bm25s.BM25()
+        retriever.index(bm25s.tokenize(list(documents), stopwords="en", show_progress=False), show_progress=False)
+        ids = retriever.get_tokens_ids(_mair_query_tokens(query))
+        return np.asarray(retriever.get_scores(ids), dtype=float).tolist()
+
+
+def _mair_query_tokens(query: str) -> list[str]:
+    """MAIR's query tokens: ``bm25s.tokenize(query)`` (bm25s' defaults), "NONE" when none are left."""
+    tokenized = bm25s.tokenize(query, show_progress=False)
+    if len(tokenized.vocab) == 0:
+        tokenized = bm25s.tokenize("NONE", stopwords=[], show_progress=False)
+    return bm25s.tokenization.convert_tokenized_to_string_list(tokenized)[0]
+
+
 @hookimpl
 def register_models(register):
     register(
         "bm25",
         lambda request: BM25(),
         description="BM25 (bm25s, Lucene variant, k1=1.5, b=0.75, English stopwords + Snowball stemmer)",
+    )
+    register(
+        MAIR_NAME,
+        lambda request: MairBM25(),
+        description=f"BM25 as {MAIR_PROTOCOL}: bm25 with {', '.join(MAIR_DIFFERENCES)}",
     )

@@ -52,7 +52,7 @@ def test_core_commands_work_and_disabled_builtins_say_how_to_enable_them(core_ve
     assert "pip install 'retrieval-leaderboard[dense]'" in models.stdout
     listed = {p["name"]: p for p in json.loads(lb("plugins", "--json").stdout)}
     assert listed["sentence-transformers"]["disabled"] and not listed["sentence-transformers"]["errors"]
-    assert listed["bm25"]["models"] == ["bm25"] and not listed["bm25"]["disabled"]
+    assert listed["bm25"]["models"] == ["bm25", "bm25:mair"] and not listed["bm25"]["disabled"]
 
     out = tmp_path / "out"
     ran = lb("run", "-m", "bm25", "-t", "demo", "-o", str(out))

@@ -95,9 +95,9 @@ def test_compare_queries_lists_the_largest_differences_each_way_with_text_given_
     a = json.loads(paths["bm25"]["comlq"].read_text())
     b = json.loads(paths["all-MiniLM-L6-v2"]["comlq"].read_text())
     va, vb = strata_ids(a, "default", "ndcg_at_10")[0], strata_ids(b, "default", "ndcg_at_10")[0]
-    gaps = sorted(((va[q] - vb[q], q) for q in va), key=lambda x: (-x[0], x[1]))
+    gaps = sorted(((va[q] - vb[q], q) for q in va), key=lambda x: (-x[0], int(x[1])))  # ComLQ's ids are numbers
     assert [r["query_id"] for r in found["a_better"]] == [q for _, q in gaps[:4]]
-    low = sorted(((va[q] - vb[q], q) for q in va), key=lambda x: (x[0], x[1]))
+    low = sorted(((va[q] - vb[q], q) for q in va), key=lambda x: (x[0], int(x[1])))
     assert [r["query_id"] for r in found["b_better"]] == [q for _, q in low[:4]]
     texts = {json.loads(line)["_id"]: json.loads(line)["text"] for line in (SHARED_COMLQ / "queries.jsonl").open()}
     for row in found["a_better"] + found["b_better"]:
@@ -148,11 +148,42 @@ def test_the_flat_tables_intervals_are_the_boards_and_reused_for_an_unchanged_fi
     # a push reuses the intervals of a file whose bytes it wrote the table from; a changed file's are computed
     small = read_result(paths["bm25"]["negconstraint"])
     first = {(r["subset"], r["metric"]): r for r in rows_of(small, "n.json", "abc")}
-    reused = {("n.json", "abc", "default", "ndcg_at_10"): (0.1, 0.2, "bootstrap")}
+    reused = {("n.json", "abc", "default", "ndcg_at_10"): (0.1, 0.2, "bootstrap", 7)}
     again = {(r["subset"], r["metric"]): r for r in rows_of(small, "n.json", "abc", reused)}
     assert (again[("default", "ndcg_at_10")]["ci_low"], again[("default", "ndcg_at_10")]["ci_high"]) == (0.1, 0.2)
+    assert again[("default", "ndcg_at_10")]["queries"] == 7
     changed = {(r["subset"], r["metric"]): r for r in rows_of(small, "n.json", "other", reused)}
     assert changed[("default", "ndcg_at_10")]["ci_low"] == first[("default", "ndcg_at_10")]["ci_low"]
+
+
+def test_the_flat_tables_queries_are_those_behind_the_value_and_the_subsets_size_its_own_column(real):
+    """LSNC on ComLQ: the value and its interval cover the 874 judged queries of the 2,909 (``show --subsets``'s
+    count); the table round-trips both through Parquet, and a reused interval keeps its count."""
+    from leaderboard.records.flat_table import reusable_intervals, rows_of, table_bytes
+
+    root, paths = real
+    data = json.loads(paths["bm25"]["comlq"].read_text())
+    result = read_result(paths["bm25"]["comlq"])
+    rows = rows_of(result, "results/bm25/comlq.json", "abc")
+    by_cell = {(r["split"], r["subset"], r["metric"]): r for r in rows}
+    split = result.task.main_split
+    lsnc = by_cell[(split, "default", LSNC10)]
+    assert (lsnc["queries"], lsnc["subset_queries"]) == (874, 2909)
+    assert len(strata_ids(data, "default", LSNC10)[0]) == 874
+    main = by_cell[(split, "default", "ndcg_at_10")]
+    assert main["queries"] == main["subset_queries"] == 2909
+    for (_, subset, metric), row in by_cell.items():  # every cell: the count behind its own per-query values
+        if row["ci_source"] == "bootstrap":
+            assert row["queries"] == sum(len(ids) for ids in strata_ids(data, subset, metric)), (subset, metric)
+            assert row["queries"] <= row["subset_queries"]
+    shown = run_cli("show", str(root), "--subsets", "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    cells = [c for c in json.loads(shown.stdout) if c["model"] == result.model.name and c["task"] == "comlq"]
+    assert any(c["metric"] == LSNC10 for c in cells)
+    for cell in cells:  # the same count as show --subsets gives each cell
+        assert by_cell[(split, cell["subset"], cell["metric"])]["queries"] == cell["queries"], cell
+    reused = reusable_intervals(table_bytes(rows))
+    assert reused[("results/bm25/comlq.json", "abc", "default", LSNC10)][3] == 874
 
 
 def test_a_p_value_at_the_permutation_floor_reads_the_same_in_the_cli_and_the_app():

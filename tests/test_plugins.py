@@ -41,7 +41,7 @@ def test_builtins_come_through_entry_points():
     assert {"beir", "demo", "bm25", "sentence-transformers"} <= set(listed)
     assert listed["bm25"]["distribution"] == "retrieval-leaderboard"
     assert listed["bm25"]["hooks"] == ["register_models"]
-    assert listed["bm25"]["models"] == ["bm25"]
+    assert listed["bm25"]["models"] == ["bm25", "bm25:mair"]  # the default and MAIR's protocol (a named variant)
 
 
 def test_broken_plugins_are_reported_and_do_not_break_the_cli(tmp_path):

@@ -320,7 +320,7 @@ def _bootstrap_intervals(data):
             have = {q: values[q][metric] for q in ids or () if metric in values[q]}
             if have and abs(np.mean(list(have.values())) - score) <= 1e-9:
                 low, high = stratified_bootstrap([np.asarray([[have[q] for q in sorted(have)]])])
-                found[(subset, metric)] = [float(low[0]), float(high[0])]
+                found[(subset, metric)] = [float(low[0]), float(high[0]), len(have)]
     return found
 
 
@@ -335,8 +335,11 @@ def _rows_from_json(folder):
             for subset, values in subsets.items():
                 for metric, value in values.items():
                     ci = data.get("confidence_intervals", {}).get(split, {}).get(subset, {}).get(metric)
-                    if ci is None and split == data["task"]["splits"][0]:
-                        ci = bootstrapped.get((subset, metric))
+                    size = data["subset_sizes"].get(split, {}).get(subset)
+                    behind = None  # the queries behind the value: those with its per-query value, where there are
+                    if split == data["task"]["splits"][0] and (subset, metric) in bootstrapped:
+                        behind = bootstrapped[(subset, metric)][2]
+                        ci = ci or bootstrapped[(subset, metric)][:2]
                     ci = ci or [None, None]
                     model = data["model"]
                     key = (model["name"], model["revision"], data["task"]["name"], split, subset, metric)
@@ -345,7 +348,8 @@ def _rows_from_json(folder):
                         "value": value,
                         "ci_low": ci[0],
                         "ci_high": ci[1],
-                        "queries": data["subset_sizes"].get(split, {}).get(subset),
+                        "queries": size if behind is None else behind,
+                        "subset_queries": size,
                         "data_hash": data["task"]["source"]["content_hash"],
                         "result_path": path.relative_to(folder).as_posix(),
                         "is_main_score": (metric, split, subset)
@@ -359,7 +363,8 @@ def _rows_from_table(records):
     for r in records:
         key = (r["model"], r["revision"], r["task"], r["split"], r["subset"], r["metric"])
         assert key not in out, key  # one row per (model, revision, task, split, subset, metric)
-        out[key] = {k: r[k] for k in ("kind", "value", "ci_low", "ci_high", "queries", "data_hash", "result_path")}
+        fields = ("kind", "value", "ci_low", "ci_high", "queries", "subset_queries", "data_hash", "result_path")
+        out[key] = {k: r[k] for k in fields}
         out[key]["is_main_score"] = r["is_main_score"]
     return out
 

@@ -8,7 +8,11 @@ nDCG@10 by pytrec_eval. Prints nDCG@10 x100 over all queries and per query type 
 
 Run on 2026-11-25 with llama-index-retrievers-bm25 0.8.0 and bm25s 0.3.16, it printed total 69.09 and
 per-type values within 0.10 of this harness's bm25 (submissions/bm25/.../comlq.json); the numbers are in
-the note of the BM25 row of submissions/reported/comlq.json, Table 3.
+the note of the BM25 row of submissions/reported/comlq.json, Table 3. The 21 queries apart come from the
+stemmer: llama-index-retrievers-bm25 0.8.0 pins PyStemmer < 3 (Snowball 2.2: "organism", "organization"
+and "organic" all stem to "organ"), this harness installs PyStemmer 3. After
+``/tmp/ll/bin/pip install PyStemmer==3.1.0`` it prints 69.07, every query equal to the harness's
+(tests/test_comlq_protocol.py checks the same bm25s calls query by query).
 """
 
 import collections

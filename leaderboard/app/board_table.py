@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from leaderboard.app import protocol_variants
 from leaderboard.app.comparison_view import p_text
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Line, Ranking
@@ -287,6 +288,10 @@ def board_html(
         model = model_cell(line.info)
         if line.name in shared:  # two rows of one name: each says which revision it is
             model.text += f'<span class="rev">revision {esc(line.key[1] or MISSING)}</span>'
+        variant, variant_title = protocol_variants.note(line, ranking.lines)  # a paper's protocol of a model
+        if variant:
+            model.text += variant
+            model.title += f" · {variant_title}"
         if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
             model.text += source_span(line.imported, next(iter(line.sources.values()), None))
             model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"

@@ -20,7 +20,8 @@
   also has (the same name, or the name the model plugin gives as ``mteb_name``), the model is one
   row: this harness's run, with mteb's value and the difference under it.
 * **Zero-shot**, as MTEB's leaderboard computes it (``ModelMeta.is_zero_shot_on``): a model whose
-  training datasets, with their similar tasks, include a task of the benchmark is not zero-shot;
+  training datasets (with those of the model it was adapted from, in mteb's model registry, and their
+  similar tasks) include a task of the benchmark is not zero-shot;
   one whose model_meta.json names none is unknown.
 """
 
@@ -56,8 +57,9 @@ IMPORT_RULES_HTML = (
     "newer mteb version wins.</li>"
     "<li>Where this harness has its own run of a model and task that an import also has, the model is one row: "
     "this harness's run, with mteb's value and the difference (this harness − mteb) under it.</li>"
-    "<li><b>Zero-shot</b>, as MTEB's leaderboard decides it: a model whose training datasets (with their similar "
-    "tasks) include a task of the benchmark is not zero-shot; one whose model_meta.json names none is "
+    "<li><b>Zero-shot</b>, as MTEB's leaderboard decides it: a model whose training datasets (with those of the "
+    "model it was adapted from, and their similar tasks) include a task of the benchmark is not zero-shot; one "
+    "whose model_meta.json names none is "
     "unknown.</li></ul>"
 )
 

@@ -11,15 +11,21 @@ Scores follow mteb's own reading of the file:
   them (``og``/``changed`` -> ``og_ndcg_at_5``); mteb 1.x wrote FollowIR's as
   ``individual.original``/``individual.changed`` (mteb 1.x ``AbsTaskInstructionRetrieval
   ._evaluate_subset_lang``), which are the same scores under mteb 2's names ``og``/``changed``;
-* the main score is the task's main metric (``TaskMetadata.main_score``) of each ``hf_subset`` of
-  the task's first evaluation split; a file without it, or with a non-finite one, is skipped;
+* the main score is mteb's: ``TaskResult.validate_and_filter_scores(task).get_score()``, the mean of
+  the main metric (``TaskMetadata.main_score``) over every evaluation split (``eval_splits``) and every
+  ``hf_subset`` of the task in it. A file without the main metric, or with a non-finite or out-of-range
+  one, in any of them is skipped;
 * several ``hf_subset``s (languages) without a "default" one get a "default" holding the mean of
-  each metric they all have: mteb's ``TaskResult.get_score`` averages the main score over subsets
-  the same way, and this harness's own mteb runs store it so;
+  each metric they all have (this harness's own mteb runs store it so);
+* a task with several evaluation splits gets one more split, ``eval_splits_mean``, first in
+  ``task.splits`` (where readers look for the main score): the mean of each metric over the
+  evaluation splits. Every split's own scores stay in the record beside it. Each split holds the
+  task's subsets, so the mean of the split means is mteb's mean over (split, subset) entries;
 * a non-finite value (``NaN`` in some ``nauc_*``) or one outside its metric's range, of any other
   metric, is dropped and named in ``task_details``;
-* a file without some of the task's ``hf_subsets`` is imported as partial (never ranked), as mteb's
-  leaderboard fills the missing ones with NaN (``TaskResult.validate_and_filter_scores``).
+* a file without some of the task's ``hf_subsets`` or evaluation splits is imported as partial (never
+  ranked), as mteb's leaderboard fills the missing ones with NaN (``validate_and_filter_scores``);
+  its main score is then the mean over what it holds.
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ from leaderboard.records.result_checks import SCHEMA_VERSION
 # mteb 1.x names of FollowIR's nested score groups -> the names mteb 2 (and this harness) use.
 _GROUP_NAMES = {"individual_original_": "og_", "individual_changed_": "changed_"}
 _NO_REVISION = {"", "none", "null", "dataset revision not available", "revision_not_applicable"}
+# The split that holds the mean over a multi-split task's evaluation splits (mteb's main score). mteb's
+# split names are dataset split names ("all" is one of CUREv1's), so the name says what it is.
+MEAN_SPLIT = "eval_splits_mean"
 EXTERNAL = "external"  # mteb's results repository: scores the model's authors reported, copied in by mteb's maintainers
 
 
@@ -114,10 +123,13 @@ def _scores(
 ) -> tuple[dict[str, dict[str, dict[str, float]]], list[str], list[str], list[str]]:
     """split -> subset -> metric -> value (the main metric on every subset of the main split); the non-finite
     values dropped; those outside their metric's range dropped; notes."""
-    main_name, main_split = task.main_score or "main_score", task.splits[0]
-    if main_split not in layout.scores:
+    main_name = task.main_score or "main_score"
+    if not any(split in layout.scores for split in task.splits):
         found = ", ".join(sorted(layout.scores)) or "none"
-        raise Skip("no scores for the task's evaluation split", f"no split {main_split!r} (found: {found})")
+        wanted = ", ".join(repr(s) for s in task.splits)
+        raise Skip("no scores for the task's evaluation split", f"none of {wanted} (found: {found})")
+    if MEAN_SPLIT in layout.scores:
+        raise Skip("not an mteb TaskResult", f"a split named {MEAN_SPLIT!r}, the name this import gives the mean")
     scores: dict[str, dict[str, dict[str, float]]] = {}
     dropped: list[str] = []
     outside: list[str] = []
@@ -142,7 +154,7 @@ def _scores(
                 notes.append(
                     f"{split}/{subset}: the file's main_score {stated} is not its {main_name}; {main_name} used"
                 )
-            if split == main_split:
+            if split in task.splits:
                 if main_name in gone:
                     raise Skip("non-finite main score", f"{main_name} is not a finite number in {split}/{subset}")
                 if main_name not in values:
@@ -186,16 +198,47 @@ def _add_default(scores: dict[str, dict[str, dict[str, float]]], task: MtebTask)
             subsets["default"] = {n: sum(subsets[s][n] for s in declared) / len(declared) for n in sorted(shared)}
 
 
+def _eval_splits(scores: dict[str, dict[str, dict[str, float]]], task: MtebTask) -> list[str]:
+    """The task's evaluation splits the file holds, in the task's order (mteb's validate_and_filter_scores)."""
+    return [s for s in task.splits if s in scores]
+
+
+def _add_mean_split(scores: dict[str, dict[str, dict[str, float]]], task: MtebTask) -> str:
+    """The split the main score lives in: the only evaluation split, or MEAN_SPLIT, added with each subset's
+    mean over the evaluation splits (of the metrics every split holds for it)."""
+    if len(task.splits) == 1:
+        return task.splits[0]
+    present = [scores[s] for s in _eval_splits(scores, task)]
+    mean: dict[str, dict[str, float]] = {}
+    for subset in [s for s in present[0] if all(s in split for split in present)]:
+        shared = set.intersection(*(set(split[subset]) for split in present))
+        mean[subset] = {n: sum(split[subset][n] for split in present) / len(present) for n in sorted(shared)}
+    scores[MEAN_SPLIT] = mean
+    return MEAN_SPLIT
+
+
 def _coverage(scores: dict[str, dict[str, dict[str, float]]], task: MtebTask) -> dict[str, Any]:
-    present = set(scores[task.splits[0]])
+    splits = _eval_splits(scores, task)
+    lacking = [s for s in task.splits if s not in splits]
     declared = [s for s in task.subsets if s != "default"]
-    missing = [s for s in declared if s not in present]
-    if "default" in task.subsets and not declared and "default" not in present:
-        missing = ["default"]
-    if not missing:
+    missing: set[str] = set()
+    for split in splits:
+        present = set(scores[split])
+        missing |= {s for s in declared if s not in present}
+        if "default" in task.subsets and not declared and "default" not in present:
+            missing.add("default")
+    reasons = []
+    if lacking:
+        shown = ", ".join(lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
+        total = len(task.splits)
+        reasons.append(f"the mteb file lacks {len(lacking)} of the task's {total} evaluation splits ({shown})")
+    if missing:
+        ordered = [s for s in task.subsets if s in missing]
+        shown = ", ".join(ordered[:5]) + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else "")
+        reasons.append(f"the mteb file lacks {len(ordered)} of the task's subsets ({shown})")
+    if not reasons:
         return {"complete": True}
-    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-    return {"complete": False, "reason": f"the mteb file lacks {len(missing)} of the task's subsets ({shown})"}
+    return {"complete": False, "reason": "; ".join(reasons)}
 
 
 def model_identity(meta: ModelMetaFile | None, folder_model: str, folder_revision: str) -> tuple[str, str]:
@@ -238,21 +281,25 @@ def _model(
 
 
 def training_tasks(meta: ModelMetaFile | None, registry: Registry) -> list[str] | None:
-    """The tasks the model was trained on, with their similar tasks (mteb ``ModelMeta.get_training_datasets``);
-    None when model_meta.json does not say (mteb: unknown, neither zero-shot nor not)."""
+    """The tasks the model was trained on, with those of the model it was adapted from (in mteb's model
+    registry) and their similar tasks (mteb ``ModelMeta.get_training_datasets``); None when model_meta.json
+    does not say (mteb: unknown, neither zero-shot nor not)."""
     names = meta.training_names if meta is not None else None
-    if names is None:
+    if meta is None or names is None:
         return None
-    found = set(names)
-    for name in names:
+    trained = set(names) | registry.adapted_training(meta.adapted_from)
+    found = set(trained)
+    for name in trained:
         found |= registry.similar_tasks(name)
     return sorted(found)
 
 
-def _task(layout: Layout, target: Target, scores: dict[str, Any], revision: str | None) -> dict[str, Any]:
+def _task(
+    layout: Layout, target: Target, scores: dict[str, Any], revision: str | None, main_split: str
+) -> dict[str, Any]:
     task = target.task
     declared = target.declaration or {}
-    main_split = task.splits[0]
+    first = [main_split, *(s for s in _eval_splits(scores, task) if s != main_split)]
     names = sorted({n for subsets in scores.values() for values in subsets.values() for n in values})
     return {
         "name": target.name,
@@ -265,7 +312,7 @@ def _task(layout: Layout, target: Target, scores: dict[str, Any], revision: str 
         "source": {"kind": "hub", "uri": f"mteb:{task.name}", "revision": revision, "content_hash": None},
         "metrics": [_metric(n) for n in names],
         "main_score": task.main_score,
-        "splits": [main_split, *sorted(s for s in scores if s != main_split)],
+        "splits": [*first, *sorted(s for s in scores if s not in first)],
         "subsets": sorted({s for subsets in scores.values() for s in subsets}),
         "supports_limit": False,
         "views": [v for v in declared.get("views", []) if isinstance(v, dict)],
@@ -292,9 +339,11 @@ def convert(
     ``training``: the model's training tasks with their similar ones (``training_tasks``), None when unknown."""
     task = target.task
     scores, dropped, outside, notes = _scores(layout, task)
+    if not _eval_splits(scores, task):
+        raise Skip("no main score", f"no scores in the task's evaluation splits ({', '.join(task.splits)})")
     _add_default(scores, task)
+    main_split = _add_mean_split(scores, task)
     name, revision = model_identity(meta, folder_model, folder_revision)
-    main_split = task.splits[0]
     main_score = scores[main_split]["default"][task.main_score or ""]
     notes = [*target.notes, *([meta_note] if meta_note else []), *notes]
     date = parse_date(layout.date)
@@ -311,6 +360,7 @@ def convert(
         "framework": "mteb",
         "mteb_task": task.name,
         "mteb_task_type": task.type,
+        "mteb_eval_splits": list(task.splits),  # the main score is the mean over these (and the task's subsets)
         "mteb_file_task_name": layout.task_name,
         "mteb_version": layout.mteb_version,
         "mteb_dataset_revision": data_revision,
@@ -330,7 +380,7 @@ def convert(
     return {
         "schema_version": SCHEMA_VERSION,
         "harness": {"name": "mteb", "version": layout.mteb_version or "unknown", "git_commit": None},
-        "task": _task(layout, target, scores, data_revision),
+        "task": _task(layout, target, scores, data_revision, main_split),
         "model": _model(meta, name, revision, layout.mteb_version, training),
         "settings": {
             "batch_size": None,

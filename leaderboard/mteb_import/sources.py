@@ -7,9 +7,10 @@ its git blob id (known before reading for the hub and a git checkout) whether it
 last import. A source then reads the chosen files in bounded batches (the hub: downloaded in
 parallel, only those).
 
-Provenance: each file's path in the repository, the repository (a GitHub URL from the checkout's
-``origin`` remote, ``--repository`` for a plain folder, the hub dataset), the commit, and a link
-to the file at that commit. A checkout's file whose bytes differ from the commit's (an uncommitted
+Provenance: each file's path in the results repository (relative to the folder given, whatever
+checkout encloses it), the repository (a GitHub URL from the origin remote of a checkout of the
+results repository itself, ``--repository`` otherwise, the hub dataset), the commit, and a link to
+the file at that commit. A checkout's file whose bytes differ from the commit's (an uncommitted
 change) gets no commit and no link: the link would show other bytes.
 """
 
@@ -104,11 +105,13 @@ class FolderSource(ResultSource):
         self.prefix = f"{RESULTS}/" if self.root.name == RESULTS else ""
         self.label = str(folder)
         self.committed: dict[str, str] = {}
+        # Paths are the results repository's: relative to the folder given (its parent when it is results/).
+        # A git checkout gives the commit, remote and committed blobs only when it is that repository; one
+        # that merely encloses the folder (a project holding a copy of the results) names other paths.
+        top_folder = self.root.parent if self.prefix else self.root
         git = _git_checkout(self.root)
-        if git is not None:
-            top, head, remote, committed = git
-            inside = self.root.resolve().relative_to(top).as_posix()
-            self.prefix = "" if inside == "." else inside + "/"
+        if git is not None and git[0] == top_folder.resolve():
+            _, head, remote, committed = git
             self.repository, self.commit, self.committed = remote, head, committed
         self.repository = repository or self.repository
         self.commit = commit or self.commit

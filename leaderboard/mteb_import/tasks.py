@@ -13,7 +13,10 @@ What is kept, per task: ``type`` (mteb's ``TaskMetadata.type``); for the importe
 task renames (``mteb/results/task_result.py`` ``renamed_tasks``, ``mteb/get_tasks.py``
 ``_TASK_RENAMES``) with the 1.x names of tasks mteb 2 renamed (``HISTORIC_NAMES``), and the
 similar-task graph (``mteb/get_tasks.py`` ``_create_similar_tasks``: ``adapted_from`` and
-``superseded_by``) that mteb's zero-shot rule follows.
+``superseded_by``) that mteb's zero-shot rule follows. And, for that rule's ``adapted_from`` step
+(``ModelMeta.get_training_datasets`` adds the training data of the model a model was adapted from,
+looked up in mteb's model registry only), each registered model's ``training_datasets`` and
+``adapted_from`` (``models``, only those whose training data is known) with mteb's model renames.
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ class Registry:
             for child in children:
                 self._parents.setdefault(child, []).append(parent)
         self._similar: dict[str, frozenset[str]] = {}
+        self.model_renames: dict[str, str] = dict(data.get("model_renames", {}))
+        self.models: dict[str, dict[str, Any]] = dict(data.get("models", {}))
 
     def find(self, name: str) -> MtebTask | None:
         """The task a file names: by name, an mteb rename, or case-insensitively (mteb's pre-1.11 loader does)."""
@@ -100,6 +105,21 @@ class Registry:
             found = self._similar[dataset] = frozenset(seen - {dataset})
         return found
 
+    def adapted_training(self, adapted_from: str | None) -> set[str]:
+        """The training datasets mteb adds for a model's ``adapted_from`` (``ModelMeta.get_training_datasets``):
+        that model's, in mteb's model registry, with those of the model it was adapted from in turn; a model
+        mteb does not know, or whose training data is unknown, adds none (mteb logs it and goes on)."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        while adapted_from and adapted_from not in seen:  # mteb recurses; a cycle would never end there
+            seen.add(adapted_from)
+            entry = self.models.get(self.model_renames.get(adapted_from, adapted_from))
+            if entry is None:
+                break
+            found |= set(entry.get("training", ()))
+            adapted_from = entry.get("adapted_from")
+        return found
+
 
 @functools.cache
 def registry() -> Registry:
@@ -110,6 +130,7 @@ def generate() -> dict[str, Any]:
     """The registry from the installed mteb (needs the [mteb] extra)."""
     import mteb
     from mteb.get_tasks import _SIMILAR_TASKS, _TASK_RENAMES, _TASKS_REGISTRY
+    from mteb.models.get_model_meta import _MODEL_RENAMES, MODEL_REGISTRY
     from mteb.results.task_result import renamed_tasks
 
     tasks: dict[str, Any] = {}
@@ -130,6 +151,12 @@ def generate() -> dict[str, Any]:
         "renames": dict(sorted({**HISTORIC_NAMES, **renamed_tasks, **_TASK_RENAMES}.items())),
         "similar": {k: sorted(v) for k, v in sorted(_SIMILAR_TASKS.items())},
         "tasks": tasks,
+        "model_renames": dict(sorted(_MODEL_RENAMES.items())),
+        "models": {
+            name: {"training": sorted(meta.training_datasets), "adapted_from": meta.adapted_from}
+            for name, meta in sorted(MODEL_REGISTRY.items())
+            if meta.training_datasets is not None
+        },
     }
 
 

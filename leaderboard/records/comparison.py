@@ -38,6 +38,7 @@ import numpy as np
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 from leaderboard.metrics.significance import holm, stratified_paired
+from leaderboard.records.natural_order import natural_key as natural_key
 from leaderboard.records.p_value_text import at_floor as at_floor
 from leaderboard.records.p_value_text import format_p as format_p
 from leaderboard.records.per_query_columns import of_result, strata, subset_ids
@@ -270,13 +271,6 @@ def comparison_cells(declaration: Mapping[str, Any], named_a: Iterable[str], nam
             if (subset, metric) != ("default", main) and (subset == "default" or subset in both):
                 cells.setdefault((subset, metric), None)
     return list(cells)
-
-
-def natural_key(text: str) -> list[tuple[int, int, str]]:
-    """'cw=3-10' before 'cw=11-12': numbers compare as numbers."""
-    import re
-
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
 
 
 def _axis(view: Mapping[str, Any]) -> list[Cell]:

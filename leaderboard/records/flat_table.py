@@ -43,7 +43,13 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("ci_high", "float64", "upper end of that interval (null where there is none)"),
     ("ci_source", "string", '"result" (stored by the task), "bootstrap" (of the per-query values) or null'),
     ("is_main_score", "bool", "true for the task's main score on its main split, subset default"),
-    ("queries", "Int64", "queries behind this subset (null when the result does not record it)"),
+    (
+        "queries",
+        "Int64",
+        "queries behind the value and its interval: those with this metric's per-query value in the subset (LSNC: "
+        "the judged queries only), as `show --subsets` counts them; else the subset's size; null when unknown",
+    ),
+    ("subset_queries", "Int64", "queries in the subset (the split's, for default); null when the result does not say"),
     ("complete", "bool", "the result covers the whole task (only complete runs are published)"),
     ("data_hash", "string", "sha256 of the task data the run read (null for imported results)"),
     ("harness_version", "string", "retrieval-leaderboard version that produced the result"),
@@ -54,7 +60,8 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
 COLUMN_NAMES = tuple(name for name, _, _ in COLUMNS)
 
 
-Reused = Mapping[tuple[str, str, str, str], tuple[float | None, float | None, str | None]]
+# (result_path, sha256, subset, metric) -> (ci_low, ci_high, ci_source, queries) of a previous push's table
+Reused = Mapping[tuple[str, str, str, str], tuple[float | None, float | None, str | None, int | None]]
 
 
 def rows_of(
@@ -84,19 +91,20 @@ def rows_of(
     rows = []
     for split, subsets in result.scores.items():
         for subset, values in subsets.items():
-            queries = sizes.get(split, {}).get(subset)
-            if queries is None and split == main_split and subset == "default":
-                queries = coverage_queries
+            subset_queries = sizes.get(split, {}).get(subset)
+            if subset_queries is None and split == main_split and subset == "default":
+                subset_queries = coverage_queries
             stored = result.confidence_intervals.get(split, {}).get(subset, {})
             for metric, value in values.items():
                 low, high = stored.get(metric, (None, None))
                 source = "result" if metric in stored else None
+                behind: int | None = None  # the queries the per-query values say are behind this value
                 if split == main_split:
                     if (subset, metric) in known:
-                        low, high, source = known[(subset, metric)]
+                        low, high, source, behind = known[(subset, metric)]
                     elif (subset, metric) in computed:
                         found = computed[(subset, metric)]
-                        low, high, source = found.low, found.high, found.source
+                        low, high, source, behind = found.low, found.high, found.source, found.queries
                 rows.append(
                     {
                         "model": result.model.name,
@@ -113,7 +121,8 @@ def rows_of(
                         "is_main_score": metric == result.task.main_score
                         and split == main_split
                         and subset == "default",
-                        "queries": queries,
+                        "queries": behind if behind is not None else subset_queries,
+                        "subset_queries": subset_queries,
                         "complete": result.is_complete,
                         "data_hash": result.task.source.content_hash,
                         "harness_version": result.harness.version,
@@ -127,9 +136,10 @@ def rows_of(
 
 def reusable_intervals(
     table: bytes | None,
-) -> dict[tuple[str, str, str, str], tuple[float | None, float | None, str | None]]:
-    """The bootstrap intervals of a table a previous push wrote, by (result_path, result_sha256, subset, metric);
-    {} when there is none or it is not readable as this version's table (then every interval is computed)."""
+) -> dict[tuple[str, str, str, str], tuple[float | None, float | None, str | None, int | None]]:
+    """The bootstrap intervals (and the queries behind them) of a table a previous push wrote, by (result_path,
+    result_sha256, subset, metric); {} when there is none or it is not readable as this version's table (then
+    every interval is computed)."""
     if not table:
         return {}
     import pandas as pd
@@ -146,6 +156,7 @@ def reusable_intervals(
             float(r.ci_low),
             float(r.ci_high),
             "bootstrap",
+            None if pd.isna(r.queries) else int(r.queries),
         )
         for r in kept.itertuples(index=False)
     }
@@ -230,7 +241,8 @@ score: the one stored in its result file (`ci_source` "result"), else the percen
 (10,000 resamples, seed 0) of the per-query values behind it in `result_path` (`ci_source`
 "bootstrap": a subset's own queries, a metric's own queries such as LSNC's judged ones); null where
 the result has no per-query values for it (splits other than the main one, metrics stored only as
-means).
+means). `queries` counts the queries behind the value and its interval (LSNC on ComLQ: the 874
+judged queries); `subset_queries` is the subset's size (2,909 for ComLQ's whole split).
 
 ## License
 

@@ -68,8 +68,9 @@ from leaderboard.sqlite_damage import is_damage, move_aside
 
 # 9: per-query columns keep metrics computed on some queries (None elsewhere); 10: the per-query rule (issue 31);
 # 11: summaries of imported results (the data key, the import's source, model_meta's columns) and the
-# training tasks in the detail; 12: per-query columns stored compactly, ids and subsets shared (index_columns)
-INDEX_VERSION = "12"
+# training tasks in the detail; 12: per-query columns stored compactly, ids and subsets shared (index_columns);
+# 13: a named variant's protocol, variant_of and differences in its model summary
+INDEX_VERSION = "13"
 RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
@@ -117,6 +118,8 @@ def summary(record: Record) -> dict[str, Any]:
             "open_weights": meta.get("open_weights"),
             "release_date": meta.get("release_date"),
             "mteb_name": meta.get("mteb_name"),
+            # a named variant of another model: the protocol it follows and how it differs (its settings)
+            **protocol_of(settings.get("model_settings")),
         },
         "task": {
             "name": task["name"],
@@ -146,6 +149,18 @@ def summary(record: Record) -> dict[str, Any]:
         "task_options": dict(settings.get("task_options") or {}),
         "has_per_query": record["per_query"] is not None,
         "default": dict(record["scores"].get(split, {}).get("default", {})),
+    }
+
+
+def protocol_of(model_settings: Any) -> dict[str, Any]:
+    """A variant's ``protocol``, ``variant_of`` and ``differences`` from its settings (plain text only); {} else."""
+    if not isinstance(model_settings, dict) or not isinstance(model_settings.get("variant_of"), str):
+        return {}
+    differences = model_settings.get("differences")
+    return {
+        "variant_of": model_settings["variant_of"],
+        "protocol": str(model_settings.get("protocol") or ""),
+        "differences": [str(d) for d in differences] if isinstance(differences, list) else [],
     }
 
 

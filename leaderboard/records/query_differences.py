@@ -3,7 +3,8 @@
 From two results' per-query values of one metric (``records.per_query_columns``), paired on the
 queries both have it on: the N queries where A is better by the widest margin and the N where B
 is, direction-aware (a lower-is-better metric counts B - A as A's gain), each with the subsets the
-results put it in. Ties are broken by query id, so the list is the same on every run.
+results put it in. Ties are broken by query id (numbers as numbers: "107" before "1053"), so the list
+is the same on every run.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from leaderboard.records.natural_order import natural_key
 from leaderboard.records.per_query_columns import strata
 
 
@@ -23,6 +25,10 @@ class QueryDifference:
     value_b: float
     difference: float  # A - B
     text: str | None = None  # the query's text, when the data was given
+
+    @property
+    def order(self) -> list[tuple[int, int, str]]:
+        return natural_key(self.query_id)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,6 +70,6 @@ def largest_differences(
         for q in both
         if values_a[q] != values_b[q]
     ]
-    a_better = sorted((r for r in rows if sign * r.difference > 0), key=lambda r: (-sign * r.difference, r.query_id))
-    b_better = sorted((r for r in rows if sign * r.difference < 0), key=lambda r: (sign * r.difference, r.query_id))
+    a_better = sorted((r for r in rows if sign * r.difference > 0), key=lambda r: (-sign * r.difference, r.order))
+    b_better = sorted((r for r in rows if sign * r.difference < 0), key=lambda r: (sign * r.difference, r.order))
     return a_better[:n], b_better[:n]
