@@ -101,6 +101,14 @@ EXAMPLES = """Examples:
 )
 @click.option("--keep", is_flag=True, help="Keep each request's folder (venv, results, log) after it is settled.")
 @click.option("--worker-id", default=None, help="This worker's name in leases (default: host-pid).")
+@click.option(
+    "--attestation-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="LEADERBOARD_QUEUE_KEY_FILE",
+    default=None,
+    help="The queue's ed25519 private key (a PEM file; env LEADERBOARD_QUEUE_KEY_FILE): every published result "
+    "gets a signed attestation, and the public key is published in the requests dataset. Never printed.",
+)
 def worker(
     requests_repo: str,
     results_repo: str,
@@ -123,6 +131,7 @@ def worker(
     work_dir: Path | None,
     keep: bool,
     worker_id: str | None,
+    attestation_key: Path | None,
 ) -> None:
     """Claim the oldest pending request, evaluate it in a sandbox, push its results, repeat.
 
@@ -151,6 +160,7 @@ def worker(
         create_pr=create_pr,
         work_dir=work_dir,
         keep=keep,
+        attestation_key=attestation_key,
     )
     if worker_id:
         settings.worker_id = worker_id
