@@ -287,6 +287,9 @@ def board_html(
         model = model_cell(line.info)
         if line.name in shared:  # two rows of one name: each says which revision it is
             model.text += f'<span class="rev">revision {esc(line.key[1] or MISSING)}</span>'
+        if line.attested:  # the queue's worker computed every result behind the row, and signed them
+            model.text += f'<span class="src attested">{esc(line.attested)}</span>'
+            model.title += " · evaluated by the queue: each result's attestation verifies with the queue's public key"
         if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
             model.text += source_span(line.imported, next(iter(line.sources.values()), None))
             model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"
