@@ -144,8 +144,8 @@ class Board:
         """The queue's verdict on one result file (attestation.Verdict), checked once per board."""
         from leaderboard.queue.attestation import check
 
-        if path not in self._verdicts:
-            self._verdicts[path] = check(Path(path), self.queue_key)
+        if path not in self._verdicts:  # the index names a result by its path under the results folder
+            self._verdicts[path] = check(self.root / path, self.queue_key)
         return self._verdicts[path]
 
     def mark_attested(self, lines: Iterable[Any]) -> None:
