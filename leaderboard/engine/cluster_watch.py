@@ -9,10 +9,19 @@ half-written. Two signs are watched by the run's loop (``engine.distributed.RayB
   ``check``, called between waits, probes its address with a plain TCP connect and raises
   ``ClusterLost`` once it has refused connections for ``LEADERBOARD_RAY_LOST_S`` seconds (default 30).
 
-``ClusterLost`` is exit 2 naming the cluster. No result is written for unfinished pairs (only the
-driver writes, after a pair is complete); finished corpus shards stay in ``--shard-dir`` (a Ray job
-never removes its shards: the driver does, once it has written the job's result) and a re-run on
-a working cluster reuses them.
+A cluster can also be there and still never run the jobs (a fresh cluster whose worker nodes did not
+join, a job stuck on a node that lost its raylet), which Ray would wait out silently. Two bounds end it:
+
+* before the jobs are sent, ``require`` waits up to ``LEADERBOARD_RAY_START_S`` seconds (default 120)
+  for an alive node that offers what a job asks (a CPU, or a GPU), then raises ``ClusterUnusable``;
+* while they run, ``progressed`` is told of every finished job and every change in the progress
+  bars; ``check`` raises ``ClusterUnusable`` after ``LEADERBOARD_RAY_STALL_S`` seconds (default 1800)
+  without any, naming the cluster's alive nodes and what they offer.
+
+``ClusterLost`` and ``ClusterUnusable`` are exit 2 naming the cluster. No result is written for
+unfinished pairs (only the driver writes, after a pair is complete); finished corpus shards stay in
+``--shard-dir`` (a Ray job never removes its shards: the driver does, once it has written the job's
+result) and a re-run on a working cluster reuses them.
 """
 
 from __future__ import annotations
@@ -25,6 +34,9 @@ from typing import Any
 from leaderboard.errors import BadInput
 
 LOST_ENV = "LEADERBOARD_RAY_LOST_S"
+START_ENV = "LEADERBOARD_RAY_START_S"
+STALL_ENV = "LEADERBOARD_RAY_STALL_S"
+DEFAULTS = {LOST_ENV: 30.0, START_ENV: 120.0, STALL_ENV: 1800.0}
 
 
 class ClusterLost(BadInput):
@@ -33,15 +45,43 @@ class ClusterLost(BadInput):
     label = "Ray cluster lost"
 
 
-def _grace() -> float:
-    raw = os.environ.get(LOST_ENV, "")
+class ClusterUnusable(BadInput):
+    """The Ray cluster answers but does not run the jobs: no node for them, or no progress (exit 2)."""
+
+    label = "Ray cluster unusable"
+
+
+def _seconds(name: str) -> float:
+    raw = os.environ.get(name, "")
     try:
-        value = float(raw) if raw else 30.0
+        value = float(raw) if raw else DEFAULTS[name]
     except ValueError:
         value = -1.0
     if value <= 0:
-        raise BadInput(f"{LOST_ENV}={raw[:40]!r}: expected a positive number of seconds.")
+        raise BadInput(f"{name}={raw[:40]!r}: expected a positive number of seconds.")
     return value
+
+
+def _grace() -> float:
+    return _seconds(LOST_ENV)
+
+
+def _offers(node: dict[str, Any], needs: dict[str, float]) -> bool:
+    resources = node.get("Resources") or {}
+    names = {"num_cpus": "CPU", "num_gpus": "GPU"}
+    return all(resources.get(names.get(k, k), 0) >= v for k, v in needs.items())
+
+
+def _described(nodes: list[dict[str, Any]]) -> str:
+    alive = [n for n in nodes if n.get("Alive")]
+    if not alive:
+        return "no alive node"
+    parts = []
+    for node in alive[:5]:
+        resources = node.get("Resources") or {}
+        offered = ", ".join(f"{k} {resources[k]:g}" for k in ("CPU", "GPU") if k in resources) or "nothing"
+        parts.append(f"{node.get('NodeManagerAddress', '?')} ({offered})")
+    return f"{len(alive)} alive node(s): " + "; ".join(parts)
 
 
 class ClusterWatch:
@@ -50,6 +90,10 @@ class ClusterWatch:
         self.shown, self.shards = shown_address, shards
         self.grace = _grace()
         self.every = every_s
+        self.ray = ray
+        self.stall = _seconds(STALL_ENV)
+        self.start = _seconds(START_ENV)
+        self._progress_at = time.monotonic()
         self.lost = False
         self._unreachable_since: float | None = None
         self._checked = 0.0
@@ -62,11 +106,46 @@ class ClusterWatch:
         except (OSError, ValueError):
             return False
 
+    def require(self, needs: dict[str, float], what: str) -> None:
+        """Wait (up to START_ENV) for an alive node that offers ``needs``; ``ClusterUnusable`` when none comes."""
+        deadline = time.monotonic() + self.start
+        while True:
+            nodes = self.ray.nodes()
+            if any(n.get("Alive") and _offers(n, needs) for n in nodes):
+                self.progressed()
+                return
+            if time.monotonic() >= deadline:
+                asked = ", ".join(f"{k.removeprefix('num_')} {v:g}" for k, v in needs.items())
+                raise ClusterUnusable(
+                    f"the Ray cluster at {self.shown} is unusable: no alive node offers what {what} needs ({asked}) "
+                    f"after {self.start:g} s ({START_ENV}); it has {_described(nodes)}. Start worker nodes that "
+                    "offer it (ray start --address ...), or run without --ray."
+                )
+            self.check()
+            time.sleep(min(self.every, 1.0))
+
+    def progressed(self) -> None:
+        """A job finished or a progress bar moved: the run is alive."""
+        self._progress_at = time.monotonic()
+
     def check(self) -> None:
-        """Raise ``ClusterLost`` once the GCS has refused connections for the grace period."""
+        """Raise ``ClusterLost`` once the GCS has refused connections for the grace period, and
+        ``ClusterUnusable`` once nothing has progressed for STALL_ENV seconds."""
         now = time.monotonic()
         if now - self._checked < self.every:
             return
+        if now - self._progress_at >= self.stall:
+            try:
+                nodes = _described(self.ray.nodes())
+            except Exception:  # the cluster's own state cannot be had: the message says what is known
+                nodes = "nodes unknown"
+            raise ClusterUnusable(
+                f"the Ray cluster at {self.shown} made no progress for {self.stall:g} s ({STALL_ENV}): no job "
+                f"finished and no progress bar moved ({nodes}). A job may be stuck on a node that lost its "
+                f"raylet, or waiting for the shard folder {self.shards} that another run still holds. No result "
+                "was written for the unfinished tasks; finished corpus shards are kept: re-run on a working "
+                "cluster with the same --shard-dir to resume from them."
+            )
         self._checked = now
         if self._reachable():
             self._unreachable_since = None
