@@ -131,3 +131,49 @@ def test_verify_attestations_needs_a_key(tmp_path, monkeypatch):
     monkeypatch.delenv("LEADERBOARD_QUEUE_PUBLIC_KEY", raising=False)
     ran = run_cli("verify", str(tmp_path), "--attestations", env={"LEADERBOARD_QUEUE_PUBLIC_KEY": ""})
     assert ran.returncode == 2 and "needs the queue's public key" in ran.stderr and "Traceback" not in ran.stderr
+
+
+@pytest.mark.skipif(not __import__("leaderboard.queue.sandbox").queue.sandbox.bwrap_available(), reason="no bwrap")
+def test_a_sandboxed_run_cannot_read_the_queue_key(tmp_path):
+    from leaderboard.queue.sandbox import Limits, Sandbox
+
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    key_file = keys / "queue-key.pem"
+    _, pem = _write_private(key_file)
+    sandbox = Sandbox(tmp_path / "run", "bwrap", hidden=attestation.hidden_from_runs(key_file))
+    ran = sandbox.run(["cat", str(key_file)], Limits(60))
+    assert not ran.ok and pem.splitlines()[1] not in ran.log
+    assert "No such file" in ran.log  # an empty folder is mounted over the key's
+
+
+def test_a_worker_without_bubblewrap_refuses_to_hold_the_key(tmp_path):
+    key_file = tmp_path / "queue-key.pem"
+    _write_private(key_file)
+    ran = run_cli(
+        "worker", "--requests", "lb/requests", "--results", "lb/results", "--once", "--isolation", "process",
+        "--attestation-key", str(key_file), env={"HF_TOKEN": "hf_test_token_0123456789", "HF_ENDPOINT": "http://127.0.0.1:9"},
+    )  # fmt: skip
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    assert "--attestation-key with --isolation process" in " ".join(ran.stderr.split())
+    assert "Traceback" not in ran.stderr
+
+
+def _write_private(path):
+    private = Ed25519PrivateKey.generate()
+    pem = private.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    path.write_bytes(pem)
+    return private, pem.decode()
+
+
+def test_verify_names_another_key(tmp_path, key):
+    private, _ = key
+    result = tmp_path / "results" / "m" / "1.0" / "t.json"
+    result.parent.mkdir(parents=True)
+    result.write_text("{}")
+    attest(private, result)
+    other = tmp_path / "other-public.pem"
+    other.write_bytes(attestation.public_pem(Ed25519PrivateKey.generate()))
+    ran = run_cli("verify", str(tmp_path / "results"), "--attestations", "--queue-key", str(other))
+    said = " ".join(ran.stderr.split())
+    assert ran.returncode == 2 and "attested with another key" in said and "Traceback" not in said

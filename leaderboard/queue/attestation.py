@@ -304,3 +304,22 @@ PROVENANCE = {
 def provenance(verdict: Verdict) -> str:
     """The short word a listing shows for a verdict."""
     return PROVENANCE[verdict.status]
+
+
+def hidden_from_runs(key_file: Path | None) -> list[Path]:
+    """What a sandboxed run must not see: the worker's usual credential folders, and the queue key's folder
+    (bubblewrap mounts an empty folder over it; the run's own paths are bound back on top)."""
+    from leaderboard.queue.sandbox import hidden_by_default
+
+    return [*hidden_by_default(), *([Path(key_file).resolve().parent] if key_file else [])]
+
+
+def refuse_unisolated_key(key_file: Path | None, isolation: str) -> None:
+    """Under isolation "process" a plugin runs as the worker's user: it could read the key file (or the
+    worker's memory) and sign anything. The worker refuses to hold the queue key there."""
+    if key_file and isolation != "bwrap":
+        raise BadInput(
+            f"--attestation-key with --isolation {isolation}: a plugin would run as this user and could read "
+            "the queue's key and attest anything. Use --isolation bwrap, or run this worker without the key "
+            "(its results are then published as pushed, not as evaluated by the queue)."
+        )

@@ -118,6 +118,7 @@ class Worker:
             )
         self.work_root = Path(settings.work_dir or tempfile.mkdtemp(prefix="leaderboard-worker-"))
         # Read once, here: the key lives in this process's memory only, never in a run's reach or a log.
+        attestation.refuse_unisolated_key(settings.attestation_key, settings.isolation)
         self.signer = attestation.load_private_key(settings.attestation_key) if settings.attestation_key else None
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -219,6 +220,7 @@ class Worker:
             settings.pass_env,
             readable=data,
             watched=[*data, *_harness_paths()],
+            hidden=attestation.hidden_from_runs(settings.attestation_key),
         )
         step(f"isolation: {settings.isolation}; limits: {settings.limits(settings.time_limit).described()}")
 
