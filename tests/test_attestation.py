@@ -177,3 +177,28 @@ def test_verify_names_another_key(tmp_path, key):
     ran = run_cli("verify", str(tmp_path / "results"), "--attestations", "--queue-key", str(other))
     said = " ".join(ran.stderr.split())
     assert ran.returncode == 2 and "attested with another key" in said and "Traceback" not in said
+
+
+def test_the_board_marks_attested_rows_and_its_compare_names_pushed_ones(tmp_path, key):
+    from leaderboard.app import board_table, loading, views
+    from leaderboard.app.tabs.compare import _unvouched
+
+    private, public_file = key
+    out = tmp_path / "results"
+    outcomes = leaderboard.evaluate(["bm25", "bm25-okapi"], ["demo"], output=out)
+    attest(private, next(o.path for o in outcomes if o.model == "bm25"))  # bm25-okapi is pushed
+    queue = attestation.read_queue_key(str(public_file))
+    board = loading.load(out, public=True, persist=False, queue_key=queue)
+    (name,) = board.benchmark_names
+    ranking = board.ranking(name, with_stats=False)
+    marks = {line.name: line.attested for line in ranking.lines}
+    assert marks == {"bm25": "evaluated by the queue", "bm25-okapi": None}
+    html = board_table.board_html(ranking, board_table.TableRequest())
+    assert html.count('class="src attested"') == 1
+    keys = {line.name: line.key for line in ranking.lines}
+    labels = views.model_labels(list(keys.values()))
+    (note,) = _unvouched(board, name, keys["bm25"], keys["bm25-okapi"], labels)
+    assert note.endswith(f"{labels[keys['bm25-okapi']]} not evaluated by the queue.")
+    keyless = loading.load(out, public=True, persist=False)  # a board without the queue's key claims nothing
+    assert not any(line.attested for line in keyless.ranking(name, with_stats=False).lines)
+    assert _unvouched(keyless, name, keys["bm25"], keys["bm25-okapi"], labels) == []
