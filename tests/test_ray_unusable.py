@@ -3,7 +3,10 @@ exit 2 within a bounded time, naming the cluster and what it lacks, and writes n
 working cluster then progresses and writes its result.
 
 - a fresh cluster with no node that offers a CPU (its worker nodes never joined): LEADERBOARD_RAY_START_S;
-- a job that makes no progress (stuck, as on a node that lost its raylet): LEADERBOARD_RAY_STALL_S.
+- a job that makes no progress (stuck, as on a node that lost its raylet): LEADERBOARD_RAY_STALL_S;
+- the raylet of the only node with CPUs killed mid-run: its jobs wait for a node that never comes (Ray
+  retries them), so the run ends after LEADERBOARD_RAY_START_S; the re-run on a fresh cluster reuses
+  the finished corpus shards.
 
 Select with ``-m ray``; skipped without the ``ray`` extra.
 """
@@ -11,6 +14,7 @@ Select with ``-m ray``; skipped without the ``ray`` extra.
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -81,7 +85,10 @@ def test_a_run_without_progress_ends_and_a_rerun_progresses(tmp_path, loopback, 
         stuck = run(cluster.address, tmp_path / "out", env, "held-overlap")
         said = " ".join(stuck.stderr.split())
         assert stuck.returncode == 2, stuck.stderr[-3000:]
-        assert f"the Ray cluster at {cluster.address} made no progress for 5 s (LEADERBOARD_RAY_STALL_S)" in said
+        assert (
+            f"the Ray cluster at {cluster.address} is unusable: it made no progress for 5 s (LEADERBOARD_RAY_STALL_S)"
+            in said
+        )
         assert "Traceback" not in stuck.stderr and not list((tmp_path / "out").rglob("*.json"))
         held.unlink()  # the cause is gone: the same run now progresses
         resumed = run(cluster.address, tmp_path / "out", env, "held-overlap")
@@ -89,3 +96,63 @@ def test_a_run_without_progress_ends_and_a_rerun_progresses(tmp_path, loopback, 
         cluster.shutdown()
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert list((tmp_path / "out").rglob("demo.json"))
+
+
+def test_a_raylet_killed_mid_run_ends_the_run_and_a_fresh_cluster_resumes(tmp_path, loopback, monkeypatch):
+    import signal
+
+    from scale_fixtures import write_beir
+    from test_ray import KILL_PLUGIN
+
+    from leaderboard.records.files import read_result
+
+    corpus = {f"d{i}": f"text number {i} " + "fig " * (i % 4) for i in range(40)}
+    root = write_beir(
+        tmp_path / "data", corpus, {"q0": "fig", "q1": "text number 7"}, {"q0": {"d3": 1}, "q1": {"d7": 1}}
+    )
+    out, shards, hold = tmp_path / "out", tmp_path / "shards", tmp_path / "hold"
+    hold.touch()  # encoding waits once two shards are finished, until the raylet is killed and this removed
+    plugin = KILL_PLUGIN.format(root=str(root), shards=str(shards), hold=str(hold))
+    site = make_plugin_dist(tmp_path / "site", "kill-plugin", "kill_plugin", plugin, {"kill-plugin": "kill_plugin"})
+    python_path = os.pathsep.join(filter(None, [str(site), str(TESTS), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", python_path)  # the cluster's processes inherit it
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LEADERBOARD_SHARD_ROWS": "4", "COLUMNS": "250",
+           "LEADERBOARD_RAY_START_S": "5", "LEADERBOARD_RAY_LOST_S": "5"}  # fmt: skip
+    command = [sys.executable, "-m", "leaderboard", "run", "-m", "slow-hash", "-t", "tiny-kill", "-o", str(out),
+               "--shard-dir", str(shards), "--no-cache", "--batch-size", "1"]  # fmt: skip
+    doomed = new_cluster(worker_cpus=2)
+    address = doomed.address
+    run = subprocess.Popen([*command, "--ray", address], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)  # fmt: skip
+    try:
+        while len(list(shards.rglob("shard-*.json"))) < 2 and run.poll() is None:  # a state, not a delay
+            time.sleep(0.05)
+        assert run.poll() is None, run.communicate()
+        (raylet,) = next(iter(doomed.worker_nodes)).all_processes["raylet"]
+        os.kill(raylet.process.pid, signal.SIGKILL)
+        try:
+            _, stderr = run.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            pytest.fail(
+                f"the run did not end after its only worker node lost its raylet:\n{run.communicate()[1][-3000:]}"
+            )
+    finally:
+        doomed.shutdown()
+    said = " ".join(stderr.split())
+    assert run.returncode == 2, stderr[-3000:]
+    assert f"the Ray cluster at {address}" in said and "Traceback" not in stderr, stderr[-3000:]
+    assert f"finished corpus shards are kept in {shards}" in said
+    assert not list(out.rglob("*.json")), "no result, not even a partial one"
+    finished = len(list(shards.rglob("shard-*.json")))
+
+    hold.unlink()
+    fresh = new_cluster(worker_cpus=2)
+    try:
+        again = subprocess.run([*command, "--ray", fresh.address], env=env, capture_output=True, text=True,
+                               timeout=600)  # fmt: skip
+    finally:
+        fresh.shutdown()
+    assert again.returncode == 0, again.stderr[-3000:]
+    (path,) = out.rglob("tiny-kill.json")
+    assert read_result(path).counts["texts_encoded"] <= 40 - 4 * finished + 2  # the finished shards were reused

@@ -14,6 +14,7 @@ join, a job stuck on a node that lost its raylet), which Ray would wait out sile
 
 * before the jobs are sent, ``require`` waits up to ``LEADERBOARD_RAY_START_S`` seconds (default 120)
   for an alive node that offers what a job asks (a CPU, or a GPU), then raises ``ClusterUnusable``;
+  while they run, ``check`` raises it once no such node has been alive for as long (a raylet killed);
 * while they run, ``progressed`` is told of every finished job and every change in the progress
   bars; ``check`` raises ``ClusterUnusable`` after ``LEADERBOARD_RAY_STALL_S`` seconds (default 1800)
   without any, naming the cluster's alive nodes and what they offer.
@@ -37,6 +38,7 @@ LOST_ENV = "LEADERBOARD_RAY_LOST_S"
 START_ENV = "LEADERBOARD_RAY_START_S"
 STALL_ENV = "LEADERBOARD_RAY_STALL_S"
 DEFAULTS = {LOST_ENV: 30.0, START_ENV: 120.0, STALL_ENV: 1800.0}
+NODE_CHECK_S = 2.0  # how often the run asks the cluster for its nodes (one GCS call)
 
 
 class ClusterLost(BadInput):
@@ -97,6 +99,10 @@ class ClusterWatch:
         self.lost = False
         self._unreachable_since: float | None = None
         self._checked = 0.0
+        self.needs: dict[str, float] | None = None  # what a job asks of a node (``require``)
+        self.what = "the run"
+        self._nodes_checked = 0.0
+        self._no_node_since: float | None = None
 
     def _reachable(self) -> bool:
         host, _, port = self.gcs.rpartition(":")
@@ -107,7 +113,9 @@ class ClusterWatch:
             return False
 
     def require(self, needs: dict[str, float], what: str) -> None:
-        """Wait (up to START_ENV) for an alive node that offers ``needs``; ``ClusterUnusable`` when none comes."""
+        """Wait (up to START_ENV) for an alive node that offers ``needs``; ``ClusterUnusable`` when none comes.
+        From then on ``check`` watches that such a node stays (a node whose raylet died leaves the jobs waiting)."""
+        self.needs, self.what = needs, what
         deadline = time.monotonic() + self.start
         while True:
             nodes = self.ray.nodes()
@@ -115,44 +123,61 @@ class ClusterWatch:
                 self.progressed()
                 return
             if time.monotonic() >= deadline:
-                asked = ", ".join(f"{k.removeprefix('num_')} {v:g}" for k, v in needs.items())
-                raise ClusterUnusable(
-                    f"the Ray cluster at {self.shown} is unusable: no alive node offers what {what} needs ({asked}) "
-                    f"after {self.start:g} s ({START_ENV}); it has {_described(nodes)}. Start worker nodes that "
-                    "offer it (ray start --address ...), or run without --ray."
+                raise self.unusable(
+                    f"no alive node offers what {what} needs ({self._asked()}) after {self.start:g} s", nodes
                 )
             self.check()
             time.sleep(min(self.every, 1.0))
+
+    def _asked(self) -> str:
+        return ", ".join(f"{k.removeprefix('num_')} {v:g}" for k, v in (self.needs or {}).items())
+
+    def unusable(self, why: str, nodes: list[dict[str, Any]] | None) -> ClusterUnusable:
+        known = _described(nodes) if nodes is not None else "nodes unknown"
+        return ClusterUnusable(
+            f"the Ray cluster at {self.shown} is unusable: {why}; it has {known}. No result was written for the "
+            f"unfinished tasks; finished corpus shards are kept in {self.shards}: start worker nodes that offer "
+            "what the jobs need (ray start --address ...) or use another cluster, and re-run with the same "
+            "--shard-dir to resume from them."
+        )
 
     def progressed(self) -> None:
         """A job finished or a progress bar moved: the run is alive."""
         self._progress_at = time.monotonic()
 
     def check(self) -> None:
-        """Raise ``ClusterLost`` once the GCS has refused connections for the grace period, and
-        ``ClusterUnusable`` once nothing has progressed for STALL_ENV seconds."""
+        """Raise ``ClusterLost`` once the GCS has refused connections for the grace period; ``ClusterUnusable``
+        once no alive node has offered what the jobs need for START_ENV seconds, or nothing has progressed for
+        STALL_ENV seconds. The cluster's state is asked for only while its GCS answers (else Ray would wait)."""
         now = time.monotonic()
         if now - self._checked < self.every:
             return
-        if now - self._progress_at >= self.stall:
-            try:
-                nodes = _described(self.ray.nodes())
-            except Exception:  # the cluster's own state cannot be had: the message says what is known
-                nodes = "nodes unknown"
-            raise ClusterUnusable(
-                f"the Ray cluster at {self.shown} made no progress for {self.stall:g} s ({STALL_ENV}): no job "
-                f"finished and no progress bar moved ({nodes}). A job may be stuck on a node that lost its "
-                f"raylet, or waiting for the shard folder {self.shards} that another run still holds. No result "
-                "was written for the unfinished tasks; finished corpus shards are kept: re-run on a working "
-                "cluster with the same --shard-dir to resume from them."
-            )
         self._checked = now
-        if self._reachable():
-            self._unreachable_since = None
+        if not self._reachable():
+            self._unreachable_since = self._unreachable_since or now
+            if now - self._unreachable_since >= self.grace:
+                raise self.gone(
+                    f"its control store (GCS {self.gcs}) refused connections for {self.grace:g} s ({LOST_ENV})"
+                )
             return
-        self._unreachable_since = self._unreachable_since or now
-        if now - self._unreachable_since >= self.grace:
-            raise self.gone(f"its control store (GCS {self.gcs}) refused connections for {self.grace:g} s ({LOST_ENV})")
+        self._unreachable_since = None
+        if self.needs is not None and now - self._nodes_checked >= NODE_CHECK_S:
+            self._nodes_checked = now
+            nodes = self.ray.nodes()
+            if any(n.get("Alive") and _offers(n, self.needs) for n in nodes):
+                self._no_node_since = None
+            else:
+                self._no_node_since = self._no_node_since or now
+                if now - self._no_node_since >= self.start:
+                    why = f"no alive node has offered what {self.what} needs ({self._asked()}) for {self.start:g} s"
+                    raise self.unusable(f"{why} ({START_ENV})", nodes)
+        if now - self._progress_at >= self.stall:
+            raise self.unusable(
+                f"it made no progress for {self.stall:g} s ({STALL_ENV}): no job finished and no progress bar "
+                "moved (a job stuck on a node that lost its raylet, or waiting for a shard folder that another "
+                "run still holds)",
+                self.ray.nodes(),
+            )
 
     def gone(self, why: str) -> ClusterLost:
         """The error that ends the run; from now on nothing more is asked of the cluster."""
