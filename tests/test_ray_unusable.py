@@ -4,9 +4,9 @@ working cluster then progresses and writes its result.
 
 - a fresh cluster with no node that offers a CPU (its worker nodes never joined): LEADERBOARD_RAY_START_S;
 - a job that makes no progress (stuck, as on a node that lost its raylet): LEADERBOARD_RAY_STALL_S;
-- the raylet of the only node with CPUs killed mid-run: its jobs wait for a node that never comes (Ray
-  retries them), so the run ends after LEADERBOARD_RAY_START_S; the re-run on a fresh cluster reuses
-  the finished corpus shards.
+- the raylet of the only node with CPUs killed mid-run (the issue's case): the run ends with exit 2 (an
+  actor of the run died with the node, or no node for its jobs after LEADERBOARD_RAY_START_S), and the
+  re-run on a fresh cluster progresses, reusing the finished corpus shards.
 
 Select with ``-m ray``; skipped without the ``ray`` extra.
 """
