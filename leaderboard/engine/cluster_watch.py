@@ -74,6 +74,10 @@ def _offers(node: dict[str, Any], needs: dict[str, float]) -> bool:
     return all(resources.get(names.get(k, k), 0) >= v for k, v in needs.items())
 
 
+def _asked(needs: dict[str, float]) -> str:
+    return ", ".join(f"{k.removeprefix('num_')} {v:g}" for k, v in needs.items())
+
+
 def _described(nodes: list[dict[str, Any]]) -> str:
     alive = [n for n in nodes if n.get("Alive")]
     if not alive:
@@ -115,22 +119,18 @@ class ClusterWatch:
     def require(self, needs: dict[str, float], what: str) -> None:
         """Wait (up to START_ENV) for an alive node that offers ``needs``; ``ClusterUnusable`` when none comes.
         From then on ``check`` watches that such a node stays (a node whose raylet died leaves the jobs waiting)."""
-        self.needs, self.what = needs, what
         deadline = time.monotonic() + self.start
         while True:
             nodes = self.ray.nodes()
             if any(n.get("Alive") and _offers(n, needs) for n in nodes):
+                self.needs, self.what = needs, what  # watched by ``check`` from now on
                 self.progressed()
                 return
             if time.monotonic() >= deadline:
-                raise self.unusable(
-                    f"no alive node offers what {what} needs ({self._asked()}) after {self.start:g} s", nodes
-                )
+                why = f"no alive node offers what {what} needs ({_asked(needs)}) after {self.start:g} s ({START_ENV})"
+                raise self.unusable(why, nodes)
             self.check()
             time.sleep(min(self.every, 1.0))
-
-    def _asked(self) -> str:
-        return ", ".join(f"{k.removeprefix('num_')} {v:g}" for k, v in (self.needs or {}).items())
 
     def unusable(self, why: str, nodes: list[dict[str, Any]] | None) -> ClusterUnusable:
         known = _described(nodes) if nodes is not None else "nodes unknown"
@@ -169,7 +169,9 @@ class ClusterWatch:
             else:
                 self._no_node_since = self._no_node_since or now
                 if now - self._no_node_since >= self.start:
-                    why = f"no alive node has offered what {self.what} needs ({self._asked()}) for {self.start:g} s"
+                    why = (
+                        f"no alive node has offered what {self.what} needs ({_asked(self.needs)}) for {self.start:g} s"
+                    )
                     raise self.unusable(f"{why} ({START_ENV})", nodes)
         if now - self._progress_at >= self.stall:
             raise self.unusable(
