@@ -64,8 +64,11 @@ def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tm
     assert json.loads(unkeyed.stdout)[0]["provenance"] == "attested, not checked (no queue key)"
 
     from leaderboard.app import board_table, loading
+    from leaderboard.app.ui import board_queue_key
 
-    key = attestation.read_queue_key(f"hf://{REQUESTS}", hub.endpoint)
+    key = board_queue_key(REQUESTS, hub.endpoint)  # what `serve --requests` and the Space read
+    assert key.key_id == attestation.key_id(private.public_key()) and key.source.endswith(attestation.PUBLIC_KEY_FILE)
+    assert board_queue_key("lb/no-such-requests", hub.endpoint) is None  # no key: the board loads, marks nothing
     board = loading.load(folder, public=True, persist=False, queue_key=key)
     name = board.benchmark_names[0]
     ranking = board.ranking(name, with_stats=False)
