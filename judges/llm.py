@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from leaderboard import BadInput
-from leaderboard.contract.judge import Judge, JudgeItem, JudgeRequest
+from leaderboard.contract.judge import Judge, JudgeItem, JudgeRequest, JudgeUnavailable
 from leaderboard.toolkit import redact
 
 ENDPOINT_ENV = "LEADERBOARD_JUDGE_ENDPOINT"
@@ -175,9 +175,9 @@ class LLMJudge(Judge):
     def _key(self) -> str | None:
         return os.environ.get(KEY_ENV)
 
-    def _fail(self, item: JudgeItem, what: str) -> BadInput:
+    def _fail(self, item: JudgeItem, what: str, kind: type[BadInput] = BadInput) -> BadInput:
         where = f"item (query {item.query_id[:80]!r}, document {item.doc_id[:80]!r})"
-        return BadInput(redact(f"judge {self.name}: the endpoint {self.endpoint} {what} for {where}", self._key()))
+        return kind(redact(f"judge {self.name}: the endpoint {self.endpoint} {what} for {where}", self._key()))
 
     def _remaining(self) -> tuple[float, str]:
         """Seconds left before the run stops, and what stops it then (the total deadline or the silence)."""
@@ -202,12 +202,13 @@ class LLMJudge(Judge):
             remaining, why = self._remaining()
             if self._stopped or remaining <= 0:
                 self._stopped = self._stopped or why
-                raise self._fail(item, f"{self._stopped}; labels received so far are kept")
+                raise self._fail(item, f"{self._stopped}; labels received so far are kept", JudgeUnavailable)
             try:
                 label = parse_label(self._attempt(item, min(self.timeout, remaining)))
             except _Retryable as exc:
                 if attempt == self.max_retries:
-                    raise self._fail(item, f"failed after {attempt + 1} attempt(s) ({exc})") from None
+                    failed = f"failed after {attempt + 1} attempt(s) ({exc})"
+                    raise self._fail(item, failed, JudgeUnavailable) from None
                 time.sleep(min(0.5 * 2**attempt, 8.0, max(self._remaining()[0], 0)))
                 continue
             self._answered()

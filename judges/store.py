@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard import BadInput
-from leaderboard.contract.judge import Judge, JudgeItem
+from leaderboard.contract.judge import Judge, JudgeItem, JudgeUnavailable
 from leaderboard.toolkit import atomic_open, cache_home, slug
 
 FORMAT = "leaderboard-judgments/1"
@@ -77,6 +77,7 @@ class Lookup:
     labels: Labels  # every requested item
     cached: int  # items found on disk
     computed: int  # items judged now
+    stopped: str | None = None  # why the judge stopped answering before every item was asked (JudgeUnavailable)
 
 
 class JudgmentStore:
@@ -122,9 +123,16 @@ class JudgmentStore:
         known = self.read()
         missing = [i for i in items if known.get(i.query_id, {}).get(i.doc_id) is None]
         step = max(1, self.judge.batch_size)
+        stopped = None
+        asked = 0
         for start in range(0, len(missing), step):
             batch = missing[start : start + step]
-            labels = self.judge.judge(batch)
+            try:
+                labels = self.judge.judge(batch)
+            except JudgeUnavailable as exc:  # the items not labelled stay unlabelled; the task says the run is partial
+                stopped = str(exc)
+                break
+            asked += len(batch)
             if len(labels) != len(batch):
                 raise BadInput(f"judge {self.judge.name} returned {len(labels)} labels for {len(batch)} items")
             fresh: Labels = {}
@@ -136,5 +144,5 @@ class JudgmentStore:
             self.write(fresh)
         wanted: Labels = {}
         for item in items:
-            wanted.setdefault(item.query_id, {})[item.doc_id] = known[item.query_id][item.doc_id]
-        return Lookup(wanted, len(items) - len(missing), len(missing))
+            wanted.setdefault(item.query_id, {})[item.doc_id] = known.get(item.query_id, {}).get(item.doc_id)
+        return Lookup(wanted, len(items) - len(missing), asked, stopped)

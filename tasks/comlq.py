@@ -222,6 +222,8 @@ class ComLQTask(RetrievalTask):
             "judged_now": found.computed,
             "labels_sha256": labels_sha256(found.labels),
         }
+        if found.stopped:
+            info["stopped"] = found.stopped  # the judge's own message: the endpoint, never a secret
         return violating, info
 
     def compute_scores(self, data: RetrievalData, run: Run) -> ScoreReport:
@@ -255,6 +257,7 @@ class ComLQTask(RetrievalTask):
             # LSNC@K (ComLQ paper eq. 2; Table 4 reports it over the queries with negation) exists for the
             # negation queries the judge labelled: its cells' intervals and comparisons resample exactly those
             metric_queries={name: sorted(violating) for name in self.lsnc_names},
+            incomplete=judgments.get("stopped"),
         )
 
 

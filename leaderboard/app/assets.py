@@ -210,6 +210,7 @@ table.lb .c-model .rev { display: block; overflow: hidden; text-overflow: ellips
 table.lb tbody.reported td { font-style: italic; }
 table.lb tbody.reported .src { display: block; font-size: 11px; font-style: normal;
   color: var(--body-text-color-subdued); overflow: hidden; text-overflow: ellipsis; }
+table.lb .src.attested { display: block; font-size: 11px; color: var(--body-text-color-subdued); }
 table.lb .src.imported { display: block; font-size: 11px; color: var(--body-text-color-subdued);
   white-space: normal; }  /* wraps in a narrow column: "run by mteb" and † are always read whole */
 table.lb tbody.reported .note { font-size: 11px; font-style: normal; white-space: normal; max-width: 28em;

@@ -45,6 +45,8 @@ class Board:
     _per_query: OrderedDict[str, dict[str, Any] | None] = field(default_factory=OrderedDict)
     _comparisons: dict[tuple[str, ModelKey, ModelKey, bool], ModelComparison] = field(default_factory=dict)
     _cells: dict[tuple[tuple[str, str, str], ...], dict[str, dict[str, Any]]] = field(default_factory=dict)
+    queue_key: Any = None  # the queue's public key (attestation.QueueKey) read from the requests dataset; None: none
+    _verdicts: dict[str, Any] = field(default_factory=dict)
 
     # -- what is shown ------------------------------------------------------------------------------
     @property
@@ -132,10 +134,30 @@ class Board:
         with lock:  # one computation per ranking, however many pages ask at once
             if key not in self._rankings:
                 ranking = rank(self, benchmark, all_revisions=all_revisions)
+                self.mark_attested(ranking.lines)
                 if with_stats:
                     add_statistics(self, ranking)
                 self._rankings[key] = ranking
             return self._rankings[key]
+
+    def attestation(self, path: str) -> Any:
+        """The queue's verdict on one result file (attestation.Verdict), checked once per board."""
+        from leaderboard.queue.attestation import check
+
+        if path not in self._verdicts:  # the index names a result by its path under the results folder
+            self._verdicts[path] = check(self.root / path, self.queue_key)
+        return self._verdicts[path]
+
+    def mark_attested(self, lines: Iterable[Any]) -> None:
+        """Rows whose every result the queue attested say so; without the queue's key no row does."""
+        from leaderboard.queue.attestation import EVALUATED_BY_THE_QUEUE
+
+        if self.queue_key is None:
+            return
+        for line in lines:
+            paths = list(line.paths.values())
+            if paths and all(self.attestation(p).attested for p in paths):
+                line.attested = EVALUATED_BY_THE_QUEUE
 
     def comparison(self, benchmark: str, a: ModelKey, b: ModelKey, subsets: bool = True) -> ModelComparison:
         """Models a and b on a benchmark's tasks (and, with ``subsets``, each subset), computed once per pair.

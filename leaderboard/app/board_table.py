@@ -292,6 +292,9 @@ def board_html(
         if variant:
             model.text += variant
             model.title += f" · {variant_title}"
+        if line.attested:  # the queue's worker computed every result behind the row, and signed them
+            model.text += f'<span class="src attested">{esc(line.attested)}</span>'
+            model.title += " · evaluated by the queue: each result's attestation verifies with the queue's public key"
         if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
             model.text += source_span(line.imported, next(iter(line.sources.values()), None))
             model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"

@@ -20,6 +20,7 @@ def load(
     public: bool = True,
     revision: str | None = None,
     persist: bool = True,
+    queue_key: Any = None,
 ) -> Board:
     """The board for a results folder: its index (built or updated now) and its benchmark declarations."""
     root = Path(root)
@@ -29,7 +30,7 @@ def load(
     for path, summary in index.summaries():  # this index's own dicts: annotated in place, not copied
         summary["_path"] = path
         rows.append(summary)
-    board = Board(root, index, [], problems, public, revision, rows=rows)
+    board = Board(root, index, [], problems, public, revision, rows=rows, queue_key=queue_key)
     board.benchmarks = _visible_benchmarks(board, declared)
     _share_tasks(rows)
     return board

@@ -70,6 +70,9 @@ class Line:
     chosen: dict[str, dict[str, Any]] = field(default_factory=dict)  # column key -> the result row used
     mteb: dict[str, MtebCell] = field(default_factory=dict)
     zero_shot: bool | None = None
+    # "evaluated by the queue" when every result behind the row carries an attestation by the queue's key that
+    # holds (queue/attestation.py); None: pushed (or the board has no queue key). Set by the board.
+    attested: str | None = None
 
     @property
     def name(self) -> str:

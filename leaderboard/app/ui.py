@@ -15,6 +15,7 @@ wires the three events every tab takes part in: the page load, a benchmark switc
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,20 @@ from leaderboard.app.live import LiveBoard
 from leaderboard.app.live_queue import LiveQueue
 from leaderboard.app.sources import Source
 from leaderboard.app.tabs import QUEUE_TABS, TABS, Hook, Load, Shell, Switch, Tick
+
+
+def board_queue_key(requests: str | None, endpoint: str | None) -> Any:
+    """The queue's public key the board checks attestations with: published in the requests dataset (a board
+    with a queue), else $LEADERBOARD_QUEUE_PUBLIC_KEY; None (no row marked) when there is none or it cannot be
+    read: a hub that is down or a bad key file never stops the board."""
+    from leaderboard.errors import LeaderboardError
+    from leaderboard.queue.attestation import queue_key_option
+
+    try:
+        return queue_key_option(f"hf://{requests}" if requests else None, endpoint)
+    except LeaderboardError as exc:
+        print(f"queue key not read, no result is marked as evaluated by the queue: {exc}", file=sys.stderr)
+        return None
 
 
 def build_app(
@@ -49,9 +64,10 @@ def build_app(
     ``requests``: the evaluation queue's requests dataset (ORG/NAME): adds the Submit and Queue tabs.
     """
     declared = list(benchmarks or [])
+    key = board_queue_key(requests, endpoint)
     live = LiveBoard(
         Source(str(results), endpoint),
-        lambda folder, revision: loading.load(folder, declared, public=public, revision=revision),
+        lambda folder, revision: loading.load(folder, declared, public=public, revision=revision, queue_key=key),
         poll_seconds,
     )
     live.start()

@@ -17,7 +17,7 @@ import click
 
 from leaderboard.cli.compare_tables import query_tables, subset_json, subset_table
 from leaderboard.cli.console import QUIET_HELP, err, escape, out, progress
-from leaderboard.cli.formats import at_floor, check_columns, columns_option, format_p
+from leaderboard.cli.formats import QUEUE_KEY_HELP, at_floor, check_columns, columns_option, format_p
 from leaderboard.cli.run import data_dirs_option
 
 DATA_DIR_HELP = "Local data folder for a task, as in `run`: TASK=DIR (repeatable), or DIR for every task."
@@ -71,9 +71,24 @@ FORMATS = ("table", "json", "markdown", "latex")
 @columns_option(
     "task, metric, queries, a, b, difference, p, p_holm (default: all; with one task p, not p_holm, which equals it)"
 )
+@click.option("--queue-key", default=None, metavar="PEM|hf://ORG/NAME", help=QUEUE_KEY_HELP)
+@click.option("--endpoint", default=None, help="Hub endpoint (for --queue-key hf://...).")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 def compare(
-    model_a, model_b, tasks, results_dir, data_dirs, resamples, seed, fmt, per_subset, top_queries, columns, quiet
+    model_a,
+    model_b,
+    tasks,
+    results_dir,
+    data_dirs,
+    resamples,
+    seed,
+    fmt,
+    per_subset,
+    top_queries,
+    columns,
+    queue_key,
+    endpoint,
+    quiet,
 ) -> None:
     """Is A better than B? Paired bootstrap and randomization tests per task, Holm-corrected across tasks.
 
@@ -95,6 +110,9 @@ def compare(
             "name two models."
         )
     tasks = tuple(dict.fromkeys(tasks))  # each task once: Holm counts comparisons
+    from leaderboard.queue.attestation import queue_key_option
+
+    key = queue_key_option(queue_key, endpoint)
     finder = _Finder(results_dir)
     runner = _Runner(results_dir, data_dirs, tasks)
     comparisons, pairs, found_paths = [], [], []
@@ -113,9 +131,14 @@ def compare(
             pairs.append((a, b))
             found_paths.append((str(path_a), str(path_b)))
     with_holm(comparisons)
+    vouched = [_vouched(task, paths, key) for task, paths in zip(tasks, found_paths)]
     extra = _extras(tasks, pairs, found_paths, per_subset, top_queries, data_dirs, resamples, seed)
     if fmt == "json":
-        document: dict[str, Any] = {"a": model_a, "b": model_b, "tasks": [c.to_json() for c in comparisons]}
+        document: dict[str, Any] = {
+            "a": model_a,
+            "b": model_b,
+            "tasks": [c.to_json() | {"per_query_values": v} for c, v in zip(comparisons, vouched)],
+        }
         if per_subset:
             document["subsets"] = {
                 task: [subset_json(row, labels[(row.subset, row.metric)]) for row in rows]
@@ -142,6 +165,31 @@ def compare(
         text = query_tables(task, metric, model_a, model_b, found_queries, fmt)
         if text is not None:
             click.echo("\n" + text, nl=False)
+
+
+def _vouched(task: str, paths: tuple[str, str], key: Any) -> dict[str, Any]:
+    """Whether an attestation by the queue vouches for each side's per-query values, said on stderr when one
+    does not: the interval and p rest on them, and anyone who can write a results folder can rewrite them
+    (replace each query's value by its subset's mean, recompute means and checksums) without any other trace."""
+    from leaderboard.queue.attestation import EVALUATED_BY_THE_QUEUE, check
+
+    verdicts = {side: check(Path(path), key) for side, path in zip(("a", "b"), paths)}
+    for side, path in zip(("a", "b"), paths):
+        verdict = verdicts[side]
+        if verdict.status == "invalid":
+            err().print(f"[yellow]{escape(path)}: {escape(verdict.detail)}[/]", highlight=False, soft_wrap=True)
+    unvouched = [side.upper() for side, v in verdicts.items() if not v.attested]
+    if unvouched:
+        whose = " and ".join(unvouched)
+        err().print(
+            f"{escape(task)}: the interval and p rest on per-query values that no attestation vouches for "
+            f"({whose}: not {EVALUATED_BY_THE_QUEUE}"
+            + ("" if key is not None else "; no queue key given, --queue-key")
+            + ")",
+            highlight=False,
+            soft_wrap=True,
+        )
+    return {side: {"provenance": v.status, "detail": v.detail} for side, v in verdicts.items()}
 
 
 def _extras(tasks, pairs, paths, per_subset, top_queries, data_dirs, resamples, seed) -> dict[str, Any]:

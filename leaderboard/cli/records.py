@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from leaderboard.cli.console import QUIET_HELP, err, escape, out, progress
-from leaderboard.cli.formats import PAPER_FORMATS, check_columns, columns_option, emit, paper_format_option
+from leaderboard.cli.formats import (
+    PAPER_FORMATS,
+    QUEUE_KEY_HELP,
+    check_columns,
+    columns_option,
+    emit,
+    paper_format_option,
+)
 from leaderboard.records.hub_licenses import license_option
 from leaderboard.records.repo_names import repo_option
 
@@ -39,7 +46,17 @@ def _registry():
     "model, revision and task names (default: model, revision where a model has several, every task); with "
     "--subsets, metric names as JSON names them (ndcg_at_10,paired_win_rate; default: every metric)"
 )
-def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, columns: tuple[str, ...]) -> None:
+@click.option("--queue-key", default=None, metavar="PEM|hf://ORG/NAME", help=QUEUE_KEY_HELP)
+@click.option("--endpoint", default=None, help="Hub endpoint (for --queue-key hf://...).")
+def show(
+    directory: Path,
+    fmt: str,
+    with_reported: bool,
+    with_subsets: bool,
+    columns: tuple[str, ...],
+    queue_key: str | None,
+    endpoint: str | None,
+) -> None:
     """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
@@ -77,6 +94,8 @@ def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, col
         for path, r in index.rows
     ]
     listing = ["model", "revision", "task", "main_score", "value", "queries", "coverage", "created"]
+    if _mark_provenance(directory, rows, queue_key, endpoint):
+        listing.append("provenance")
     listing += ["file"] if fmt == "csv" else []
     if fmt.lower() == "table":  # a reader's table names the metric as every table does (nDCG@10); JSON/CSV the key
         from leaderboard.metrics.labels import metric_label
@@ -103,6 +122,22 @@ def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, col
         err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
     if not index.rows and not index.skipped:
         err().print(f"No result files under {escape(directory)}.")
+
+
+def _mark_provenance(directory: Path, rows: list[dict], queue_key: str | None, endpoint: str | None) -> bool:
+    """Each row's provenance ("evaluated by the queue", "pushed", ...), when a key is given or any result carries
+    an attestation (a folder the queue never touched keeps its listing as it was); a bad attestation is named."""
+    from leaderboard.queue.attestation import attestation_path, check, provenance, queue_key_option
+
+    key = queue_key_option(queue_key, endpoint)
+    if key is None and not any(Path(attestation_path(row["file"])).is_file() for row in rows):
+        return False
+    for row in rows:
+        verdict = check(Path(row["file"]), key)
+        row["provenance"] = provenance(verdict)
+        if verdict.status == "invalid":
+            err().print(f"[yellow]not attested[/] {escape(row['file'])}: {escape(verdict.detail)}", highlight=False)
+    return True
 
 
 def _reported_paper_table(directory: Path, fmt: str) -> str:

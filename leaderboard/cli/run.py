@@ -82,6 +82,12 @@ EXAMPLES = """Examples:
     metavar="[ADDRESS]",
     help="Run on a Ray cluster (extra 'ray'): ADDRESS, or alone for RAY_ADDRESS or a new local cluster.",
 )
+@click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Write a result found incomplete while scoring (e.g. its LLM judge stopped answering) as a partial "
+    "result (never ranked or pushed); without it such a run exits 2 and writes nothing.",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk embedding cache.")
@@ -100,6 +106,7 @@ def run(
     dtype,
     shard_dir,
     ray_address,
+    allow_partial,
     seed,
     overwrite,
     no_cache,
@@ -129,6 +136,7 @@ def run(
         dtype=dtype,
         shard_dir=shard_dir,
         ray=ray_address,
+        allow_partial=allow_partial,
     )
     session = Session(get_registry(), options)
     with progress(quiet) as bar, use_progress(bar):

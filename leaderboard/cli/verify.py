@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli.console import err, escape
-from leaderboard.cli.formats import emit, format_option
+from leaderboard.cli.formats import QUEUE_KEY_HELP, emit, format_option
 
 
 @click.command()
@@ -39,6 +39,14 @@ from leaderboard.cli.formats import emit, format_option
     metavar="ARG",
     help="Extra argument for pip when installing the plugin, e.g. --pip-arg=--index-url=URL (repeatable).",
 )
+@click.option(
+    "--attestations",
+    is_flag=True,
+    help="Instead of re-running: check the queue's attestation of every result under SUBMISSION (a results "
+    "folder) against --queue-key; exit 2 when one does not hold (bad signature, another key, a changed file).",
+)
+@click.option("--queue-key", default=None, metavar="PEM|hf://ORG/NAME", help=QUEUE_KEY_HELP)
+@click.option("--endpoint", default=None, help="Hub endpoint (for --queue-key hf://...).")
 @format_option
 def verify(
     submission: Path,
@@ -48,13 +56,20 @@ def verify(
     tolerance: float,
     data_dirs: tuple[str, ...],
     pip_args: tuple[str, ...],
+    attestations: bool,
+    queue_key: str | None,
+    endpoint: str | None,
     fmt: str,
 ) -> None:
     """Re-run a sample of SUBMISSION's results with its plugin at the spec's version; exit 2 on a mismatch.
 
     The plugin comes from this environment when the spec's version is installed here, otherwise
     from a temporary virtual environment (pip install of plugin.install, or package==version).
+    With --attestations, check the queue's signatures of a results folder instead.
     """
+    if attestations:
+        _verify_attestations(submission, queue_key, endpoint, fmt)
+        return
     from leaderboard.errors import BadInput, DataUnavailable
     from leaderboard.submission.verification import NO_DATA
     from leaderboard.submission.verification import verify as run_verify
@@ -100,6 +115,40 @@ def verify(
             + also
         )
     err().print(f"✓ {len(checks)} of {len(checks)} re-run result(s) match within {tolerance:g}", highlight=False)
+
+
+def _verify_attestations(folder: Path, queue_key: str | None, endpoint: str | None, fmt: str) -> None:
+    """Every result's attestation checked; results without one are listed as pushed (not a failure: not a claim)."""
+    from leaderboard.errors import BadInput
+    from leaderboard.queue.attestation import check, provenance, queue_key_option
+    from leaderboard.records.listing import result_files
+
+    key = queue_key_option(queue_key, endpoint)
+    if key is None:
+        raise BadInput(
+            "verify --attestations needs the queue's public key: --queue-key PEM or hf://ORG/NAME of the requests "
+            "dataset (or LEADERBOARD_QUEUE_PUBLIC_KEY)."
+        )
+    checked = [(path, check(path, key)) for path in result_files(folder)]
+    rows = [{"file": str(p), "provenance": provenance(v), "detail": v.detail} for p, v in checked]
+    emit(
+        rows,
+        fmt,
+        f"attestations in {folder} (queue key {key.key_id}, from {key.source})",
+        ["file", "provenance", "detail"],
+    )
+    bad = [(p, v) for p, v in checked if v.status == "invalid"]
+    if bad:
+        raise BadInput(
+            f"{len(bad)} of {len(checked)} result(s) carry an attestation that does not hold: "
+            + "; ".join(f"{p}: {v.detail}" for p, v in bad[:5])
+        )
+    attested = sum(v.attested for _, v in checked)
+    err().print(
+        f"✓ {attested} of {len(checked)} result(s) evaluated by the queue (attestations hold); "
+        f"{len(checked) - attested} pushed without one",
+        highlight=False,
+    )
 
 
 COMMANDS = [verify]

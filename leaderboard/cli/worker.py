@@ -109,6 +109,14 @@ EXAMPLES = """Examples:
     help="Read the hub token from standard input (one line) instead of HF_TOKEN or a token file; "
     "what --isolation process needs.",
 )
+@click.option(
+    "--attestation-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="LEADERBOARD_QUEUE_KEY_FILE",
+    default=None,
+    help="The queue's ed25519 private key (a PEM file; env LEADERBOARD_QUEUE_KEY_FILE): every published result "
+    "gets a signed attestation, and the public key is published in the requests dataset. Never printed.",
+)
 def worker(
     requests_repo: str,
     results_repo: str,
@@ -132,6 +140,7 @@ def worker(
     keep: bool,
     worker_id: str | None,
     token_stdin: bool,
+    attestation_key: Path | None,
 ) -> None:
     """Claim the oldest pending request, evaluate it in a sandbox, push its results, repeat.
 
@@ -167,6 +176,7 @@ def worker(
         create_pr=create_pr,
         work_dir=work_dir,
         keep=keep,
+        attestation_key=attestation_key,
     )
     if worker_id:
         settings.worker_id = worker_id

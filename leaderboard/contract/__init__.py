@@ -38,13 +38,13 @@ _HOME = {
         "leaderboard.contract.task",
     ),
     **dict.fromkeys(("Benchmark", "BenchmarkTask"), "leaderboard.contract.benchmark"),
-    **dict.fromkeys(("Judge", "JudgeItem", "JudgeRequest"), "leaderboard.contract.judge"),
+    **dict.fromkeys(("Judge", "JudgeItem", "JudgeRequest", "JudgeUnavailable"), "leaderboard.contract.judge"),
 }
 __all__ = ["hookimpl", *sorted(_HOME)]
 
 if TYPE_CHECKING:
     from leaderboard.contract.benchmark import Benchmark, BenchmarkTask  # noqa: F401
-    from leaderboard.contract.judge import Judge, JudgeItem, JudgeRequest  # noqa: F401
+    from leaderboard.contract.judge import Judge, JudgeItem, JudgeRequest, JudgeUnavailable  # noqa: F401
     from leaderboard.contract.model import (  # noqa: F401
         DenseModel,
         Model,

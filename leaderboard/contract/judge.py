@@ -17,6 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from leaderboard.errors import BadInput
+
+
+class JudgeUnavailable(BadInput):
+    """The judge's service stopped answering (silence, deadline, retries spent): labels received so far are
+    kept, the rest cannot be had now. The task's result is then incomplete, and the engine writes it only as a
+    partial result when asked to (``leaderboard run --allow-partial``); otherwise the run exits 2 with this text."""
+
 
 @dataclass(frozen=True)
 class JudgeRequest:

@@ -159,6 +159,10 @@ class ScoreReport:
     # MultiConIR's over its five domains): those subsets, each listed in ``subset_queries``. Intervals and
     # paired tests then resample each subset on its own and weigh it 1/len. Empty: means over queries.
     macro_over: list[str] = field(default_factory=list)
+    # Why the task could not compute everything it should have (its judge stopped answering: the judge's own
+    # message, naming its endpoint). The engine then writes the result only as a partial one, and only when the
+    # user asked for that (``leaderboard run --allow-partial``); otherwise the run stops with this reason.
+    incomplete: str | None = None
 
 
 @dataclass

@@ -9,10 +9,20 @@ half-written. Two signs are watched by the run's loop (``engine.distributed.RayB
   ``check``, called between waits, probes its address with a plain TCP connect and raises
   ``ClusterLost`` once it has refused connections for ``LEADERBOARD_RAY_LOST_S`` seconds (default 30).
 
-``ClusterLost`` is exit 2 naming the cluster. No result is written for unfinished pairs (only the
-driver writes, after a pair is complete); finished corpus shards stay in ``--shard-dir`` (a Ray job
-never removes its shards: the driver does, once it has written the job's result) and a re-run on
-a working cluster reuses them.
+A cluster can also be there and still never run the jobs (a fresh cluster whose worker nodes did not
+join, a job stuck on a node that lost its raylet), which Ray would wait out silently. Two bounds end it:
+
+* before the jobs are sent, ``require`` waits up to ``LEADERBOARD_RAY_START_S`` seconds (default 120)
+  for an alive node that offers what a job asks (a CPU, or a GPU), then raises ``ClusterUnusable``;
+  while they run, ``check`` raises it once no such node has been alive for as long (a raylet killed);
+* while they run, ``progressed`` is told of every finished job and every change in the progress
+  bars; ``check`` raises ``ClusterUnusable`` after ``LEADERBOARD_RAY_STALL_S`` seconds (default 1800)
+  without any, naming the cluster's alive nodes and what they offer.
+
+``ClusterLost`` and ``ClusterUnusable`` are exit 2 naming the cluster. No result is written for
+unfinished pairs (only the driver writes, after a pair is complete); finished corpus shards stay in
+``--shard-dir`` (a Ray job never removes its shards: the driver does, once it has written the job's
+result) and a re-run on a working cluster reuses them.
 """
 
 from __future__ import annotations
@@ -25,6 +35,10 @@ from typing import Any
 from leaderboard.errors import BadInput
 
 LOST_ENV = "LEADERBOARD_RAY_LOST_S"
+START_ENV = "LEADERBOARD_RAY_START_S"
+STALL_ENV = "LEADERBOARD_RAY_STALL_S"
+DEFAULTS = {LOST_ENV: 30.0, START_ENV: 120.0, STALL_ENV: 1800.0}
+NODE_CHECK_S = 2.0  # how often the run asks the cluster for its nodes (one GCS call)
 
 
 class ClusterLost(BadInput):
@@ -33,15 +47,47 @@ class ClusterLost(BadInput):
     label = "Ray cluster lost"
 
 
-def _grace() -> float:
-    raw = os.environ.get(LOST_ENV, "")
+class ClusterUnusable(BadInput):
+    """The Ray cluster answers but does not run the jobs: no node for them, or no progress (exit 2)."""
+
+    label = "Ray cluster unusable"
+
+
+def _seconds(name: str) -> float:
+    raw = os.environ.get(name, "")
     try:
-        value = float(raw) if raw else 30.0
+        value = float(raw) if raw else DEFAULTS[name]
     except ValueError:
         value = -1.0
     if value <= 0:
-        raise BadInput(f"{LOST_ENV}={raw[:40]!r}: expected a positive number of seconds.")
+        raise BadInput(f"{name}={raw[:40]!r}: expected a positive number of seconds.")
     return value
+
+
+def _grace() -> float:
+    return _seconds(LOST_ENV)
+
+
+def _offers(node: dict[str, Any], needs: dict[str, float]) -> bool:
+    resources = node.get("Resources") or {}
+    names = {"num_cpus": "CPU", "num_gpus": "GPU"}
+    return all(resources.get(names.get(k, k), 0) >= v for k, v in needs.items())
+
+
+def _asked(needs: dict[str, float]) -> str:
+    return ", ".join(f"{k.removeprefix('num_')} {v:g}" for k, v in needs.items())
+
+
+def _described(nodes: list[dict[str, Any]]) -> str:
+    alive = [n for n in nodes if n.get("Alive")]
+    if not alive:
+        return "no alive node"
+    parts = []
+    for node in alive[:5]:
+        resources = node.get("Resources") or {}
+        offered = ", ".join(f"{k} {resources[k]:g}" for k in ("CPU", "GPU") if k in resources) or "nothing"
+        parts.append(f"{node.get('NodeManagerAddress', '?')} ({offered})")
+    return f"{len(alive)} alive node(s): " + "; ".join(parts)
 
 
 class ClusterWatch:
@@ -50,9 +96,17 @@ class ClusterWatch:
         self.shown, self.shards = shown_address, shards
         self.grace = _grace()
         self.every = every_s
+        self.ray = ray
+        self.stall = _seconds(STALL_ENV)
+        self.start = _seconds(START_ENV)
+        self._progress_at = time.monotonic()
         self.lost = False
         self._unreachable_since: float | None = None
         self._checked = 0.0
+        self.needs: dict[str, float] | None = None  # what a job asks of a node (``require``)
+        self.what = "the run"
+        self._nodes_checked = 0.0
+        self._no_node_since: float | None = None
 
     def _reachable(self) -> bool:
         host, _, port = self.gcs.rpartition(":")
@@ -62,18 +116,70 @@ class ClusterWatch:
         except (OSError, ValueError):
             return False
 
+    def require(self, needs: dict[str, float], what: str) -> None:
+        """Wait (up to START_ENV) for an alive node that offers ``needs``; ``ClusterUnusable`` when none comes.
+        From then on ``check`` watches that such a node stays (a node whose raylet died leaves the jobs waiting)."""
+        deadline = time.monotonic() + self.start
+        while True:
+            nodes = self.ray.nodes()
+            if any(n.get("Alive") and _offers(n, needs) for n in nodes):
+                self.needs, self.what = needs, what  # watched by ``check`` from now on
+                self.progressed()
+                return
+            if time.monotonic() >= deadline:
+                why = f"no alive node offers what {what} needs ({_asked(needs)}) after {self.start:g} s ({START_ENV})"
+                raise self.unusable(why, nodes)
+            self.check()
+            time.sleep(min(self.every, 1.0))
+
+    def unusable(self, why: str, nodes: list[dict[str, Any]] | None) -> ClusterUnusable:
+        known = _described(nodes) if nodes is not None else "nodes unknown"
+        return ClusterUnusable(
+            f"the Ray cluster at {self.shown} is unusable: {why}; it has {known}. No result was written for the "
+            f"unfinished tasks; finished corpus shards are kept in {self.shards}: start worker nodes that offer "
+            "what the jobs need (ray start --address ...) or use another cluster, and re-run with the same "
+            "--shard-dir to resume from them."
+        )
+
+    def progressed(self) -> None:
+        """A job finished or a progress bar moved: the run is alive."""
+        self._progress_at = time.monotonic()
+
     def check(self) -> None:
-        """Raise ``ClusterLost`` once the GCS has refused connections for the grace period."""
+        """Raise ``ClusterLost`` once the GCS has refused connections for the grace period; ``ClusterUnusable``
+        once no alive node has offered what the jobs need for START_ENV seconds, or nothing has progressed for
+        STALL_ENV seconds. The cluster's state is asked for only while its GCS answers (else Ray would wait)."""
         now = time.monotonic()
         if now - self._checked < self.every:
             return
         self._checked = now
-        if self._reachable():
-            self._unreachable_since = None
+        if not self._reachable():
+            self._unreachable_since = self._unreachable_since or now
+            if now - self._unreachable_since >= self.grace:
+                raise self.gone(
+                    f"its control store (GCS {self.gcs}) refused connections for {self.grace:g} s ({LOST_ENV})"
+                )
             return
-        self._unreachable_since = self._unreachable_since or now
-        if now - self._unreachable_since >= self.grace:
-            raise self.gone(f"its control store (GCS {self.gcs}) refused connections for {self.grace:g} s ({LOST_ENV})")
+        self._unreachable_since = None
+        if self.needs is not None and now - self._nodes_checked >= NODE_CHECK_S:
+            self._nodes_checked = now
+            nodes = self.ray.nodes()
+            if any(n.get("Alive") and _offers(n, self.needs) for n in nodes):
+                self._no_node_since = None
+            else:
+                self._no_node_since = self._no_node_since or now
+                if now - self._no_node_since >= self.start:
+                    why = (
+                        f"no alive node has offered what {self.what} needs ({_asked(self.needs)}) for {self.start:g} s"
+                    )
+                    raise self.unusable(f"{why} ({START_ENV})", nodes)
+        if now - self._progress_at >= self.stall:
+            raise self.unusable(
+                f"it made no progress for {self.stall:g} s ({STALL_ENV}): no job finished and no progress bar "
+                "moved (a job stuck on a node that lost its raylet, or waiting for a shard folder that another "
+                "run still holds)",
+                self.ray.nodes(),
+            )
 
     def gone(self, why: str) -> ClusterLost:
         """The error that ends the run; from now on nothing more is asked of the cluster."""

@@ -21,6 +21,7 @@ Ray is imported only here, and only when ``--ray`` is given.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from leaderboard.contract.model import DenseModel, Model, Role
+from leaderboard.engine.cluster_watch import ClusterUnusable
 from leaderboard.engine.corpus_store import ShardStore, discard
 from leaderboard.engine.encoding import ShardJob, encode_shard
 from leaderboard.engine.options import RunOptions
@@ -133,15 +135,25 @@ class RemoteProgress:
         self.board.update.remote(bar, total, completed)
 
 
-def _mirror(board: Any, local: Any, shown: dict[str, Any]) -> None:
-    """Copy the board's bars into the driver's rich Progress."""
-    if local is None:
-        return
+def _mirror(board: Any, local: Any, shown: dict[str, Any]) -> dict[str, list[Any]]:
+    """Copy the board's bars into the driver's rich Progress; the bars, to tell whether the run moved."""
     ray = _ray()
-    for bar, (description, total, completed) in ray.get(board.snapshot.remote()).items():
+    bars = ray.get(board.snapshot.remote())
+    if local is None:
+        return bars
+    for bar, (description, total, completed) in bars.items():
         if bar not in shown:
             shown[bar] = local.add_task(description, total=total)
         local.update(shown[bar], total=total, completed=completed)
+    return bars
+
+
+def _wait(ref: Any, watch: Any) -> Any:
+    """``ray.get(ref)``, watched: a cluster that is lost or makes no progress ends the wait (cluster_watch)."""
+    ray = _ray()
+    while not ray.wait([ref], num_returns=1, timeout=0.5)[0]:
+        watch.check()
+    return ray.get(ref)
 
 
 # -- encoder actors -------------------------------------------------------------------------------
@@ -177,13 +189,13 @@ class Encoder:
 class EncoderPool:
     """Encoder actors for one model, owned by the driver and shared by all of the model's jobs."""
 
-    def __init__(self, ref: ModelRef, options: RunOptions, size: int):
+    def __init__(self, ref: ModelRef, options: RunOptions, size: int, watch: Any):
         ray = _ray()
         # Restarted when killed, and the interrupted call retried (a shard is rewritten whole); a bounded
         # number of times, so an actor that cannot start (a missing module on a node) fails the run.
         actor = ray.remote(Encoder).options(max_restarts=RETRIES, max_task_retries=RETRIES, **_resources(options))
         self.actors = [actor.remote(ref, options) for _ in range(max(size, 1))]
-        self.info = ray.get(self.actors[0].describe.remote())
+        self.info = _wait(self.actors[0].describe.remote(), watch)
 
     def close(self) -> None:
         ray = _ray()
@@ -320,9 +332,11 @@ class RayBackend:
         ray, options = _ray(), self.options
         pool = None
         if isinstance(handle.model, DenseModel) and options.ray_encoders != 0:
-            pool = EncoderPool(ref, options, _pool_size(options))
+            self.watch.require(_resources(options), f"an encoder of {handle.spec}")
+            pool = EncoderPool(ref, options, _pool_size(options), self.watch)
         # A pooled job needs a CPU for search; an unpooled one its model's device.
-        needs = {"num_cpus": 1} if pool is not None else _resources(options)
+        needs: dict[str, float] = {"num_cpus": 1} if pool is not None else _resources(options)
+        self.watch.require(needs, f"a job of {handle.spec}")
         shared = (pool.actors, pool.info) if pool is not None else None
         known = set(first_stage.runs)
         shipped = FirstStageRuns(dict(first_stage.runs))
@@ -333,11 +347,15 @@ class RayBackend:
             ): i
             for i, p in enumerate(todo)
         }
+        bars: Any = None
         try:
             while waiting:
                 ready, _ = ray.wait(list(waiting), num_returns=1, timeout=0.5)
+                now = _mirror(self.board, self.local_progress, self.shown)
+                if ready or now != bars:  # a job finished or a bar moved: not stalled
+                    self.watch.progressed()
+                bars = now
                 self.watch.check()
-                _mirror(self.board, self.local_progress, self.shown)
                 for future in ready:
                     i = waiting.pop(future)
                     record, runs, kept = ray.get(future)
@@ -354,6 +372,11 @@ class RayBackend:
             raise LeaderboardError(f"a Ray job failed: {exc}") from None
         except ray.exceptions.RayError as exc:  # a node, actor or worker died beyond its retries
             raise self.watch.lost_error(exc) from None
+        except ClusterUnusable:
+            for future in waiting:  # stop what is stuck: nothing more is written for this run
+                with contextlib.suppress(Exception):
+                    ray.cancel(future, force=True)
+            raise
         finally:
             if pool is not None and not self.watch.lost:
                 pool.close()

@@ -34,6 +34,7 @@ class RunOptions:
     corpus_sample: int | None = None  # search a seeded sample of N documents (judged ones kept); partial
     ray: str | None = None  # run on Ray: a cluster address, or "auto" (RAY_ADDRESS, else a local cluster)
     ray_encoders: int | None = None  # encoder actors per corpus (default: one per node, or per GPU); 0: none
+    allow_partial: bool = False  # write a result found incomplete while scoring (a judge that stopped) as partial
 
     def __post_init__(self) -> None:
         self.output = Path(self.output)

@@ -583,6 +583,15 @@ def _compute(
         raise LeaderboardError(
             f"task {meta.name!r} did not report its main score {meta.main_score!r} for split {main_split!r}"
         ) from None
+    if report.incomplete:  # the task's own word: e.g. its judge stopped answering
+        if not options.allow_partial:  # a partial result only when asked for (issue 36): nothing is written
+            raise BadInput(
+                f"{meta.name}: {report.incomplete}. Nothing was written; run again when the cause is fixed, or "
+                "pass --allow-partial to write what was computed as a partial result (never ranked or pushed)."
+            )
+        coverage = record["coverage"]
+        coverage["complete"] = False
+        coverage["reason"] = "; ".join(filter(None, [coverage["reason"], report.incomplete]))
     missing = _missing_parts(meta.splits, meta.subsets, report.scores)
     if missing:  # checked before strata are added: the declared parts are the task's own
         coverage = record["coverage"]

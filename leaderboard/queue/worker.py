@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.errors import BadInput, LeaderboardError
-from leaderboard.queue import plugin_spec
+from leaderboard.queue import attestation, plugin_spec
 from leaderboard.queue.claim import LeaseKeeper, LeaseLost, LeaseSettings, claim, release, settle
 from leaderboard.queue.credentials import Redactor
 from leaderboard.queue.dataset import RequestsDataset, repo_id
@@ -82,6 +82,7 @@ class WorkerSettings:
     work_dir: Path | None = None
     keep: bool = False  # keep each request's folder (venv, results, log) after it is settled
     plugin_timeout: float = field(default_factory=lambda: _plugin_timeout())
+    attestation_key: Path | None = None  # the queue's ed25519 private key (PEM): results are attested (attestation.py)
 
     def __post_init__(self) -> None:
         # Runs start in their own folder: relative paths are taken from the worker's folder, now.
@@ -137,12 +138,19 @@ class Worker:
         # secret-named variable's value and common token formats are cut out.
         self.redact = Redactor(self.results.token, settings.token)
         self.work_root = Path(settings.work_dir or tempfile.mkdtemp(prefix="leaderboard-worker-"))
+        # Read once, here: the key lives in this process's memory only, never in a run's reach or a log.
+        attestation.refuse_unisolated_key(settings.attestation_key, settings.isolation)
+        self.signer = attestation.load_private_key(settings.attestation_key) if settings.attestation_key else None
 
     # -- the loop ---------------------------------------------------------------------------------
     def run(self, once: bool = False, poll_seconds: float = 60.0) -> list[EvalRequest]:
         """Claim and evaluate requests until interrupted (``once``: at most one, then return)."""
         self.requests.ensure_exists()
         self.results.create()
+        if self.signer is not None:
+            self.log(attestation.publish_key(self.requests, self.signer))
+        else:
+            self.log("no queue key (--attestation-key): published results carry no attestation")
         while True:
             try:
                 request = claim(self.requests, self.settings.worker_id, self.settings.lease)
@@ -237,6 +245,7 @@ class Worker:
             readable=data,
             watched=[*data, *_harness_paths()],
             settings={"LEADERBOARD_PLUGIN_TIMEOUT": f"{settings.plugin_timeout:g}"},  # registry.TIMEOUT_ENV
+            hidden=attestation.hidden_from_runs(settings.attestation_key),
         )
         step(f"isolation: {settings.isolation}; limits: {settings.limits(settings.time_limit).described()}")
 
@@ -326,8 +335,14 @@ class Worker:
         hub's answer to the push is lost, the receipt at the new head says whether the commit landed.
         """
         assert request.lease is not None
+        uploads = [u for u in uploads if not attestation.is_attestation(u.path_in_repo)]  # only the worker attests
         results = [u for u in uploads if _is_result(u.path_in_repo)]
         receipt = receipt_upload(request, request.lease, self.requests.repo_id, results)
+        if self.signer is not None:
+            worker = request.lease.worker
+            signed = attestation.sidecars(self.signer, results, request.id, request.plugin, worker)
+        else:
+            signed = []
         message = (
             f"Evaluation request {request.id} (attempt {request.lease.attempt}): "
             f"{request.model} on {', '.join(request.benchmarks)}"
@@ -348,7 +363,11 @@ class Worker:
                 )
             try:
                 report = self.results.push(
-                    [*uploads, receipt], message, create_pr=self.settings.create_pr, parent_commit=head, flat_table=True
+                    [*uploads, *signed, receipt],
+                    message,
+                    create_pr=self.settings.create_pr,
+                    parent_commit=head,
+                    flat_table=True,
                 )
             except PushConflict:
                 continue

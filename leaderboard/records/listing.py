@@ -13,6 +13,8 @@ from pathlib import Path
 
 BOOKKEEPING = ("model_card.json", "model_meta.json", "spec.json")
 TOP_LEVEL_BOOKKEEPING = ("benchmarks.json",)  # the results dataset's benchmark declarations, beside results/
+# A queue worker's signed word beside the result it attests (queue/attestation.py): bookkeeping, not a result.
+ATTESTATION_SUFFIX = ".attestation.json"
 REPORTED_FOLDER = "reported"  # scores copied from papers (records/reported.py), beside results/: not results
 
 
@@ -35,6 +37,8 @@ def result_files(root: Path) -> Iterator[Path]:
             dirs.remove(REPORTED_FOLDER)
         for name in names + dirs:  # a folder named *.json is listed (and refused by the reader) too
             if name.endswith(".json") and not name.startswith(".") and name not in BOOKKEEPING:
+                if name.endswith(ATTESTATION_SUFFIX):
+                    continue
                 if folder == str(root) and name in TOP_LEVEL_BOOKKEEPING:
                     continue
                 found.append(Path(folder) / name)

@@ -213,9 +213,16 @@ def _json_list(data: bytes) -> list[Any]:
 
 
 def _is_result_file(path_in_repo: str) -> bool:
-    """results/<model>/<revision>/<task>.json (not a model card)."""
+    """results/<model>/<revision>/<task>.json (not a model card, nor a queue attestation beside a result)."""
+    from leaderboard.records.listing import ATTESTATION_SUFFIX
+
     parts = path_in_repo.split("/")
-    return len(parts) == 4 and parts[0] == PREFIX and parts[-1].endswith(".json")
+    return (
+        len(parts) == 4
+        and parts[0] == PREFIX
+        and parts[-1].endswith(".json")
+        and not parts[-1].endswith(ATTESTATION_SUFFIX)
+    )
 
 
 def _is_pulled(path_in_repo: str) -> bool:

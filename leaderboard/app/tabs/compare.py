@@ -23,6 +23,22 @@ ID = "compare"
 LABEL = "Compare two models"
 
 
+def _unvouched(board: Any, name: str, key_a: Any, key_b: Any, labels: dict[Any, str]) -> list[str]:
+    """On a board with the queue's key: a line when either side's per-query values carry no attestation that
+    holds (the intervals and p rest on them; anyone with write access to the results could have changed them)."""
+    if board.queue_key is None:
+        return []
+    ranking = board.ranking(name, with_stats=False, all_revisions=True)  # the ranking the comparison reads
+    lines = {line.key: line for line in ranking.lines} if ranking is not None else {}
+    pushed = [labels[k] for k in (key_a, key_b) if k in lines and not lines[k].attested]
+    if not pushed:
+        return []
+    return [
+        "The intervals and p rest on per-query values that no attestation vouches for: "
+        f"{' and '.join(pushed)} not evaluated by the queue."
+    ]
+
+
 def _unfilled(a: str = "", b: str = "") -> dict:
     """The pickers' state: which benchmark they hold (None: none yet), and a link's pair waiting for them."""
     return {"filled": None, "a": a, "b": b}
@@ -80,7 +96,7 @@ def build(shell: Shell) -> Tab | None:
             return render.empty(str(exc))
         rows = found.ordered(shell.ranking(name))  # subsets in the board's column order, strata by number
         labels = views.model_labels([key_a, key_b])
-        problems = found.problems()
+        problems = found.problems() + _unvouched(shell.board(), name, key_a, key_b, labels)
         return comparison_html(
             labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset), labels=found.labels()
         )

@@ -1,0 +1,158 @@
+"""Ray resumes or says why (issue 36.7): a run on a cluster that answers but never runs its jobs ends with
+exit 2 within a bounded time, naming the cluster and what it lacks, and writes nothing; the same run on a
+working cluster then progresses and writes its result.
+
+- a fresh cluster with no node that offers a CPU (its worker nodes never joined): LEADERBOARD_RAY_START_S;
+- a job that makes no progress (stuck, as on a node that lost its raylet): LEADERBOARD_RAY_STALL_S;
+- the raylet of the only node with CPUs killed mid-run (the issue's case): the run ends with exit 2 (an
+  actor of the run died with the node, or no node for its jobs after LEADERBOARD_RAY_START_S), and the
+  re-run on a fresh cluster progresses, reusing the finished corpus shards.
+
+Select with ``-m ray``; skipped without the ``ray`` extra.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import make_plugin_dist
+from queue_fixtures import hostile_plugin
+
+ray = pytest.importorskip("ray")
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
+TESTS = Path(__file__).resolve().parent
+HELD = hostile_plugin(
+    "held-overlap",
+    """
+    import os, time
+    while os.path.exists(os.environ["HELD_FILE"]):  # held by the test: no progress until it is removed
+        time.sleep(0.05)
+    """,
+)
+
+
+@pytest.fixture
+def loopback(monkeypatch):
+    import ray._private.ray_constants as ray_constants
+
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only, as test_ray's clusters
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+
+
+def new_cluster(worker_cpus):
+    from ray.cluster_utils import Cluster
+
+    node = {"object_store_memory": 80 * 2**20, "node_ip_address": "127.0.0.1"}
+    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False, **node})
+    if worker_cpus:
+        made.add_node(num_cpus=worker_cpus, **node)
+    made.wait_for_nodes()
+    return made
+
+
+def run(address, out, env, model="bm25"):
+    command = [sys.executable, "-m", "leaderboard", "run", "-m", model, "-t", "demo", "-o", str(out), "--ray", address]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_a_cluster_without_a_node_for_the_jobs_is_unusable(tmp_path, loopback):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "250", "LEADERBOARD_RAY_START_S": "3"}
+    cluster = new_cluster(worker_cpus=0)  # the head only, with no CPU: a job can never be placed
+    address = cluster.address
+    try:
+        ran = run(address, tmp_path / "out", env)
+    finally:
+        cluster.shutdown()
+    said = " ".join(ran.stderr.split())
+    assert ran.returncode == 2, ran.stderr[-3000:]
+    assert f"the Ray cluster at {address} is unusable: no alive node offers what a job of bm25 needs" in said
+    assert "(cpus 1) after 3 s (LEADERBOARD_RAY_START_S)" in said and "1 alive node(s)" in said
+    assert "Traceback" not in ran.stderr and not list((tmp_path / "out").rglob("*.json"))
+
+
+def test_a_run_without_progress_ends_and_a_rerun_progresses(tmp_path, loopback, monkeypatch):
+    site = make_plugin_dist(tmp_path / "site", "held-overlap", "held_overlap", HELD, {"held-overlap": "held_overlap"})
+    held = tmp_path / "held"
+    held.touch()
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("HELD_FILE", str(held))  # the cluster's processes inherit both
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "250", "LEADERBOARD_RAY_STALL_S": "5"}
+    cluster = new_cluster(worker_cpus=2)
+    try:
+        stuck = run(cluster.address, tmp_path / "out", env, "held-overlap")
+        said = " ".join(stuck.stderr.split())
+        assert stuck.returncode == 2, stuck.stderr[-3000:]
+        assert (
+            f"the Ray cluster at {cluster.address} is unusable: it made no progress for 5 s (LEADERBOARD_RAY_STALL_S)"
+            in said
+        )
+        assert "Traceback" not in stuck.stderr and not list((tmp_path / "out").rglob("*.json"))
+        held.unlink()  # the cause is gone: the same run now progresses
+        resumed = run(cluster.address, tmp_path / "out", env, "held-overlap")
+    finally:
+        cluster.shutdown()
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert list((tmp_path / "out").rglob("demo.json"))
+
+
+def test_a_raylet_killed_mid_run_ends_the_run_and_a_fresh_cluster_resumes(tmp_path, loopback, monkeypatch):
+    import signal
+
+    from scale_fixtures import write_beir
+    from test_ray import KILL_PLUGIN
+
+    from leaderboard.records.files import read_result
+
+    corpus = {f"d{i}": f"text number {i} " + "fig " * (i % 4) for i in range(40)}
+    root = write_beir(
+        tmp_path / "data", corpus, {"q0": "fig", "q1": "text number 7"}, {"q0": {"d3": 1}, "q1": {"d7": 1}}
+    )
+    out, shards, hold = tmp_path / "out", tmp_path / "shards", tmp_path / "hold"
+    hold.touch()  # encoding waits once two shards are finished, until the raylet is killed and this removed
+    plugin = KILL_PLUGIN.format(root=str(root), shards=str(shards), hold=str(hold))
+    site = make_plugin_dist(tmp_path / "site", "kill-plugin", "kill_plugin", plugin, {"kill-plugin": "kill_plugin"})
+    python_path = os.pathsep.join(filter(None, [str(site), str(TESTS), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", python_path)  # the cluster's processes inherit it
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LEADERBOARD_SHARD_ROWS": "4", "COLUMNS": "250",
+           "LEADERBOARD_RAY_START_S": "5", "LEADERBOARD_RAY_LOST_S": "5"}  # fmt: skip
+    command = [sys.executable, "-m", "leaderboard", "run", "-m", "slow-hash", "-t", "tiny-kill", "-o", str(out),
+               "--shard-dir", str(shards), "--no-cache", "--batch-size", "1"]  # fmt: skip
+    doomed = new_cluster(worker_cpus=2)
+    address = doomed.address
+    run = subprocess.Popen([*command, "--ray", address], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)  # fmt: skip
+    try:
+        while len(list(shards.rglob("shard-*.json"))) < 2 and run.poll() is None:  # a state, not a delay
+            time.sleep(0.05)
+        assert run.poll() is None, run.communicate()
+        (raylet,) = next(iter(doomed.worker_nodes)).all_processes["raylet"]
+        os.kill(raylet.process.pid, signal.SIGKILL)
+        try:
+            _, stderr = run.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            pytest.fail(
+                f"the run did not end after its only worker node lost its raylet:\n{run.communicate()[1][-3000:]}"
+            )
+    finally:
+        doomed.shutdown()
+    said = " ".join(stderr.split())
+    assert run.returncode == 2, stderr[-3000:]
+    assert f"the Ray cluster at {address}" in said and "Traceback" not in stderr, stderr[-3000:]
+    assert f"finished corpus shards are kept in {shards}" in said
+    assert not list(out.rglob("*.json")), "no result, not even a partial one"
+    finished = len(list(shards.rglob("shard-*.json")))
+
+    hold.unlink()
+    fresh = new_cluster(worker_cpus=2)
+    try:
+        again = subprocess.run([*command, "--ray", fresh.address], env=env, capture_output=True, text=True,
+                               timeout=600)  # fmt: skip
+    finally:
+        fresh.shutdown()
+    assert again.returncode == 0, again.stderr[-3000:]
+    (path,) = out.rglob("tiny-kill.json")
+    assert read_result(path).counts["texts_encoded"] <= 40 - 4 * finished + 2  # the finished shards were reused
