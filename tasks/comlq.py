@@ -104,6 +104,8 @@ class ComLQTask(RetrievalTask):
         )
         meta.options = {"judge": f"the violation judge for LSNC (default {DEFAULT_JUDGE}; see `leaderboard judges`)"}
         meta.views = self.views()
+        # 2: the complexity strata (cw=... subsets and task_details.complexity) follow the paper's CW now.
+        meta.version = "2"
         self.metadata = meta
 
     def lsnc_metrics(self, coverage: str) -> list[Metric]:

@@ -148,6 +148,8 @@ class NegConstraintTask(RetrievalTask):
         )
         meta.subsets = ["default"] + [f"category={c}" for c in CATEGORIES]
         meta.views = views()
+        # 2: the complexity strata (cw=... subsets and task_details.complexity) follow the paper's CW now.
+        meta.version = "2"
         self.metadata = meta
 
     def load(self) -> RetrievalData:
