@@ -174,7 +174,7 @@ class ComLQTask(RetrievalTask):
         folder = local_dir(self.data_dir, ENV_VAR)
         if folder is not None:
             return load_beir(folder)
-        root = fetch_zip("comlq", URL, PINNED)
+        root = fetch_zip("comlq", URL, PINNED, ENV_VAR)
         return load_beir(root, source=DataSource(kind="url", uri=URL, revision="content pinned by sha256 (see PINNED)"))
 
     def groups(self, data: RetrievalData) -> dict[str, list[str]]:

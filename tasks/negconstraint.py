@@ -156,7 +156,7 @@ class NegConstraintTask(RetrievalTask):
         folder = local_dir(self.data_dir, ENV_VAR)
         if folder is not None:
             return load_negconstraint(folder)
-        root = fetch_files("negconstraint", BASE_URL, PINNED)
+        root = fetch_files("negconstraint", BASE_URL, PINNED, ENV_VAR)
         return load_negconstraint(
             root, DataSource(kind="url", uri=BASE_URL, revision="content pinned by sha256 (see PINNED)")
         )
