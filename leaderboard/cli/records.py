@@ -39,12 +39,41 @@ def _registry():
     "model, revision and task names (default: model, revision where a model has several, every task); with "
     "--subsets, metric names as JSON names them (ndcg_at_10,paired_win_rate; default: every metric)"
 )
-def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, columns: tuple[str, ...]) -> None:
+@click.option(
+    "--task",
+    "tasks",
+    multiple=True,
+    metavar="TASK",
+    help="Only this task's results (repeatable; a task of the folder's results, case aside).",
+)
+@click.option(
+    "--benchmark",
+    "benchmarks",
+    multiple=True,
+    metavar="NAME",
+    help="Only the results of this benchmark's tasks (repeatable; see `leaderboard benchmarks`); with --task, "
+    "both sets are shown.",
+)
+def show(
+    directory: Path,
+    fmt: str,
+    with_reported: bool,
+    with_subsets: bool,
+    columns: tuple[str, ...],
+    tasks: tuple[str, ...],
+    benchmarks: tuple[str, ...],
+) -> None:
     """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
     check_columns(columns, fmt)
     index = build_index(directory)
+    chosen: set[str] | None = None
+    if tasks or benchmarks:
+        from leaderboard.cli.show_filters import chosen_tasks, only_tasks
+
+        chosen = chosen_tasks(tasks, benchmarks, (r["task"]["name"] for _, r in index.rows), directory)
+        index = only_tasks(index, chosen)
     if with_subsets:  # the per-subset tables (cli/subset_tables.py) instead of the listing
         from leaderboard.cli.subset_tables import show_subsets
 
@@ -88,6 +117,9 @@ def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, col
         from leaderboard.records.reported import LISTING_COLUMNS, listing_rows, load_reported
 
         scores, reported_skipped = load_reported(directory)
+        if chosen is not None:
+            named = {b.casefold() for b in benchmarks}
+            scores = [x for x in scores if x.task in chosen or (x.benchmark or "").casefold() in named]
         for reason in reported_skipped:
             err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
     if with_reported and fmt.lower() in ("json", "csv"):  # one document: every row names where its number is from
@@ -101,7 +133,9 @@ def show(directory: Path, fmt: str, with_reported: bool, with_subsets: bool, col
             emit(listing_rows(scores), fmt, title, LISTING_COLUMNS)
     for path, reason in index.skipped:
         err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
-    if not index.rows and not index.skipped:
+    if chosen is not None and not index.rows:
+        err().print(f"No results of {escape(', '.join(sorted(chosen)))} under {escape(directory)}.")
+    elif not index.rows and not index.skipped:
         err().print(f"No result files under {escape(directory)}.")
 
 
