@@ -84,12 +84,12 @@ def check_hub(model_id: str, revision: str | None, what: str) -> None:
 
 def load_from_source(loader, source: str, what: str, revision: str | None, **kwargs):
     """Load a hub id or a local folder with ``loader``; a load that fails is bad input (exit 2)."""
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # the runner draws its own progress bars
     folder, is_local = check_source(source, what)
     if not is_local:
         check_hub(source, revision, what)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # the runner draws its own progress bars
     try:
         return loader(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)
     except OSError as exc:

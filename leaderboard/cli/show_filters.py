@@ -41,7 +41,8 @@ def _benchmark_tasks(names: Sequence[str]) -> set[str]:
         try:
             declared = registration.factory()
         except Exception as exc:  # a broken plugin's benchmark: named, never a traceback
-            raise BadInput(f"--benchmark {name!r}: its plugin failed to declare it ({type(exc).__name__}: {exc}).")
+            failure = f"{type(exc).__name__}: {exc}"
+            raise BadInput(f"--benchmark {name!r}: its plugin failed to declare it ({failure}).") from None
         tasks |= {task.task for task in declared.tasks}
     return tasks
 

@@ -41,9 +41,9 @@ def _download(url: str, env_var: str | None) -> bytes:
         with step(f"downloading {url}"), urllib.request.urlopen(url, timeout=60) as response:
             return response.read()
     except OSError as exc:
+        variable = f"the environment variable {env_var}" if env_var else "its environment variable"
         raise DataUnavailable(
-            f"Could not download {url} ({exc}). "
-            f"Point the task at a local copy with --data-dir or {f'the environment variable {env_var}' if env_var else 'its environment variable'}."
+            f"Could not download {url} ({exc}). Point the task at a local copy with --data-dir or {variable}."
         ) from None
 
 
@@ -74,7 +74,7 @@ def fetch_zip(name: str, url: str, expected: dict[str, str], env_var: str | None
 
 
 def fetch_files(name: str, base_url: str, expected: dict[str, str], env_var: str | None = None) -> Path:
-    """Download each expected file from base_url/<relative path>, verify, cache (``name``, ``env_var``: as fetch_zip)."""
+    """Download each expected file from base_url/<relative path>, verify, cache (``env_var``: as fetch_zip)."""
     target = cache_root() / name
     if target.is_dir() and not _verify(target, expected):
         return target
