@@ -104,6 +104,8 @@ class ComLQTask(RetrievalTask):
         )
         meta.options = {"judge": f"the violation judge for LSNC (default {DEFAULT_JUDGE}; see `leaderboard judges`)"}
         meta.views = self.views()
+        # 2: the complexity strata (cw=... subsets and task_details.complexity) follow the paper's CW now.
+        meta.version = "2"
         self.metadata = meta
 
     def lsnc_metrics(self, coverage: str) -> list[Metric]:
@@ -172,7 +174,7 @@ class ComLQTask(RetrievalTask):
         folder = local_dir(self.data_dir, ENV_VAR)
         if folder is not None:
             return load_beir(folder)
-        root = fetch_zip("comlq", URL, PINNED)
+        root = fetch_zip("comlq", URL, PINNED, ENV_VAR)
         return load_beir(root, source=DataSource(kind="url", uri=URL, revision="content pinned by sha256 (see PINNED)"))
 
     def groups(self, data: RetrievalData) -> dict[str, list[str]]:

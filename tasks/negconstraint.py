@@ -148,13 +148,15 @@ class NegConstraintTask(RetrievalTask):
         )
         meta.subsets = ["default"] + [f"category={c}" for c in CATEGORIES]
         meta.views = views()
+        # 2: the complexity strata (cw=... subsets and task_details.complexity) follow the paper's CW now.
+        meta.version = "2"
         self.metadata = meta
 
     def load(self) -> RetrievalData:
         folder = local_dir(self.data_dir, ENV_VAR)
         if folder is not None:
             return load_negconstraint(folder)
-        root = fetch_files("negconstraint", BASE_URL, PINNED)
+        root = fetch_files("negconstraint", BASE_URL, PINNED, ENV_VAR)
         return load_negconstraint(
             root, DataSource(kind="url", uri=BASE_URL, revision="content pinned by sha256 (see PINNED)")
         )

@@ -49,7 +49,10 @@ from playwright.sync_api import expect
 TABS = {"board": "Leaderboard", "views": "Task views", "size": "Size vs score", "compare": "Compare two models"}
 TABS |= {"provenance": "Provenance"}
 TABS |= {"skipped": "Skipped", "about": "About"}
-pytestmark = pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = [
+    pytest.mark.slow,  # Chromium against a served app: seconds each
+    pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed (.ci/run installs it)"),
+]
 
 
 @pytest.fixture(scope="module")

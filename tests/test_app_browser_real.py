@@ -22,7 +22,10 @@ from numbers_fixtures import LSNC10, copy_real_results
 from playwright.sync_api import expect
 from test_app_browser import browser, plain_env  # noqa: F401
 
-pytestmark = pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed")
+pytestmark = [
+    pytest.mark.slow,  # Chromium against a served app: seconds each
+    pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,14 @@
 
 import json
 
+import pytest
 from conftest import WORD_OVERLAP_PYPROJECT, run_cli, word_overlap_plugin
 from venv_helpers import make_child_venv, pip_install_offline
 
 PLUGIN_MODULE = word_overlap_plugin("1.0")
 
 
+@pytest.mark.slow  # builds and pip-installs into a fresh venv
 def test_out_of_tree_plugin_in_a_fresh_venv(tmp_path):
     project = tmp_path / "plugin-src"
     project.mkdir()

@@ -19,7 +19,7 @@ import leaderboard
 from leaderboard.records.result import decode_per_query
 
 ray = pytest.importorskip("ray")
-pytestmark = pytest.mark.ray
+pytestmark = [pytest.mark.ray, pytest.mark.slow]  # a local Ray cluster starts per test module
 TESTS = Path(__file__).resolve().parent
 
 

@@ -293,6 +293,7 @@ def test_the_space_over_a_folder_is_the_board_over_its_dataset(board_folder, tmp
         "bm25", "bm25-okapi", "sentence-transformers/all-MiniLM-L6-v2"}  # fmt: skip
 
 
+@pytest.mark.slow  # Chromium
 def test_the_space_app_over_a_folder_serves_the_public_board_in_chromium(board_folder, tmp_path):
     """space/app.py itself, over a local folder (RESULTS_REPO=folder): ?benchmark=ComLQ ranks the baselines,
     the selector offers the public benchmarks only (no demo, no raw task names). Screenshot for a reader."""

@@ -24,6 +24,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(("tasks", "models", "benchmarks", "judges", "plugins"), "catalog"),
     **dict.fromkeys(("show", "push", "pull", "export", "import", "validate"), "records"),
     "serve": "serve",
+    "dev-hub": "dev_hub",
     "verify": "verify",
     "compare": "compare",
     "cite": "cite",

@@ -48,6 +48,21 @@ def _registry():
 )
 @click.option("--queue-key", default=None, metavar="PEM|hf://ORG/NAME", help=QUEUE_KEY_HELP)
 @click.option("--endpoint", default=None, help="Hub endpoint (for --queue-key hf://...).")
+@click.option(
+    "--task",
+    "tasks",
+    multiple=True,
+    metavar="TASK",
+    help="Only this task's results (repeatable; a task of the folder's results, case aside).",
+)
+@click.option(
+    "--benchmark",
+    "benchmarks",
+    multiple=True,
+    metavar="NAME",
+    help="Only the results of this benchmark's tasks (repeatable; see `leaderboard benchmarks`); with --task, "
+    "both sets are shown.",
+)
 def show(
     directory: Path,
     fmt: str,
@@ -56,12 +71,20 @@ def show(
     columns: tuple[str, ...],
     queue_key: str | None,
     endpoint: str | None,
+    tasks: tuple[str, ...],
+    benchmarks: tuple[str, ...],
 ) -> None:
     """Show the results under DIRECTORY (invalid files are listed on stderr as skipped, with the reason)."""
     from leaderboard.records.index import build_index
 
     check_columns(columns, fmt)
     index = build_index(directory)
+    chosen: set[str] | None = None
+    if tasks or benchmarks:
+        from leaderboard.cli.show_filters import chosen_tasks, only_tasks
+
+        chosen = chosen_tasks(tasks, benchmarks, (r["task"]["name"] for _, r in index.rows), directory)
+        index = only_tasks(index, chosen)
     if with_subsets:  # the per-subset tables (cli/subset_tables.py) instead of the listing
         from leaderboard.cli.subset_tables import show_subsets
 
@@ -107,6 +130,9 @@ def show(
         from leaderboard.records.reported import LISTING_COLUMNS, listing_rows, load_reported
 
         scores, reported_skipped = load_reported(directory)
+        if chosen is not None:
+            named = {b.casefold() for b in benchmarks}
+            scores = [x for x in scores if x.task in chosen or (x.benchmark or "").casefold() in named]
         for reason in reported_skipped:
             err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
     if with_reported and fmt.lower() in ("json", "csv"):  # one document: every row names where its number is from
@@ -120,7 +146,9 @@ def show(
             emit(listing_rows(scores), fmt, title, LISTING_COLUMNS)
     for path, reason in index.skipped:
         err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
-    if not index.rows and not index.skipped:
+    if chosen is not None and not index.rows:
+        err().print(f"No results of {escape(', '.join(sorted(chosen)))} under {escape(directory)}.")
+    elif not index.rows and not index.skipped:
         err().print(f"No result files under {escape(directory)}.")
 
 

@@ -11,6 +11,12 @@ Pick the base class for how the task is evaluated; the class *is* the declaratio
 * ``ExternalTask``   -> another framework (mteb) runs the loop through ``evaluate_model``.
 
 Where the main score lives: ``scores[metadata.splits[0]]["default"][metadata.main_score]``.
+
+A task's version (``TaskMetadata.version``) must change whenever its output for the same data changes:
+a score, a subset or its members, an interval, a per-query value, a task detail or a declared metric.
+Results of different versions are never compared or ranked together, and ``validate`` refuses a result
+whose version is not the installed task's. The repository's baselines (``submissions/``) are re-run in
+CI (``tests/test_baselines_reproduce.py``), so a changed output without a new version fails there.
 """
 
 from __future__ import annotations
@@ -109,13 +115,17 @@ class TaskRequest:
 
 @dataclass
 class TaskMetadata:
+    """What a task declares. ``version``: change it whenever the task's output for the same data changes
+    (scores, subsets and their members, intervals, per-query values, task details, the metrics declared);
+    results of different versions are never compared or ranked together."""
+
     name: str
     family: str
     description: str
     reference: str
     metrics: list[Metric]
     main_score: str
-    version: str = "1"
+    version: str = "1"  # a new one whenever the output for the same data changes (see the class docstring)
     citation: str | None = None
     splits: list[str] = field(default_factory=lambda: ["test"])
     subsets: list[str] = field(default_factory=lambda: ["default"])

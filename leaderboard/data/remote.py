@@ -36,23 +36,25 @@ def _verify(root: Path, expected: dict[str, str]) -> list[str]:
     return [rel for rel, digest in expected.items() if not (root / rel).is_file() or sha256_file(root / rel) != digest]
 
 
-def _download(url: str) -> bytes:
+def _download(url: str, env_var: str | None) -> bytes:
     try:
         with step(f"downloading {url}"), urllib.request.urlopen(url, timeout=60) as response:
             return response.read()
     except OSError as exc:
+        variable = f"the environment variable {env_var}" if env_var else "its environment variable"
         raise DataUnavailable(
-            f"Could not download {url} ({exc}). "
-            "Point the task at a local copy with --data-dir or its environment variable."
+            f"Could not download {url} ({exc}). Point the task at a local copy with --data-dir or {variable}."
         ) from None
 
 
-def fetch_zip(name: str, url: str, expected: dict[str, str]) -> Path:
-    """Download a zip once, find the folder holding the expected files, verify every hash, cache it."""
+def fetch_zip(name: str, url: str, expected: dict[str, str], env_var: str | None = None) -> Path:
+    """Download a zip once, find the folder holding the expected files, verify every hash, cache it.
+
+    ``env_var``: the variable the task reads its local copy from, named in the message when the download fails."""
     target = cache_root() / name
     if target.is_dir() and not _verify(target, expected):
         return target
-    archive = zipfile.ZipFile(io.BytesIO(_download(url)))
+    archive = zipfile.ZipFile(io.BytesIO(_download(url, env_var)))
     with tempfile.TemporaryDirectory() as tmp:
         archive.extractall(tmp)
         anchor = next(iter(expected))
@@ -71,15 +73,15 @@ def fetch_zip(name: str, url: str, expected: dict[str, str]) -> Path:
     return target
 
 
-def fetch_files(name: str, base_url: str, expected: dict[str, str]) -> Path:
-    """Download each expected file from base_url/<relative path>, verify, cache."""
+def fetch_files(name: str, base_url: str, expected: dict[str, str], env_var: str | None = None) -> Path:
+    """Download each expected file from base_url/<relative path>, verify, cache (``env_var``: as fetch_zip)."""
     target = cache_root() / name
     if target.is_dir() and not _verify(target, expected):
         return target
     with tempfile.TemporaryDirectory() as tmp:
         for rel in expected:
             (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            (Path(tmp) / rel).write_bytes(_download(f"{base_url.rstrip('/')}/{rel}"))
+            (Path(tmp) / rel).write_bytes(_download(f"{base_url.rstrip('/')}/{rel}", env_var))
         bad = _verify(Path(tmp), expected)
         if bad:
             raise BadInput(

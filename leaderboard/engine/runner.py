@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -442,6 +442,28 @@ def _partial_path(path: Path, options: RunOptions, record: dict, model: Model, m
     return target
 
 
+def _load_data(task: Task, spec: str, options: RunOptions) -> Any:
+    """The task's data; bad or missing data names the task and the --data-dir TASK=DIR form that fixes it."""
+    try:
+        return _plugin_call(task.load, f"task {task.metadata.name!r}: load()")
+    except BadInput as exc:
+        exc.args = (_data_message(str(exc), spec, options.data_dirs),)
+        raise  # the same exception (DataUnavailable keeps its label)
+
+
+def _data_message(message: str, spec: str, data_dirs: Mapping[str, str]) -> str:
+    folder = data_dirs.get(spec)
+    sharing = sorted(task for task, other in data_dirs.items() if other == folder) if folder else []
+    if len(sharing) > 1:  # a bare --data-dir DIR went to every task: only one of them can read it
+        own = " ".join(f"--data-dir {task}=DIR" for task in sharing)
+        hint = f"--data-dir {folder} was given to every task ({', '.join(sharing)}); give each its own folder: {own}."
+    elif folder or f"{spec}=" in message:
+        hint = ""  # the user named this task's folder: the task's own message says what is wrong with it
+    else:
+        hint = f"This task's folder is given as --data-dir {spec}=DIR."
+    return " ".join(part for part in (f"task {spec}: {message}", hint) if part)
+
+
 @dataclass
 class Prepared:
     """A (model, task) pair ready to evaluate: data loaded, record started, destination chosen."""
@@ -466,7 +488,7 @@ def prepare(registry: Registry, handle: LoadedModel, task_spec: str, options: Ru
         )
     check_compatible(task, model)
     with timer.phase("data_load"), step(f"loading {meta.name}"):
-        data = _plugin_call(task.load, f"task {meta.name!r}: load()")
+        data = _load_data(task, task_spec, options)
         total = _size(data)
         data = _limit(data, options.limit)
         corpus_total = _sample(data, options)

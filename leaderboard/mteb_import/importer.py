@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic_core import to_json
 
+from leaderboard.errors import BadInput
 from leaderboard.fileio import atomic_open, write_bytes_atomic
 from leaderboard.mteb_import.convert import Skip, Source, Target, convert, training_tasks
 from leaderboard.mteb_import.layouts import LayoutError, ModelMetaFile, parse_result
@@ -123,13 +124,17 @@ def import_results(
     report = ImportReport(source.label)
     manifest = _Manifest(output, f"{CONVERTER_VERSION}/{tasks.mteb_version}/{naming.key()}")
     chosen: list[tuple[Listed, Any]] = []
+    stray: list[str] = []  # .json files outside the layout
+    listed = 0
     for item in source.listing():
         if isinstance(item, Unlisted):
             if "experiment" in item.reason:
                 report.other_types["mteb experiments (non-default settings)"] += 1
             else:
                 report.skip(item.path, item.reason)
+                stray.append(item.path)
             continue
+        listed += 1
         task = tasks.find(item.name)
         if task is None:
             report.skip(item.path, f"a task unknown to mteb {tasks.mteb_version}", item.name, item.name)
@@ -137,12 +142,23 @@ def import_results(
             report.other_types[task.type if task.text else f"{task.type} (not text only)"] += 1
         else:
             chosen.append((item, task))
+    if not listed and not report.other_types:  # not a results folder at all: say what one looks like
+        raise BadInput(_no_results(source.label, stray))
     targets: dict[str, str] = {}  # output path -> the source file written there in this run
     try:
         _import_chosen(source, output, chosen, naming, tasks, report, manifest, targets, advance)
     finally:  # what was written before a failure (the hub went away) is not read again next time
         manifest.save()
     return report
+
+
+def _no_results(label: str, stray: list[str]) -> str:
+    found = f"; found only {len(stray)} other .json file(s), e.g. {stray[0]}" if stray else ""
+    return (
+        f"{label}: no mteb results found{found}. Expected mteb's results layout "
+        "results/<org>__<model>/<revision>/<Task>.json: give the results repository, its results/ folder, "
+        "or a folder laid out like it (or --repo ORG/NAME for the hub dataset)."
+    )
 
 
 def _import_chosen(
