@@ -1,0 +1,411 @@
+"""A model's page: every benchmark it is on, where it is strong or weak per subset, its metadata and sources.
+
+Read from the board's ``model_index`` (no scan of the results per request) and the benchmark's own
+ranking: the same rows, values and intervals the board shows. Intervals are computed for the rows
+the page shows only (``page_statistics.with_statistics``: the model and each column's leader).
+
+"Strong or weak" is read per column (a task, or a subset such as a query type or a stratum): the
+model's place among the benchmark's ranked models on that column, and its value against that
+column's leader with both 95% intervals. Apart intervals mean the leader is ahead beyond the noise
+of the two cells; overlapping ones are not a test (the paired test is the Compare tab, linked).
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from leaderboard.app import imported_runs
+from leaderboard.app.board_table import MODEL_FACTS, metadata_value, model_fact
+from leaderboard.app.model_index import Place, model_index, place
+from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.render import ARROW, esc, parameters, safe_url, score, span
+from leaderboard.app.reported_tier import reported_lines
+from leaderboard.app.values import MISSING
+
+if TYPE_CHECKING:
+    from leaderboard.app.board import Board
+    from leaderboard.app.ranking import Column, Line, Ranking
+    from leaderboard.app.reported_tier import ReportedLine
+
+LEADS, CLOSE, BEHIND, AHEAD_UNKNOWN = "leads", "close", "behind", "no interval"
+
+
+@dataclass
+class Standing:
+    """The model on one column of a benchmark, against that column's leader."""
+
+    column: Column
+    value: float | None
+    interval: tuple[float, float] | None
+    place: Place | None
+    leader_value: float | None = None
+    leader_interval: tuple[float, float] | None = None
+
+    @property
+    def leader(self) -> Line | None:
+        return self.place.leader if self.place else None
+
+    @property
+    def gap(self) -> float | None:
+        """model − leader (the column's own units; its direction says which sign is better)."""
+        if self.value is None or self.leader_value is None:
+            return None
+        return self.value - self.leader_value
+
+    @property
+    def percentile(self) -> float | None:
+        """1 = best of the ranked models on this column, 0 = last (one ranked model: 1)."""
+        if self.place is None:
+            return None
+        if self.place.of <= 1:
+            return 1.0
+        return 1 - (min(self.place.position, self.place.of) - 1) / (self.place.of - 1)
+
+    def verdict(self, own: Line) -> str:
+        """leads (the column's best or tied with it) / close (the two intervals overlap) / behind (apart) /
+        no interval (one of the two cells has none: an imported run, no per-query values)."""
+        if self.place is None or self.leader is None:
+            return ""
+        if self.place.position == 1:
+            return LEADS
+        if self.interval is None or self.leader_interval is None:
+            return AHEAD_UNKNOWN
+        low, high = self.interval
+        leader_low, leader_high = self.leader_interval
+        return CLOSE if low <= leader_high and leader_low <= high else BEHIND
+
+
+@dataclass
+class Source:
+    text: str
+    url: str | None = None
+
+
+@dataclass
+class BenchmarkPart:
+    """The model on one benchmark: its row (rank, score, interval), each column against its leader, sources."""
+
+    benchmark: str
+    ranking: Ranking
+    line: Line
+    standings: list[Standing] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
+    reported: list[ReportedLine] = field(default_factory=list)
+    bibtex: str = ""
+    reference: str | None = None
+
+    @property
+    def ranked(self) -> int:
+        return len(self.ranking.ranked)
+
+
+@dataclass
+class ModelPage:
+    name: str
+    info: dict[str, Any]
+    revisions: list[str]
+    parts: list[BenchmarkPart]
+
+    def strongest(self, count: int = 3) -> list[tuple[BenchmarkPart, Standing]]:
+        """The columns where the model stands best among the ranked models (highest percentile)."""
+        return self._by_percentile()[:count]
+
+    def weakest(self, count: int = 3) -> list[tuple[BenchmarkPart, Standing]]:
+        found = self._by_percentile()
+        return list(reversed(found[-count:])) if len(found) > count else []
+
+    def _by_percentile(self) -> list[tuple[BenchmarkPart, Standing]]:
+        scored = [(p, s) for p in self.parts for s in p.standings if s.percentile is not None and s.place.of > 1]  # type: ignore[union-attr]
+        return sorted(scored, key=lambda item: (-(item[1].percentile or 0.0), item[0].benchmark, item[1].column.key))
+
+
+def model_page(board: Board, name: str) -> ModelPage | None:
+    """The page of the model named ``name`` (None: no such model on the board)."""
+    index = model_index(board)
+    resolved = index.resolve(name)
+    if resolved is None:
+        return None
+    entries = index.of(resolved)
+    parts = [_part(board, entry.benchmark, entry.ranking, entry.line) for entry in entries]
+    info: dict[str, Any] = {}
+    for entry in entries:  # the first benchmark's model block, completed by the others' (imported metadata)
+        for key, value in entry.line.info.items():
+            if info.get(key) in (None, "") and value not in (None, ""):
+                info[key] = value
+    revisions = sorted({entry.line.revision for entry in entries} | {r for e in entries for r in e.line.other_revisions})
+    return ModelPage(resolved, info, revisions, parts)
+
+
+def _part(board: Board, name: str, ranking: Ranking, line: Line) -> BenchmarkPart:
+    places = {column.key: place(ranking, column.key, line.values.get(column.key)) for column in ranking.columns}
+    leaders = {p.leader.key: p.leader for p in places.values() if p is not None and p.leader is not None}
+    with_statistics(board, ranking, [line, *leaders.values()])  # the page's rows only
+    standings = []
+    for column in ranking.columns:
+        found = places[column.key]
+        leader = found.leader if found else None
+        standings.append(
+            Standing(
+                column,
+                line.values.get(column.key),
+                line.intervals.get(column.key),
+                found,
+                leader.values.get(column.key) if leader else None,
+                leader.intervals.get(column.key) if leader else None,
+            )
+        )
+    benchmark = board.benchmark(name)
+    folded = line.name.casefold()
+    return BenchmarkPart(
+        name,
+        ranking,
+        line,
+        standings,
+        _sources(name, ranking, line),
+        [r for r in reported_lines(board, ranking) if r.model.casefold() == folded],
+        bibtex(benchmark) if benchmark is not None else "",
+        safe_url(getattr(benchmark, "reference", None)),
+    )
+
+
+def bibtex(benchmark: Any) -> str:
+    """The benchmark's BibTeX, as ``leaderboard cite`` prints it (its declaration's, or a @misc built from its
+    citation line); a broken declaration gives none rather than an error on the page."""
+    from leaderboard.cli.cite import benchmark_bibtex
+    from leaderboard.cli.sanitize import plain
+
+    try:
+        return plain(benchmark_bibtex(benchmark))
+    except Exception:  # a third party's declaration: the page still opens
+        return ""
+
+
+def _sources(name: str, ranking: Ranking, line: Line) -> list[Source]:
+    """Where each number of the row comes from: this harness's runs (their provenance), mteb's imported files."""
+    found: dict[tuple[str, str | None], None] = {}
+    for column in ranking.columns:
+        row = line.chosen.get(column.key)
+        if row is None:
+            continue
+        label = imported_runs.source_label(row)
+        if label:
+            found[(f"{column.label}: {label}", safe_url(line.sources.get(column.key)))] = None
+        else:
+            harness = str(row.get("harness") or "").strip()
+            text = f"{column.label}: run here" + (f" (harness {harness})" if harness else "")
+            found[(text, "?" + urllib.parse.urlencode({"benchmark": name, "tab": "provenance"}))] = None
+    return [Source(text, url) for text, url in found]
+
+
+# -- HTML ---------------------------------------------------------------------------------------------
+
+
+def page_link(name: str) -> str:
+    """The link to a model's page (``?model=NAME``), as every model name on the board links it."""
+    return "?" + urllib.parse.urlencode({"model": name})
+
+
+def _metadata_html(page: ModelPage) -> str:
+    info = page.info
+    facts = [
+        ("Parameters", parameters(info.get("n_parameters"))),
+        ("Dimension", _count(metadata_value(info, "Dimension"))),
+        ("Max tokens", _count(metadata_value(info, "Max tokens"))),
+        *((fact, model_fact(info, fact) or MISSING) for fact in MODEL_FACTS if fact != "Zero-shot"),
+        ("Kind", str(info.get("kind") or MISSING)),
+        ("Takes instructions", "yes" if info.get("takes_instructions") else "no"),
+        ("Revisions", ", ".join(r or "none" for r in page.revisions) or MISSING),
+        ("Plugin", " ".join(str(v) for v in (info.get("plugin"), info.get("plugin_version")) if v) or MISSING),
+    ]
+    rows = "".join(f"<tr><th scope='row'>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts)
+    reference = safe_url(info.get("reference"))
+    link = (
+        f'<p class="note">Reference: <a href="{esc(reference)}" target="_blank" rel="noopener noreferrer">'
+        f"{esc(reference)}</a></p>"
+        if reference
+        else ""
+    )
+    return f'<table class="mp-facts" id="model-facts">{rows}</table>{link}'
+
+
+def _count(value: float | None) -> str:
+    return MISSING if value is None else f"{value:,.0f}"
+
+
+def _summary_html(page: ModelPage) -> str:
+    def items(found: list[tuple[BenchmarkPart, Standing]]) -> str:
+        return "".join(
+            f"<li>{esc(part.benchmark)} · {esc(standing.column.label)}: #{standing.place.position} of "  # type: ignore[union-attr]
+            f"{standing.place.of}</li>"  # type: ignore[union-attr]
+            for part, standing in found
+        )
+
+    strong, weak = page.strongest(), page.weakest()
+    if not strong:
+        return ""
+    out = f'<div class="mp-sw"><div id="model-strongest"><b>Strongest</b><ul>{items(strong)}</ul></div>'
+    if weak:
+        out += f'<div id="model-weakest"><b>Weakest</b><ul>{items(weak)}</ul></div>'
+    return out + "</div>"
+
+
+def _benchmark_html(part: BenchmarkPart) -> str:
+    line, ranking = part.line, part.ranking
+    arrow = ARROW.get(ranking.direction, "")
+    if line.rank is not None:
+        mark = f" {line.marker}" if line.marker else ""
+        standing = f"#{line.rank}{mark} of {part.ranked} ranked"
+    else:
+        standing = "not ranked: " + ("; ".join(line.missing) or "incomplete results")
+    interval = span(line.aggregate_interval) if line.aggregate_interval else ""
+    if line.imported:
+        interval = f"no interval: {line.imported}"
+    board_link = "?" + urllib.parse.urlencode({"benchmark": part.benchmark})
+    head = (
+        f'<h3 class="mp-bench"><a href="{esc(board_link)}">{esc(part.benchmark)}</a></h3>'
+        f'<p class="mp-rank" data-rank="{line.rank or ""}"><b>{esc(standing)}</b> · '
+        f"{esc(ranking.aggregate_label)} {arrow} <b>{score(line.aggregate)}</b>"
+        f'{f" <span class=ci>{esc(interval)}</span>" if interval else ""}'
+        f"{f' · revision {esc(line.revision)}' if line.revision else ''}</p>"
+    )
+    leader_rank = ranking.ranked[0] if ranking.ranked else None
+    rows = []
+    for standing_row in part.standings:
+        rows.append(_standing_row(part, standing_row))
+    caption = (
+        "Each column of the benchmark (a task, or a subset: query type, domain, stratum): the model's score and 95% "
+        "interval, its place among the ranked models on that column, and the column's leader. "
+        "<b>close</b>: the two intervals overlap (not a test); <b>behind</b>: they do not; "
+        "<b>no interval</b>: a cell without one (an imported run)."
+    )
+    if leader_rank is not None and leader_rank.key != line.key and not line.imported and not leader_rank.imported:
+        compare = "?" + urllib.parse.urlencode(
+            {"benchmark": part.benchmark, "tab": "compare", "a": line.name, "b": leader_rank.name}
+        )
+        caption += f' <a href="{esc(compare)}">Paired test against #1 (Compare tab)</a>.'
+    headers = "".join(
+        f'<th scope="col" class="{cls}">{esc(text)}</th>'
+        for text, cls in (
+            ("Column", "c-text"),
+            ("Score", ""),
+            ("95% CI", ""),
+            ("Place", ""),
+            ("Leader", "c-text"),
+            ("Leader's score", ""),
+            ("Gap", ""),
+            ("", "c-text"),
+        )
+    )
+    table = (
+        f'<div class="lb-scroll"><table class="lb mp-table" data-benchmark="{esc(part.benchmark)}">'
+        f"<caption>{caption}</caption><thead><tr>{headers}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+    return f'<section class="mp-part" data-benchmark="{esc(part.benchmark)}">{head}{table}{_sources_html(part)}</section>'
+
+
+def _standing_row(part: BenchmarkPart, s: Standing) -> str:
+    column = s.column
+    name = f"{column.label} · {column.metric_label}" if column.metric_label != column.label else column.label
+    name += f" {ARROW.get(column.direction, '')}"
+    if not column.spec.in_aggregate:
+        name += " (not ranked)"
+    verdict = s.verdict(part.line)
+    no_interval = "no interval: " + part.line.imported if part.line.imported else "no interval"
+    interval = span(s.interval) if s.interval else (no_interval if s.value is not None else "")
+    leader = s.leader
+    leader_name = MISSING
+    if leader is not None:
+        leader_name = f'<a href="{esc(page_link(leader.name))}">{esc(leader.label or leader.name)}</a>'
+    leader_value = score(s.leader_value)
+    if s.leader_interval:
+        leader_value += f' <span class="ci">{span(s.leader_interval)}</span>'
+    gap = MISSING if s.gap is None else score(s.gap) if s.gap < 0 else f"+{score(s.gap)}"
+    place_text = f"{s.place.position} / {s.place.of}" if s.place else MISSING
+    return (
+        f'<tr data-column="{esc(column.key)}" data-verdict="{esc(verdict)}">'
+        f'<td class="c-text">{esc(name)}</td><td data-v="{s.value!r}"><span class="v">{score(s.value)}</span></td>'
+        f'<td class="ci">{esc(interval)}</td><td data-v="{s.percentile!r}">{esc(place_text)}</td>'
+        f'<td class="c-text">{leader_name}</td><td>{leader_value}</td><td>{gap}</td>'
+        f'<td class="c-text mp-{esc(verdict.replace(" ", "-"))}">{esc(verdict)}</td></tr>'
+    )
+
+
+def _sources_html(part: BenchmarkPart) -> str:
+    items = []
+    for source in part.sources:
+        text = esc(source.text)
+        items.append(f'<li><a href="{esc(source.url)}">{text}</a></li>' if source.url else f"<li>{text}</li>")
+    for row in part.reported:
+        value = score(row.aggregate_value)
+        link = f' (<a href="{esc(part.reference)}" target="_blank" rel="noopener">paper</a>)' if part.reference else ""
+        items.append(f"<li>{esc(row.source)}: {value}, copied from the paper, not reproduced here{link}</li>")
+    sources = f'<div class="mp-sources"><b>Where the numbers come from</b><ul>{"".join(items)}</ul></div>'
+    cite = ""
+    if part.bibtex and part.line.rank is not None:
+        cite = (
+            f'<details class="mp-cite"><summary>Cite {esc(part.benchmark)} (BibTeX)</summary>'
+            f'<button type="button" class="mp-copy">Copy BibTeX</button><pre class="mp-bibtex">{esc(part.bibtex)}</pre>'
+            "</details>"
+        )
+    return sources + cite
+
+
+def model_page_html(board: Board, name: str) -> str:
+    """The page of ``name``; a clear line when no model has that name."""
+    if not name:
+        return '<div class="empty" id="model-empty">Pick a model to see its page.</div>'
+    page = model_page(board, name)
+    if page is None:
+        return f'<div class="empty" id="model-empty">No model named {esc(name)} on this board.</div>'
+    count = len(page.parts)
+    intro = (
+        f'<h2 class="mp-name" id="model-name">{esc(page.name)}</h2>'
+        f'<p class="note">On {count} benchmark{"s" if count != 1 else ""}. Each benchmark shows the revision '
+        "its board shows by default; ≈ and † beside a rank are the board's marks (≈ not significantly different "
+        "from #1; † not tested).</p>"
+    )
+    top = f'<div class="mp-top">{_metadata_html(page)}{_summary_html(page)}</div>'
+    parts = "".join(_benchmark_html(part) for part in page.parts)
+    return f'<div id="model-page" data-model="{esc(page.name)}">{intro}{top}{parts}</div>'
+
+
+MODEL_CSS = """
+#model-page h2.mp-name { margin: 4px 0; font-size: 22px; word-break: break-word; }
+#model-page .mp-top { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; margin-bottom: 8px; }
+#model-page table.mp-facts { border-collapse: collapse; font-size: 14px; }
+#model-page table.mp-facts th { text-align: left; font-weight: 600; padding: 2px 12px 2px 0; }
+#model-page table.mp-facts td { padding: 2px 0; word-break: break-word; }
+#model-page .mp-sw { display: flex; flex-wrap: wrap; gap: 16px; font-size: 14px; }
+#model-page .mp-sw ul, #model-page .mp-sources ul { margin: 2px 0; padding-left: 1.2em; }
+#model-page h3.mp-bench { margin: 14px 0 2px 0; font-size: 17px; }
+#model-page .mp-rank { margin: 0 0 4px 0; font-size: 14px; }
+#model-page .ci { font-size: 12px; color: var(--body-text-color-subdued); }
+#model-page .mp-sources { font-size: 13px; margin-top: 4px; word-break: break-word; }
+#model-page td.mp-leads { color: rgb(30, 130, 50); font-weight: 600; }
+#model-page td.mp-behind { color: rgb(190, 50, 45); }
+#model-page .mp-cite { font-size: 13px; margin-top: 4px; }
+#model-page .mp-cite pre { white-space: pre-wrap; word-break: break-word; font-size: 12px; max-height: 16em;
+  overflow: auto; background: var(--background-fill-secondary); padding: 6px; }
+#model-page .mp-copy { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 2px 10px;
+  margin: 4px 0; background: var(--background-fill-secondary); cursor: pointer; }
+"""
+
+# The copy button: the BibTeX beside it, to the clipboard (a page served over plain http may refuse it:
+# the text is then selected, for the reader's own copy).
+COPY_JS = """
+element.addEventListener('click', (event) => {
+  const button = event.target.closest('.mp-copy');
+  if (!button || !element.contains(button)) return;
+  const pre = button.parentElement.querySelector('pre');
+  if (!pre) return;
+  const done = () => { button.textContent = 'Copied'; button.dataset.copied = '1'; };
+  const select = () => { const range = document.createRange(); range.selectNodeContents(pre);
+    const chosen = window.getSelection(); chosen.removeAllRanges(); chosen.addRange(range);
+    button.textContent = 'Selected: press Ctrl+C'; button.dataset.copied = 'selected'; };
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(pre.textContent).then(done, select);
+  } else { select(); }
+});
+"""
