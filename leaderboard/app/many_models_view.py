@@ -54,9 +54,7 @@ def side_html(picks: Picked) -> str:
 
 def _part_html(picks: Picked, part: Part) -> str:
     ranking = part.ranking
-    heads = "".join(
-        f'<th scope="col"><a href="{esc(page_link(name))}">{esc(name)}</a></th>' for name in picks.picks
-    )
+    heads = "".join(f'<th scope="col"><a href="{esc(page_link(name))}">{esc(name)}</a></th>' for name in picks.picks)
     rows = [_row(f"Score: {ranking.aggregate_label}", ranking.direction, part, None)]
     rows += [_row(_column_name(c), c.direction, part, c.key) for c in shown_columns(part)]
     ranks = "".join(
@@ -73,7 +71,9 @@ def _part_html(picks: Picked, part: Part) -> str:
 
 
 def _column_name(column) -> str:
-    label = f"{column.label} · {column.metric_label}" if column.metric_label.rstrip(" ↑↓") != column.label else column.label
+    label = column.label
+    if column.metric_label.rstrip(" ↑↓") != column.label:
+        label += f" · {column.metric_label}"
     return f"{label} {ARROW.get(column.direction, '')}".strip() + ("" if column.spec.in_aggregate else " (not ranked)")
 
 
@@ -91,8 +91,10 @@ def _row(label: str, direction: str, part: Part, key: str | None) -> str:
         ci = line.aggregate_interval if key is None else line.intervals.get(key)
         interval = span(ci) if ci else ("no interval: imported" if line.imported else "no interval")
         text = f"<b>{score(value)}</b>" if value == best and len(present) > 1 else score(value)
-        cells.append(f'<td data-v="{value!r}"><span class="v">{text}</span><span class="ci">{esc(interval)}</span></td>')
-    return f'<tr class="{"side-score" if key is None else "side-column"}"><td class="c-text">{esc(label)}</td>{"".join(cells)}</tr>'
+        shown = f'<span class="v">{text}</span><span class="ci">{esc(interval)}</span>'
+        cells.append(f'<td data-v="{value!r}">{shown}</td>')
+    kind = "side-score" if key is None else "side-column"
+    return f'<tr class="{kind}"><td class="c-text">{esc(label)}</td>{"".join(cells)}</tr>'
 
 
 def _signed(value: float | None) -> str:
@@ -185,8 +187,10 @@ def profile_chart(picks: Picked, width: int) -> alt.Chart | alt.VConcatChart | N
         # a small sideways offset per model, so that equal scores and their bars do not hide each other
         offset = alt.XOffset("model:N", sort=picks.picks)
         lines = base.mark_line(point=True, opacity=0.9).encode(x=x, xOffset=offset, y=y, color=color, tooltip=tooltip)
-        bars = base.transform_filter("isValid(datum.low)").mark_rule(opacity=0.6).encode(
-            x=x, xOffset=offset, y="low:Q", y2="high:Q", color=color
+        bars = (
+            base.transform_filter("isValid(datum.low)")
+            .mark_rule(opacity=0.6)
+            .encode(x=x, xOffset=offset, y="low:Q", y2="high:Q", color=color)
         )
         panels.append((bars + lines).properties(width=width, height=240))
     return alt.vconcat(*panels).resolve_scale(color="shared") if len(panels) > 1 else panels[0]

@@ -134,7 +134,7 @@ def model_page(board: Board, name: str) -> ModelPage | None:
         for key, value in entry.line.info.items():
             if info.get(key) in (None, "") and value not in (None, ""):
                 info[key] = value
-    revisions = sorted({entry.line.revision for entry in entries} | {r for e in entries for r in e.line.other_revisions})
+    revisions = sorted({e.line.revision for e in entries} | {r for e in entries for r in e.line.other_revisions})
     return ModelPage(resolved, info, revisions, parts)
 
 
@@ -267,7 +267,7 @@ def _benchmark_html(part: BenchmarkPart) -> str:
         f'<h3 class="mp-bench"><a href="{esc(board_link)}">{esc(part.benchmark)}</a></h3>'
         f'<p class="mp-rank" data-rank="{line.rank or ""}"><b>{esc(standing)}</b> · '
         f"{esc(ranking.aggregate_label)} {arrow} <b>{score(line.aggregate)}</b>"
-        f'{f" <span class=ci>{esc(interval)}</span>" if interval else ""}'
+        f"{f' <span class=ci>{esc(interval)}</span>' if interval else ''}"
         f"{f' · revision {esc(line.revision)}' if line.revision else ''}</p>"
     )
     leader_rank = ranking.ranked[0] if ranking.ranked else None
@@ -302,7 +302,8 @@ def _benchmark_html(part: BenchmarkPart) -> str:
         f'<div class="lb-scroll"><table class="lb mp-table" data-benchmark="{esc(part.benchmark)}">'
         f"<caption>{caption}</caption><thead><tr>{headers}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
-    return f'<section class="mp-part" data-benchmark="{esc(part.benchmark)}">{head}{table}{_sources_html(part)}</section>'
+    body = f"{head}{table}{_sources_html(part)}"
+    return f'<section class="mp-part" data-benchmark="{esc(part.benchmark)}">{body}</section>'
 
 
 def _standing_row(part: BenchmarkPart, s: Standing) -> str:

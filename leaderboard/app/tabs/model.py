@@ -1,0 +1,51 @@
+"""The Model tab: one model's page (``model_page``), by a link's ``?model=NAME`` or the picker.
+
+Every model name on the board links here. The page does not depend on the benchmark selector: it shows
+every benchmark the model is on. The picker lists every model of the board (``model_index``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from leaderboard.app.assets import TABLE_CSS, url_state_js
+from leaderboard.app.model_index import model_index
+from leaderboard.app.model_page import COPY_JS, MODEL_CSS, model_page_html
+from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
+
+ID = "model"
+LABEL = "Model"
+
+
+def build(shell: Shell) -> Tab | None:
+    def draw(name):
+        name = (name or "").strip()
+        shown = model_page_html(shell.board(), name)
+        return view_html(ID, shown, model=name)
+
+    def picker(name=""):
+        names = model_index(shell.board()).names
+        value = model_index(shell.board()).resolve(name) if name else None
+        return gr.update(choices=names, value=value)
+
+    with gr.Tab(LABEL, id=ID) as tab:
+        pick = gr.Dropdown([], value=None, label="Model", elem_id="model-pick", allow_custom_value=True)
+        page = gr.HTML(
+            "", elem_id="model-view", js_on_load=COPY_JS, css_template=TABLE_CSS + MODEL_CSS, apply_default_css=False
+        )
+    outputs = [pick, page]
+
+    def on_open(name):
+        return picker(name or ""), draw(name)
+
+    shell.when_opened(tab, ID, on_open, [pick], outputs)
+    pick.input(draw, [pick], page, js=url_state_js({0: "model"}))
+
+    def on_load(load: Load) -> list[Any]:
+        if load.tab != ID:
+            return skips(outputs)
+        return [picker(load.state.model), draw(load.state.model)]
+
+    return Tab(id=ID, load=Hook(on_load, outputs), spinner=page)
