@@ -107,7 +107,7 @@ def test_each_column_stands_against_its_leader_as_scipy_ranks_it(board):
                 assert standing.place.of == len(ranked)
                 best = min(ranked) if column.direction == "lower" else max(ranked)
                 assert standing.leader_value == best and standing.gap == pytest.approx(standing.value - best)
-                verdict = standing.verdict(part.line)
+                verdict = standing.verdict()
                 if standing.place.position == 1:
                     assert verdict == LEADS
                 elif verdict in (CLOSE, BEHIND):
@@ -209,11 +209,14 @@ def test_the_chart_draws_every_value_with_its_interval(board):
     for part in picks.parts:
         for name, line in zip(picks.picks, part.lines):
             shown = frame[(frame["benchmark"] == part.benchmark) & (frame["model"] == name)]
-            expected = (
-                [] if line is None else [v for c in part.ranking.columns if (v := line.values.get(c.key)) is not None]
-            )
+            # a panel draws the columns that read in the score's direction (Conditions' flip rate, lower is
+            # better, is in the table only)
+            same = [c for c in part.ranking.columns if c.direction == part.ranking.direction]
+            values = [] if line is None else [line.values.get(c.key) for c in same]
+            expected = [v for v in values if v is not None]
             assert sorted(shown["value"]) == pytest.approx(sorted(expected))
     imported = frame[frame["model"] == IMPORTED_MODEL]
     assert len(imported) and imported["low"].isna().all()  # no interval drawn where none exists
+    assert "Task 3 · Flip Rate" not in set(frame["column"]) and "Task 1 · mean WR" in set(frame["column"])
     chart = profile_chart(picks, 500).to_dict()
     assert len(chart["vconcat"]) == len(picks.parts)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.app.model_index import model_index
+from leaderboard.app.model_page import column_name
 from leaderboard.app.page_statistics import with_statistics
 
 if TYPE_CHECKING:
@@ -88,7 +89,9 @@ def chart_frame(picks: Picked) -> pd.DataFrame:
 
     rows: list[dict[str, Any]] = []
     for part in picks.parts:
-        for order, column in enumerate(shown_columns(part)):
+        # one direction per panel (the score's): a lower-is-better column on the same axis would read backwards
+        columns = [c for c in shown_columns(part) if c.direction == part.ranking.direction]
+        for order, column in enumerate(columns):
             for name, line in zip(picks.picks, part.lines):
                 value = line.values.get(column.key) if line is not None else None
                 if value is None:
@@ -97,9 +100,7 @@ def chart_frame(picks: Picked) -> pd.DataFrame:
                 rows.append(
                     {
                         "benchmark": part.benchmark,
-                        "column": f"{column.label} · {column.metric_label}"
-                        if column.metric_label.rstrip(" ↑↓") != column.label
-                        else column.label,
+                        "column": column_name(column),
                         "order": order,
                         "model": name,
                         "value": value,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import TYPE_CHECKING
 
+from leaderboard.app.board_table import shown_columns as board_columns
 from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, PairRow, Picked, chart_frame, shown_columns
 from leaderboard.app.model_page import page_link
 from leaderboard.app.render import ARROW, esc, score, span
@@ -56,7 +57,8 @@ def _part_html(picks: Picked, part: Part) -> str:
     ranking = part.ranking
     heads = "".join(f'<th scope="col"><a href="{esc(page_link(name))}">{esc(name)}</a></th>' for name in picks.picks)
     rows = [_row(f"Score: {ranking.aggregate_label}", ranking.direction, part, None)]
-    rows += [_row(_column_name(c), c.direction, part, c.key) for c in shown_columns(part)]
+    own = board_columns(ranking)  # a one-task score's own column is the Score row, not repeated
+    rows += [_row(_column_name(c), c.direction, part, c.key) for c in shown_columns(part) if c in own]
     ranks = "".join(
         f"<td>{esc(f'#{line.rank}' if line and line.rank else ('not ranked' if line else 'not on it'))}</td>"
         for line in part.lines
@@ -160,8 +162,6 @@ def profile_chart(picks: Picked, width: int) -> alt.Chart | alt.VConcatChart | N
     """One panel per shared benchmark: each pick's score per column, with its 95% interval as an error bar."""
     import altair as alt
 
-    from leaderboard.app.charts import PALETTE
-
     frame = chart_frame(picks)
     if frame.empty:
         return None
@@ -172,7 +172,7 @@ def profile_chart(picks: Picked, width: int) -> alt.Chart | alt.VConcatChart | N
         x = alt.X("column:N", sort=order, title=None, axis=alt.Axis(labelAngle=-30, labelLimit=150))
         color = alt.Color(
             "model:N",
-            scale=alt.Scale(domain=picks.picks, scheme=PALETTE),
+            scale=alt.Scale(domain=picks.picks, scheme="tableau10"),  # 8 picks at most: 10 distinct colours
             legend=alt.Legend(orient="bottom", columns=2, symbolLimit=0, labelLimit=320, title=None),
         )
         tooltip = [
@@ -200,5 +200,6 @@ SIDE_CSS = """
 #side-tables .side-part h3 { margin: 12px 0 2px 0; font-size: 16px; }
 #side-tables td .ci { display: block; font-size: 11px; color: var(--body-text-color-subdued); }
 #side-tables th a { color: inherit; }
+#side-tables td.c-text { white-space: normal; min-width: 8em; max-width: 14em; text-align: left; }
 .side-note { margin: 4px 0; }
 """

@@ -63,7 +63,7 @@ class Standing:
             return 1.0
         return 1 - (min(self.place.position, self.place.of) - 1) / (self.place.of - 1)
 
-    def verdict(self, own: Line) -> str:
+    def verdict(self) -> str:
         """leads (the column's best or tied with it) / close (the two intervals overlap) / behind (apart) /
         no interval (one of the two cells has none: an imported run, no per-query values)."""
         if self.place is None or self.leader is None:
@@ -109,12 +109,12 @@ class ModelPage:
     parts: list[BenchmarkPart]
 
     def strongest(self, count: int = 3) -> list[tuple[BenchmarkPart, Standing]]:
-        """The columns where the model stands best among the ranked models (highest percentile)."""
-        return self._by_percentile()[:count]
+        """The columns where the model stands best among the ranked models: in their better half, best first."""
+        return [item for item in self._by_percentile() if (item[1].percentile or 0.0) > 0.5][:count]
 
     def weakest(self, count: int = 3) -> list[tuple[BenchmarkPart, Standing]]:
-        found = self._by_percentile()
-        return list(reversed(found[-count:])) if len(found) > count else []
+        """The columns where it stands worst: in their worse half, worst first."""
+        return [item for item in reversed(self._by_percentile()) if (item[1].percentile or 0.0) < 0.5][:count]
 
     def _by_percentile(self) -> list[tuple[BenchmarkPart, Standing]]:
         scored = [(p, s) for p in self.parts for s in p.standings if s.percentile is not None and s.place.of > 1]  # type: ignore[union-attr]
@@ -237,18 +237,26 @@ def _count(value: float | None) -> str:
 def _summary_html(page: ModelPage) -> str:
     def items(found: list[tuple[BenchmarkPart, Standing]]) -> str:
         return "".join(
-            f"<li>{esc(part.benchmark)} · {esc(standing.column.label)}: #{standing.place.position} of "  # type: ignore[union-attr]
-            f"{standing.place.of}</li>"  # type: ignore[union-attr]
+            f"<li>{esc(part.benchmark)} · {esc(column_name(standing.column))}: "
+            f"#{standing.place.position} of {standing.place.of}</li>"  # type: ignore[union-attr]
             for part, standing in found
         )
 
     strong, weak = page.strongest(), page.weakest()
-    if not strong:
-        return ""
-    out = f'<div class="mp-sw"><div id="model-strongest"><b>Strongest</b><ul>{items(strong)}</ul></div>'
+    out = ""
+    if strong:
+        out += (
+            f'<div id="model-strongest"><b>Strongest</b> (place among the ranked models)<ul>{items(strong)}</ul></div>'
+        )
     if weak:
         out += f'<div id="model-weakest"><b>Weakest</b><ul>{items(weak)}</ul></div>'
-    return out + "</div>"
+    return f'<div class="mp-sw">{out}</div>' if out else ""
+
+
+def column_name(column: Column) -> str:
+    """'Demo · nDCG@10': the column's label, with its metric where the label does not say it."""
+    metric = column.metric_label.rstrip(" ↑↓")
+    return f"{column.label} · {metric}" if metric != column.label.rstrip(" ↑↓") else column.label
 
 
 def _benchmark_html(part: BenchmarkPart) -> str:
@@ -274,12 +282,7 @@ def _benchmark_html(part: BenchmarkPart) -> str:
     rows = []
     for standing_row in part.standings:
         rows.append(_standing_row(part, standing_row))
-    caption = (
-        "Each column of the benchmark (a task, or a subset: query type, domain, stratum): the model's score and 95% "
-        "interval, its place among the ranked models on that column, and the column's leader. "
-        "<b>close</b>: the two intervals overlap (not a test); <b>behind</b>: they do not; "
-        "<b>no interval</b>: a cell without one (an imported run)."
-    )
+    caption = "Each column (a task, or a subset) against its leader."
     if leader_rank is not None and leader_rank.key != line.key and not line.imported and not leader_rank.imported:
         compare = "?" + urllib.parse.urlencode(
             {"benchmark": part.benchmark, "tab": "compare", "a": line.name, "b": leader_rank.name}
@@ -291,11 +294,11 @@ def _benchmark_html(part: BenchmarkPart) -> str:
             ("Column", "c-text"),
             ("Score", ""),
             ("95% CI", ""),
+            ("vs leader", "c-text"),
             ("Place", ""),
+            ("Gap", ""),
             ("Leader", "c-text"),
             ("Leader's score", ""),
-            ("Gap", ""),
-            ("", "c-text"),
         )
     )
     table = (
@@ -308,11 +311,10 @@ def _benchmark_html(part: BenchmarkPart) -> str:
 
 def _standing_row(part: BenchmarkPart, s: Standing) -> str:
     column = s.column
-    name = f"{column.label} · {column.metric_label}" if column.metric_label != column.label else column.label
-    name += f" {ARROW.get(column.direction, '')}"
+    name = f"{column_name(column)} {ARROW.get(column.direction, '')}"
     if not column.spec.in_aggregate:
         name += " (not ranked)"
-    verdict = s.verdict(part.line)
+    verdict = s.verdict()
     no_interval = "no interval: " + part.line.imported if part.line.imported else "no interval"
     interval = span(s.interval) if s.interval else (no_interval if s.value is not None else "")
     leader = s.leader
@@ -322,14 +324,19 @@ def _standing_row(part: BenchmarkPart, s: Standing) -> str:
     leader_value = score(s.leader_value)
     if s.leader_interval:
         leader_value += f' <span class="ci">{span(s.leader_interval)}</span>'
-    gap = MISSING if s.gap is None else score(s.gap) if s.gap < 0 else f"+{score(s.gap)}"
+    if s.gap is None or verdict == LEADS:
+        gap = MISSING
+    else:
+        gap = score(s.gap) if s.gap < 0 else f"+{score(s.gap)}"
     place_text = f"{s.place.position} / {s.place.of}" if s.place else MISSING
     return (
         f'<tr data-column="{esc(column.key)}" data-verdict="{esc(verdict)}">'
-        f'<td class="c-text">{esc(name)}</td><td data-v="{s.value!r}"><span class="v">{score(s.value)}</span></td>'
-        f'<td class="ci">{esc(interval)}</td><td data-v="{s.percentile!r}">{esc(place_text)}</td>'
-        f'<td class="c-text">{leader_name}</td><td>{leader_value}</td><td>{gap}</td>'
-        f'<td class="c-text mp-{esc(verdict.replace(" ", "-"))}">{esc(verdict)}</td></tr>'
+        f'<td class="c-text mp-col">{esc(name)}</td>'
+        f'<td data-v="{s.value!r}"><span class="v">{score(s.value)}</span></td>'
+        f'<td><span class="ci">{esc(interval)}</span></td>'
+        f'<td class="c-text mp-{esc(verdict.replace(" ", "-"))}">{esc(verdict)}</td>'
+        f'<td data-v="{s.percentile!r}">{esc(place_text)}</td><td>{gap}</td>'
+        f'<td class="c-text">{leader_name}</td><td>{leader_value}</td></tr>'
     )
 
 
@@ -363,9 +370,12 @@ def model_page_html(board: Board, name: str) -> str:
     count = len(page.parts)
     intro = (
         f'<h2 class="mp-name" id="model-name">{esc(page.name)}</h2>'
-        f'<p class="note">On {count} benchmark{"s" if count != 1 else ""}. Each benchmark shows the revision '
-        "its board shows by default; ≈ and † beside a rank are the board's marks (≈ not significantly different "
-        "from #1; † not tested).</p>"
+        f'<p class="note">On {count} benchmark{"s" if count != 1 else ""}, each with the revision its board shows '
+        "by default (≈ beside a rank: not significantly different from #1; †: not tested). Each column of a "
+        "benchmark (a task, or a subset: query type, domain, stratum) gives the model's score and 95% interval, "
+        "its place among the ranked models on that column and that column's leader. vs leader: <b>leads</b>; "
+        "<b>close</b>: the two intervals overlap (not a test: the Compare tab's paired test is linked); "
+        "<b>behind</b>: they do not; <b>no interval</b>: one of the two cells has none (an imported run).</p>"
     )
     top = f'<div class="mp-top">{_metadata_html(page)}{_summary_html(page)}</div>'
     parts = "".join(_benchmark_html(part) for part in page.parts)
@@ -383,6 +393,7 @@ MODEL_CSS = """
 #model-page h3.mp-bench { margin: 14px 0 2px 0; font-size: 17px; }
 #model-page .mp-rank { margin: 0 0 4px 0; font-size: 14px; }
 #model-page .ci { font-size: 12px; color: var(--body-text-color-subdued); }
+#model-page td.mp-col { white-space: normal; min-width: 9em; max-width: 16em; text-align: left; }
 #model-page .mp-sources { font-size: 13px; margin-top: 4px; word-break: break-word; }
 #model-page td.mp-leads { color: rgb(30, 130, 50); font-weight: 600; }
 #model-page td.mp-behind { color: rgb(190, 50, 45); }
