@@ -20,7 +20,7 @@ from leaderboard.app import imported_runs
 from leaderboard.app.board_table import MODEL_FACTS, metadata_value, model_fact
 from leaderboard.app.model_index import Place, model_index, place
 from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.render import ARROW, esc, parameters, safe_url, score, span
+from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, parameters, safe_url, score, span
 from leaderboard.app.reported_tier import reported_lines
 from leaderboard.app.values import MISSING
 
@@ -70,11 +70,16 @@ class Standing:
             return ""
         if self.place.position == 1:
             return LEADS
-        if self.interval is None or self.leader_interval is None:
+        # a zero-width interval is no interval (render.ZERO_WIDTH_RULE): too few queries, or all equal
+        if not _width(self.interval) or not _width(self.leader_interval):
             return AHEAD_UNKNOWN
         low, high = self.interval
         leader_low, leader_high = self.leader_interval
         return CLOSE if low <= leader_high and leader_low <= high else BEHIND
+
+
+def _width(interval: tuple[float, float] | None) -> bool:
+    return interval is not None and span(interval) != ZERO_WIDTH
 
 
 @dataclass
@@ -184,19 +189,22 @@ def bibtex(benchmark: Any) -> str:
 
 def _sources(name: str, ranking: Ranking, line: Line) -> list[Source]:
     """Where each number of the row comes from: this harness's runs (their provenance), mteb's imported files."""
-    found: dict[tuple[str, str | None], None] = {}
+    found: dict[tuple[str, str | None], list[str]] = {}  # (source, link) -> the columns it gives, in order
     for column in ranking.columns:
         row = line.chosen.get(column.key)
         if row is None:
             continue
         label = imported_runs.source_label(row)
         if label:
-            found[(f"{column.label}: {label}", safe_url(line.sources.get(column.key)))] = None
+            key = (label, safe_url(line.sources.get(column.key)))
         else:
             harness = str(row.get("harness") or "").strip()
-            text = f"{column.label}: run here" + (f" (harness {harness})" if harness else "")
-            found[(text, "?" + urllib.parse.urlencode({"benchmark": name, "tab": "provenance"}))] = None
-    return [Source(text, url) for text, url in found]
+            text = "run here" + (f" (harness {harness})" if harness else "")
+            key = (text, "?" + urllib.parse.urlencode({"benchmark": name, "tab": "provenance"}))
+        columns = found.setdefault(key, [])
+        if column.label not in columns:
+            columns.append(column.label)
+    return [Source(f"{', '.join(columns)}: {text}", url) for (text, url), columns in found.items()]
 
 
 # -- HTML ---------------------------------------------------------------------------------------------
