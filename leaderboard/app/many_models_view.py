@@ -153,7 +153,7 @@ def pairwise_html(rows: list[PairRow]) -> str:
         f"green, B in red). Where a row is imported (no per-query values): the plain difference, “{IMPORTED}”."
     )
     return (
-        f'<div class="lb-scroll"><table class="lb" id="side-pairs"><caption>{caption}</caption>'
+        f'<div class="lb-scroll"><table class="lb" id="side-pairs-table"><caption>{caption}</caption>'
         f"<thead><tr>{headers}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
 
