@@ -70,7 +70,8 @@ def results(tmp_path_factory):
             elif data.get("per_query"):
                 stored = decode_per_query(PerQuery.model_validate(data["per_query"]))
                 scaled = {q: {m: v * factor for m, v in values.items()} for q, values in stored.items()}
-                data["per_query"] = encode_per_query(scaled).model_dump()
+                kept = {k: data["per_query"].get(k) for k in ("subsets", "metric_queries", "macro_over")}
+                data["per_query"] = encode_per_query(scaled).model_dump() | kept  # which queries form each subset
             target = root / folder_name(name) / "v1" / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(data))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.app.board_table import shown_columns as board_columns
 from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, PairRow, Picked, chart_frame, shown_columns
-from leaderboard.app.model_page import page_link
+from leaderboard.app.model_page import column_name, page_link
 from leaderboard.app.render import ARROW, esc, score, span
 from leaderboard.app.values import MISSING
 from leaderboard.records.p_value_text import format_p
@@ -60,7 +60,7 @@ def _part_html(picks: Picked, part: Part) -> str:
     own = board_columns(ranking)  # a one-task score's own column is the Score row, not repeated
     rows += [_row(_column_name(c), c.direction, part, c.key) for c in shown_columns(part) if c in own]
     ranks = "".join(
-        f"<td>{esc(f'#{line.rank}' if line and line.rank else ('not ranked' if line else 'not on it'))}</td>"
+        f"<td>{esc(f'#{line.rank}' if line and line.rank else ('not ranked' if line else 'no results'))}</td>"
         for line in part.lines
     )
     rows.insert(0, f'<tr class="side-rank"><td class="c-text">Rank on the board</td>{ranks}</tr>')
@@ -73,10 +73,8 @@ def _part_html(picks: Picked, part: Part) -> str:
 
 
 def _column_name(column) -> str:
-    label = column.label
-    if column.metric_label.rstrip(" ↑↓") != column.label:
-        label += f" · {column.metric_label}"
-    return f"{label} {ARROW.get(column.direction, '')}".strip() + ("" if column.spec.in_aggregate else " (not ranked)")
+    name = f"{column_name(column)} {ARROW.get(column.direction, '')}".strip()
+    return name + ("" if column.spec.in_aggregate else " (not ranked)")
 
 
 def _row(label: str, direction: str, part: Part, key: str | None) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.app import imported_runs
-from leaderboard.app.board_table import MODEL_FACTS, metadata_value, model_fact
+from leaderboard.app.board_table import MODEL_FACTS, metadata_value, model_fact, strip_arrow
 from leaderboard.app.model_index import Place, model_index, place
 from leaderboard.app.page_statistics import with_statistics
 from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, parameters, safe_url, score, span
@@ -71,15 +71,15 @@ class Standing:
         if self.place.position == 1:
             return LEADS
         # a zero-width interval is no interval (render.ZERO_WIDTH_RULE): too few queries, or all equal
-        if not _width(self.interval) or not _width(self.leader_interval):
+        own, leader = self.interval, self.leader_interval
+        if own is None or leader is None or not _width(own) or not _width(leader):
             return AHEAD_UNKNOWN
-        low, high = self.interval
-        leader_low, leader_high = self.leader_interval
+        (low, high), (leader_low, leader_high) = own, leader
         return CLOSE if low <= leader_high and leader_low <= high else BEHIND
 
 
-def _width(interval: tuple[float, float] | None) -> bool:
-    return interval is not None and span(interval) != ZERO_WIDTH
+def _width(interval: tuple[float, float]) -> bool:
+    return span(interval) != ZERO_WIDTH
 
 
 @dataclass
@@ -263,8 +263,8 @@ def _summary_html(page: ModelPage) -> str:
 
 def column_name(column: Column) -> str:
     """'Demo · nDCG@10': the column's label, with its metric where the label does not say it."""
-    metric = column.metric_label.rstrip(" ↑↓")
-    return f"{column.label} · {metric}" if metric != column.label.rstrip(" ↑↓") else column.label
+    label, metric = strip_arrow(column.label), strip_arrow(column.metric_label)
+    return label if metric.casefold() in label.casefold() else f"{label} · {metric}"
 
 
 def _benchmark_html(part: BenchmarkPart) -> str:
