@@ -209,9 +209,12 @@ def test_the_chart_draws_every_value_with_its_interval(board):
     for part in picks.parts:
         for name, line in zip(picks.picks, part.lines):
             shown = frame[(frame["benchmark"] == part.benchmark) & (frame["model"] == name)]
-            # a panel draws the columns that read in the score's direction (Conditions' flip rate, lower is
+            # a panel draws the columns of the score's metric and direction (Conditions' flip rate, lower is
             # better, is in the table only)
-            same = [c for c in part.ranking.columns if c.direction == part.ranking.direction]
+            metric = next(c.spec.metric for c in part.ranking.columns if c.spec.in_aggregate)
+            same = [
+                c for c in part.ranking.columns if c.spec.metric == metric and c.direction == part.ranking.direction
+            ]
             values = [] if line is None else [line.values.get(c.key) for c in same]
             expected = [v for v in values if v is not None]
             assert sorted(shown["value"]) == pytest.approx(sorted(expected))

@@ -89,8 +89,10 @@ def chart_frame(picks: Picked) -> pd.DataFrame:
 
     rows: list[dict[str, Any]] = []
     for part in picks.parts:
-        # one direction per panel (the score's): a lower-is-better column on the same axis would read backwards
-        columns = [c for c in shown_columns(part) if c.direction == part.ranking.direction]
+        # one metric per panel, the score's: its subsets share one scale (another metric on the same axis,
+        # a rank difference beside an nDCG, or a lower-is-better one, would squash or reverse the reading)
+        metric = next((c.spec.metric for c in part.ranking.columns if c.spec.in_aggregate), None)
+        columns = [c for c in shown_columns(part) if c.spec.metric == metric and c.direction == part.ranking.direction]
         for order, column in enumerate(columns):
             for name, line in zip(picks.picks, part.lines):
                 value = line.values.get(column.key) if line is not None else None
