@@ -17,7 +17,7 @@ from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, PairRow,
 from leaderboard.app.model_page import column_name, page_link
 from leaderboard.app.render import ARROW, esc, score, span
 from leaderboard.app.values import MISSING
-from leaderboard.records.p_value_text import format_p
+from leaderboard.app.comparison_view import _p_cells as p_texts
 
 if TYPE_CHECKING:
     import altair as alt
@@ -111,6 +111,7 @@ def pairwise_html(rows: list[PairRow]) -> str:
         test = row.test
         if test is not None:
             low, high = test.ci_low, test.ci_high
+            p_raw, p_holm = p_texts(test)  # as the Compare tab writes them (≤ at the sampled test's floor)
             significant = low > 0 or high < 0
             better = ""
             if significant:
@@ -119,7 +120,7 @@ def pairwise_html(rows: list[PairRow]) -> str:
             cells = (
                 f'<td class="c-agg{better}" data-v="{test.difference!r}">{_signed(test.difference)}</td>'
                 f"<td>{esc(span((low, high)))}</td>"
-                f"<td>{esc(format_p(test.p_value))}</td><td data-v='{test.p_holm!r}'>{esc(format_p(test.p_holm))}</td>"
+                f"<td>{esc(p_raw)}</td><td data-v='{test.p_holm!r}'>{esc(p_holm)}</td>"
             )
         else:
             cells = (
@@ -147,7 +148,8 @@ def pairwise_html(rows: list[PairRow]) -> str:
     caption = (
         "Every pair of the picks on each task of a benchmark they share: the paired difference over the queries both "
         "score, its 95% bootstrap interval and the two-sided randomization p (as <code>leaderboard compare</code>), "
-        "Holm-adjusted across all pairs and tasks of the benchmark. Shaded: the interval excludes 0 (A better in "
+        "Holm-adjusted across all pairs and tasks of the benchmark (≤: the smallest p the sampled sign flips can "
+        "give). Shaded: the interval excludes 0 (A better in "
         f"green, B in red). Where a row is imported (no per-query values): the plain difference, “{IMPORTED}”."
     )
     return (
