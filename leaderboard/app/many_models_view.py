@@ -13,11 +13,11 @@ import urllib.parse
 from typing import TYPE_CHECKING
 
 from leaderboard.app.board_table import shown_columns as board_columns
+from leaderboard.app.comparison_view import _p_cells as p_texts
 from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, PairRow, Picked, chart_frame, shown_columns
 from leaderboard.app.model_page import column_name, page_link
 from leaderboard.app.render import ARROW, esc, score, span
 from leaderboard.app.values import MISSING
-from leaderboard.app.comparison_view import _p_cells as p_texts
 
 if TYPE_CHECKING:
     import altair as alt
