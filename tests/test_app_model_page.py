@@ -223,3 +223,10 @@ def test_the_chart_draws_every_value_with_its_interval(board):
     assert "Task 3 · Flip Rate" not in set(frame["column"]) and "Task 1 · mean WR" in set(frame["column"])
     chart = profile_chart(picks, 500).to_dict()
     assert len(chart["vconcat"]) == len(picks.parts)
+
+
+def test_the_landing_cards_link_each_model_to_its_page(board):
+    from leaderboard.app.landing import landing_html
+
+    html = landing_html(board, [b.name for b in board.benchmarks])
+    assert f'href="{page_link("bm25")}"' in html and f'href="{page_link("tiny-dense-model")}"' in html
