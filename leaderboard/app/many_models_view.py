@@ -55,7 +55,8 @@ def side_html(picks: Picked) -> str:
 
 def _part_html(picks: Picked, part: Part) -> str:
     ranking = part.ranking
-    heads = "".join(f'<th scope="col"><a href="{esc(page_link(name))}">{esc(name)}</a></th>' for name in picks.picks)
+    links = [f'<a class="to-model" href="{esc(page_link(name))}">{esc(name)}</a>' for name in picks.picks]
+    heads = "".join(f'<th scope="col">{link}</th>' for link in links)
     rows = [_row(f"Score: {ranking.aggregate_label}", ranking.direction, part, None)]
     own = board_columns(ranking)  # a one-task score's own column is the Score row, not repeated
     rows += [_row(_column_name(c), c.direction, part, c.key) for c in shown_columns(part) if c in own]

@@ -328,7 +328,7 @@ def _standing_row(part: BenchmarkPart, s: Standing) -> str:
     leader = s.leader
     leader_name = MISSING
     if leader is not None:
-        leader_name = f'<a href="{esc(page_link(leader.name))}">{esc(leader.label or leader.name)}</a>'
+        leader_name = f'<a class="to-model" href="{esc(page_link(leader.name))}">{esc(leader.label or leader.name)}</a>'
     leader_value = score(s.leader_value)
     if s.leader_interval:
         leader_value += f' <span class="ci">{span(s.leader_interval)}</span>'
@@ -411,6 +411,35 @@ MODEL_CSS = """
 #model-page .mp-copy { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 2px 10px;
   margin: 4px 0; background: var(--background-fill-secondary); cursor: pointer; }
 """
+
+# A click on a model's name (``a.to-model``, anywhere on the page) opens its page in place: the name is
+# written into the URL, then the Model tab is opened (its select event reads the URL's model, ``FROM_URL_JS``)
+# or, when it is open already, its hidden button is clicked. The link alone would load the page again: seconds
+# of the browser starting the app. Ctrl/Cmd/Shift/middle clicks keep the link's own behaviour (a new tab).
+# In the page's head: the tab's own components are not on the page before it is first opened.
+MODEL_LINKS_HEAD = """<script>document.addEventListener('click', (event) => {
+  const link = event.target.closest ? event.target.closest('a.to-model') : null;
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || event.button !== 0) return;
+  const name = new URL(link.href, window.location.href).searchParams.get('model');
+  const tab = Array.from(document.querySelectorAll('[role=tab]')).find((b) => b.textContent.trim() === %s);
+  if (name === null || !tab) return;
+  event.preventDefault();
+  const url = new URL(window.location.href);
+  url.searchParams.set('tab', 'model');
+  url.searchParams.set('model', name);
+  window.history.replaceState(null, '', url);
+  const go = document.querySelector('#model-go');
+  if (tab.getAttribute('aria-selected') === 'true' && go) go.click(); else tab.click();
+});</script>"""
+
+# Before the Model tab's select and its button: the URL's model (set by a name clicked) in place of the picker's
+# value, and the tab in the URL.
+FROM_URL_JS = (
+    "(pick) => { const url = new URL(window.location.href); url.searchParams.set('tab', 'model'); "
+    "window.history.replaceState(null, '', url); const asked = url.searchParams.get('model'); "
+    "return asked === null ? pick : asked; }"
+)
+
 
 # The copy button: the BibTeX beside it, to the clipboard (a page served over plain http may refuse it:
 # the text is then selected, for the reader's own copy).

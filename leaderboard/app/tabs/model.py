@@ -12,11 +12,18 @@ import gradio as gr
 
 from leaderboard.app.assets import TABLE_CSS, url_state_js
 from leaderboard.app.model_index import model_index
-from leaderboard.app.model_page import COPY_JS, MODEL_CSS, model_page_html
+from leaderboard.app.model_page import COPY_JS, FROM_URL_JS, MODEL_CSS, MODEL_LINKS_HEAD, model_page_html
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
 
 ID = "model"
 LABEL = "Model"
+
+
+def model_links_head() -> str:
+    """The script (for the page's head) that opens a model's page in place when its name is clicked."""
+    import json
+
+    return MODEL_LINKS_HEAD % json.dumps(LABEL)
 
 
 def build(shell: Shell) -> Tab | None:
@@ -35,12 +42,16 @@ def build(shell: Shell) -> Tab | None:
         page = gr.HTML(
             "", elem_id="model-view", js_on_load=COPY_JS, css_template=TABLE_CSS + MODEL_CSS, apply_default_css=False
         )
+        # clicked by a model's name on the page when this tab is open already (``MODEL_LINKS_HEAD``)
+        go = gr.Button("model", elem_id="model-go", elem_classes=["state-box"])
     outputs = [pick, page]
 
     def on_open(name):
-        return picker(name or ""), draw(name)
+        return ID, picker(name or ""), draw(name)
 
-    shell.when_opened(tab, ID, on_open, [pick], outputs)
+    # not shell.when_opened: the model comes from the URL (a name clicked writes it there), see FROM_URL_JS
+    tab.select(on_open, [pick], [shell.active, *outputs], js=FROM_URL_JS)
+    go.click(on_open, [pick], [shell.active, *outputs], js=FROM_URL_JS)
     pick.input(draw, [pick], page, js=url_state_js({0: "model"}))
 
     def on_load(load: Load) -> list[Any]:
