@@ -148,12 +148,21 @@ def test_a_model_page_by_its_link(browser, server, board, shots, size):
 def test_a_model_name_on_the_board_opens_its_page(browser, server):
     page = open_page(browser, server, SIZES["desktop"], "?benchmark=ComLQ")
     tab_view(page, "board", benchmark="ComLQ")
+    page.evaluate("() => { window.samePage = true; }")  # gone if the click loaded the page again
     link = page.locator("#board-table tbody.ranked td.c-model a.to-model").first
     name = link.inner_text()
     link.click()
     tab_view(page, "model", model=name)
     wait_url(page, "model", name)
+    wait_url(page, "tab", "model")
     expect(page.locator("#model-name")).to_have_text(name)
+    # a leader's name on the page opens the leader's page, in place too
+    leader = page.locator("#model-page table.mp-table a.to-model").filter(has_not_text=name).first
+    other = leader.inner_text()
+    leader.click()
+    tab_view(page, "model", model=other)
+    wait_url(page, "model", other)
+    assert page.evaluate("() => window.samePage === true")  # opened in place: no page load
     page.close()
 
 
