@@ -300,8 +300,7 @@ def _benchmark_html(part: BenchmarkPart) -> str:
         f'<th scope="col" class="{cls}">{esc(text)}</th>'
         for text, cls in (
             ("Column", "c-text"),
-            ("Score", ""),
-            ("95% CI", ""),
+            ("Score · 95% CI", ""),
             ("vs leader", "c-text"),
             ("Place", ""),
             ("Gap", ""),
@@ -340,8 +339,7 @@ def _standing_row(part: BenchmarkPart, s: Standing) -> str:
     return (
         f'<tr data-column="{esc(column.key)}" data-verdict="{esc(verdict)}">'
         f'<td class="c-text mp-col">{esc(name)}</td>'
-        f'<td data-v="{s.value!r}"><span class="v">{score(s.value)}</span></td>'
-        f'<td><span class="ci">{esc(interval)}</span></td>'
+        f'<td data-v="{s.value!r}"><span class="v">{score(s.value)}</span><span class="ci">{esc(interval)}</span></td>'
         f'<td class="c-text mp-{esc(verdict.replace(" ", "-"))}">{esc(verdict)}</td>'
         f'<td data-v="{s.percentile!r}">{esc(place_text)}</td><td>{gap}</td>'
         f'<td class="c-text">{leader_name}</td><td>{leader_value}</td></tr>'
@@ -401,6 +399,7 @@ MODEL_CSS = """
 #model-page h3.mp-bench { margin: 14px 0 2px 0; font-size: 17px; }
 #model-page .mp-rank { margin: 0 0 4px 0; font-size: 14px; }
 #model-page .ci { font-size: 12px; color: var(--body-text-color-subdued); }
+#model-page table.mp-table td .ci { display: block; font-size: 11px; }
 #model-page td.mp-col { white-space: normal; min-width: 9em; max-width: 16em; text-align: left; }
 #model-page .mp-sources { font-size: 13px; margin-top: 4px; word-break: break-word; }
 #model-page td.mp-leads { color: rgb(30, 130, 50); font-weight: 600; }
