@@ -289,15 +289,15 @@ def model_page_and_side_by_side(page, timed: Timer, option) -> None:
         def open_menu() -> None:
             page.locator("#side-pick input").click()
 
-        def menu_shown() -> None:
-            page.get_by_role("option").first.wait_for(timeout=300_000)
+        def menu_shown() -> None:  # its own menu: another menu's list may still be on the page
+            page.locator("#side-pick [role=option]").first.wait_for(timeout=300_000)
 
         if count == 5:
             timed("open a menu (#side-pick, for a fifth model)", open_menu, menu_shown)
         else:
             open_menu()
             menu_shown()
-        pick = page.locator("[role=option][aria-selected=false]").first
+        pick = page.locator("#side-pick [role=option][aria-selected=false]").first
         pick.hover(timeout=300_000)
 
         def picked(count=count) -> None:
