@@ -230,3 +230,12 @@ def test_the_landing_cards_link_each_model_to_its_page(board):
 
     html = landing_html(board, [b.name for b in board.benchmarks])
     assert f'href="{page_link("bm25")}"' in html and f'href="{page_link("tiny-dense-model")}"' in html
+
+
+def test_a_long_hostile_link_is_cheap_and_named(board):
+    names = [f"m{i}" for i in range(4000)]  # what an 8,192-character query can hold
+    found = picked(board, names + ["bm25", "tiny-dense-model"])
+    assert found.picks == ["bm25", "tiny-dense-model"] and len(found.unknown) == 4000
+    note = side_html(found)
+    assert "m0, m1" in note and "and 3,990 more" in note and "m3999" not in note  # named, then counted
+    assert url_state.parse("side=" + "|".join(names)).side  # trimmed to the query limit, not refused

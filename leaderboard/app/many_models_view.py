@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from leaderboard.app.many_models import Part
 
 
+NAMED = 10  # unknown names a note lists (a hand-made link may hold thousands), then counts
+
+
 def side_link(names: list[str]) -> str:
     return "?" + urllib.parse.urlencode({"side": "|".join(names)})
 
@@ -32,7 +35,9 @@ def side_link(names: list[str]) -> str:
 def notes_html(picks: Picked) -> str:
     notes = []
     if picks.unknown:
-        notes.append("No model named " + ", ".join(esc(n) for n in picks.unknown) + " on this board.")
+        named = ", ".join(esc(n) for n in picks.unknown[:NAMED])
+        more = len(picks.unknown) - NAMED
+        notes.append(f"No model named {named}{f' and {more:,} more' if more > 0 else ''} on this board.")
     if picks.dropped:
         notes.append(f"At most {MAX_PICKS} models: left out " + ", ".join(esc(n) for n in picks.dropped) + ".")
     return "".join(f'<p class="note warn side-note">{n}</p>' for n in notes)

@@ -35,6 +35,12 @@ class Entry:
 class ModelIndex:
     entries: dict[str, list[Entry]]  # model name -> its rows, in the board's benchmark order
 
+    def __post_init__(self) -> None:
+        # casefolded name -> the names it folds from: a link's name is looked up once, not against every name
+        self._folded: dict[str, list[str]] = {}
+        for name in self.entries:
+            self._folded.setdefault(name.casefold(), []).append(name)
+
     @property
     def names(self) -> list[str]:
         """Every model name, most benchmarks first, then by name (the pickers' order)."""
@@ -47,7 +53,7 @@ class ModelIndex:
         """The model a link names: exactly, else the one name equal ignoring case (None: none or several)."""
         if name in self.entries:
             return name
-        folded = [known for known in self.entries if known.casefold() == name.strip().casefold()]
+        folded = self._folded.get(name.strip().casefold(), [])
         return folded[0] if len(folded) == 1 else None
 
 
