@@ -9,7 +9,6 @@ readable intervals, and over benchmarks would put different metrics on one scale
 
 from __future__ import annotations
 
-import urllib.parse
 from typing import TYPE_CHECKING
 
 from leaderboard.app.board_table import shown_columns as board_columns
@@ -26,10 +25,6 @@ if TYPE_CHECKING:
 
 
 NAMED = 10  # unknown names a note lists (a hand-made link may hold thousands), then counts
-
-
-def side_link(names: list[str]) -> str:
-    return "?" + urllib.parse.urlencode({"side": "|".join(names)})
 
 
 def notes_html(picks: Picked) -> str:
