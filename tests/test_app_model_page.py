@@ -239,3 +239,36 @@ def test_a_long_hostile_link_is_cheap_and_named(board):
     note = side_html(found)
     assert "m0, m1" in note and "and 3,990 more" in note and "m3999" not in note  # named, then counted
     assert url_state.parse("side=" + "|".join(names)).side  # trimmed to the query limit, not refused
+
+
+def test_the_tests_are_computed_ahead_and_equal_those_on_demand(root):
+    import threading
+
+    from leaderboard.app.many_models import tests_ahead
+
+    fresh = loading.load(root, public=True, persist=False)  # no comparison cached yet
+    picks = picked(fresh, ["bm25", "tiny-dense-model", HOSTILE])
+    lines = {line.name: line.key for line in fresh.ranking("Demo retrieval").lines}
+    wanted = [("Demo retrieval", lines[a], lines[b], False) for a, b in itertools.combinations(picks.picks, 2)]
+    tests_ahead(fresh, picks)
+    done = threading.Event()
+
+    def ready() -> None:  # the background's state, polled until it holds (bounded only to fail, not to time)
+        for _ in range(6000):
+            if all(key in fresh._comparisons for key in wanted):
+                done.set()
+                return
+            threading.Event().wait(0.05)
+
+    ready()
+    assert done.is_set()
+    ahead = {key: fresh._comparisons[key].tasks[0].difference for key in wanted}
+    other = board_of(root)
+    rows = pairwise(other, picked(other, picks.picks))
+    on_demand = {(r.a, r.b): r for r in rows if r.benchmark == "Demo retrieval"}
+    for (_, a, b, _), difference in ahead.items():
+        assert on_demand[(a[0], b[0])].difference == pytest.approx(difference)
+
+
+def board_of(root):
+    return loading.load(root, public=True, persist=False)

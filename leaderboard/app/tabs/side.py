@@ -9,7 +9,7 @@ import gradio as gr
 
 from leaderboard.app import charts
 from leaderboard.app.assets import TABLE_CSS, url_state_js
-from leaderboard.app.many_models import MAX_PICKS, pairwise, picked
+from leaderboard.app.many_models import MAX_PICKS, pairwise, picked, tests_ahead
 from leaderboard.app.many_models_view import SIDE_CSS, pairwise_html, profile_chart, side_html
 from leaderboard.app.model_index import model_index
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
@@ -33,6 +33,8 @@ def build(shell: Shell) -> Tab | None:
             chart = profile_chart(picks, max(200, int(width or charts.WIDTH) - 40))
             plot = charts.plot_data(chart) if chart is not None else None  # type: ignore[arg-type]  # to_json only
         html = view_html(ID, side_html(picks), models="|".join(picks.picks))
+        if picks.parts:
+            tests_ahead(shell.board(), picks)  # the tests the reader may ask for next, computed while they read
         return plot, html, view_html("side-pairs", "", models="|".join(picks.picks))
 
     def tests(names):
