@@ -116,7 +116,7 @@ def test_each_column_stands_against_its_leader_as_scipy_ranks_it(board):
 
 
 def test_metadata_sources_and_bibtex(board):
-    from leaderboard.cli.cite import benchmark_bibtex
+    from leaderboard.cli.cite import benchmark_bibtex  # what `leaderboard cite` prints
 
     page = model_page(board, IMPORTED_MODEL)
     assert page.info["license"] == "mit" and page.info["open_weights"] is True

@@ -178,13 +178,17 @@ def _part(board: Board, name: str, ranking: Ranking, line: Line) -> BenchmarkPar
 def bibtex(benchmark: Any) -> str:
     """The benchmark's BibTeX, as ``leaderboard cite`` prints it (its declaration's, or a @misc built from its
     citation line); a broken declaration gives none rather than an error on the page."""
-    from leaderboard.cli.cite import benchmark_bibtex
-    from leaderboard.cli.sanitize import plain
+    import unicodedata
+
+    from leaderboard.contract.citation import benchmark_bibtex
 
     try:
-        return plain(benchmark_bibtex(benchmark))
+        text = benchmark_bibtex(benchmark)
     except Exception:  # a third party's declaration: the page still opens
         return ""
+    # without control or format characters (bidi overrides would reorder what a reader copies), as the CLI
+    # prints it (``cli.sanitize.plain``, which the app may not import); newlines and tabs kept
+    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
 
 
 def _sources(name: str, ranking: Ranking, line: Line) -> list[Source]:
