@@ -115,6 +115,15 @@ def test_the_fixture_has_five_models_one_imported(board):
     assert imported == [IMPORTED]
 
 
+def test_a_papers_number_is_named_as_copied_never_as_a_run(board):
+    from leaderboard.app.model_page import model_page, model_page_html
+
+    (comlq,) = [part for part in model_page(board, "bm25").parts if part.benchmark == "ComLQ"]
+    assert [row.paper for row in comlq.reported] == ["ComLQ"]  # the paper's BM25, matched case-insensitively
+    html = model_page_html(board, "bm25")
+    assert "reported in ComLQ" in html and "copied from the paper, not reproduced here" in html
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_a_model_page_by_its_link(browser, server, board, shots, size):
     page = open_page(browser, server, SIZES[size], "?model=e5-small-v2", ready=".model-view")

@@ -11,6 +11,7 @@ from typing import Any
 import gradio as gr
 
 from leaderboard.app.assets import TABLE_CSS, url_state_js
+from leaderboard.app.board import Board
 from leaderboard.app.model_index import model_index
 from leaderboard.app.model_page import COPY_JS, FROM_URL_JS, MODEL_CSS, MODEL_LINKS_HEAD, model_page_html
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
@@ -59,4 +60,8 @@ def build(shell: Shell) -> Tab | None:
             return skips(outputs)
         return [picker(load.state.model), draw(load.state.model)]
 
-    return Tab(id=ID, load=Hook(on_load, outputs), spinner=page)
+    # the index of every model, built in the background warm-up of each new board: the first page opened finds it
+    def warm(board: Board) -> None:
+        model_index(board)
+
+    return Tab(id=ID, load=Hook(on_load, outputs), spinner=page, warm=warm)
