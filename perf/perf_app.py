@@ -19,7 +19,9 @@ For each folder, on this machine:
   server has finished its background work (the warm-up after a start, the next page computed ahead;
   ``--no-settle``: back to back), with the server's CPU seconds during it: benchmark
   switch, header sort (server side, over every row), next page, search, opening Compare (#1 vs #2),
-  Compare per subset, another model B, Task views, Size vs score, About, Provenance; goal: each under 1 s.
+  Compare per subset, another model B, Task views, Size vs score, About, Provenance, a model's page opened
+  from its name on the board (a page load) and another model picked there, five models side by side (the
+  fifth pick) and their pairwise tests (on request); goal: each under 1 s.
   A pick from a menu (a benchmark, model B) is timed from the click on the option, once the menu has
   opened and stopped moving; opening the menu is timed as a step of its own ("open a menu").
 
@@ -256,6 +258,58 @@ def interactions(page, timed: Timer, first: str, second: str, search: str) -> No
         "tab switch (back to Leaderboard)",
         lambda: page.get_by_role("tab", name="Leaderboard").click(),
         lambda: page.wait_for_selector(TABLE_ROW, state="visible", timeout=300_000),
+    )
+    model_page_and_side_by_side(page, timed, option)
+
+
+def model_page_and_side_by_side(page, timed: Timer, option) -> None:
+    """A model's page from its name on the board (opened in place on the Model tab), another model picked there,
+    and five models side by side (the fifth pick timed), with their pairwise tests on request."""
+
+    def model_shown(name: str | None = None, other_than: str | None = None) -> None:
+        page.wait_for_function(
+            "([n, o]) => { const v = document.querySelector('#model-page');"
+            " return !!v && (n === null || v.dataset.model === n) && (o === null || v.dataset.model !== o); }",
+            arg=[name, other_than],
+            timeout=300_000,
+        )
+
+    link = page.locator("#board-table tbody.ranked td.c-model a.to-model").nth(1)
+    name = link.inner_text()
+    timed("open a model page (its name on the board)", link.click, lambda: model_shown(name))
+    another = option("#model-pick", nth=2)
+    timed("Model: another model picked", lambda: another.click(force=True), lambda: model_shown(other_than=name))
+    timed(
+        "tab switch (Side by side: no picks yet)",
+        lambda: page.get_by_role("tab", name="Side by side").click(),
+        lambda: page.wait_for_selector(".side-view", timeout=300_000),
+    )
+    for count in range(1, 6):
+        # the first model not picked yet (the most benchmarks first; a multiselect menu lists the picked too),
+        # clicked without waiting for the menu to stop moving (it re-renders as picks are added), the menu then
+        # closed by a click outside it
+        page.locator("#side-pick input").click()
+        page.locator("#side-pick [role=option]").first.wait_for(timeout=300_000)
+        pick = page.locator("#side-pick [role=option][aria-selected=false]").first
+
+        def picked(count=count) -> None:
+            page.wait_for_function(
+                "(n) => { const v = document.querySelector('.side-view');"
+                " return !!v && (v.dataset.models || '').split('|').filter(Boolean).length === n; }",
+                arg=count,
+                timeout=300_000,
+            )
+
+        if count < 5:
+            pick.click(force=True)
+            picked()
+        else:
+            timed("Side by side: a fifth model picked", lambda pick=pick: pick.click(force=True), picked)
+        page.locator("#title").click()
+    timed(
+        "Side by side: pairwise tests (Holm; on request)",
+        lambda: page.locator("#side-tests").click(),
+        lambda: page.wait_for_selector(".side-pairs-view[data-tested='1']", timeout=300_000),
     )
 
 

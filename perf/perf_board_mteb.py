@@ -10,7 +10,9 @@ of 30 of those imported files:
 * first start (the index built from nothing): goal at most 120 s at 35,000 files;
 * warm start (a second page on the running server) to the first ranked table: goal at most 2x the
   30-file board;
-* every interaction under 1 s; RSS under 1 GB (peak).
+* every interaction under 1 s (``perf_app.interactions``: with a model's page opened from its name on
+  the board, another model picked there, and five models side by side with their pairwise tests); RSS under
+  1 GB (peak).
 
 Then mteb's own leaderboard app (``mteb.leaderboard.get_leaderboard_app``) over the same replica,
 offline (HF_HUB_OFFLINE=1), in a fresh process: seconds to its first HTTP 200 and peak RSS, with its

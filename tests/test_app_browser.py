@@ -47,7 +47,7 @@ from conftest import REPO
 from playwright.sync_api import expect
 
 TABS = {"board": "Leaderboard", "views": "Task views", "size": "Size vs score", "compare": "Compare two models"}
-TABS |= {"provenance": "Provenance"}
+TABS |= {"side": "Side by side", "model": "Model", "provenance": "Provenance"}
 TABS |= {"skipped": "Skipped", "about": "About"}
 pytestmark = [
     pytest.mark.slow,  # Chromium against a served app: seconds each
@@ -375,13 +375,15 @@ def test_every_tab_is_reachable_and_photographed(browser, server, shots, size):
         ),
         "size": lambda: page.wait_for_selector("#size-plot canvas.marks, #size-plot svg.marks"),
         "compare": lambda: comparison(page, benchmark="Conditions"),
+        "side": lambda: tab_view(page, "side"),  # no picks yet: it says to pick 2 to 8 models
+        "model": lambda: tab_view(page, "model"),
         "provenance": lambda: tab_view(page, "provenance", benchmark="Conditions"),
         "skipped": lambda: tab_view(page, "skipped"),
         "about": lambda: page.wait_for_selector("#about"),
     }
     assert set(drawn) == set(TABS)
     for tab, label in TABS.items():
-        tab_button = page.get_by_role("tab", name=label)
+        tab_button = page.get_by_role("tab", name=label, exact=True)  # "Model" is in "Compare two models"
         assert tab_button.is_visible()  # no tab hides behind a "…" menu
         tab_button.click()
         wait_url(page, "tab", tab)

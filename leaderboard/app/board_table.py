@@ -254,7 +254,7 @@ def board_html(
 
     headers = [
         ("rank", "Rank", "", "Rank by the score; ≈ and † are explained below the table", "c-rank"),
-        ("model", "Model", "", "Model name (links to its reference when it has one)", "c-model"),
+        ("model", "Model", "", "Model name (opens its page; ↗ its reference when it has one)", "c-model"),
         ("agg", "Score", f"{aggregate_title(ranking)} · 95% CI {ARROW[direction]}", "", "c-agg"),
     ]
     for side in sides:

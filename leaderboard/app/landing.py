@@ -53,6 +53,11 @@ def link(name: str) -> str:
     return "?" + urllib.parse.urlencode({"benchmark": name})
 
 
+def model_link(name: str) -> str:
+    """A model's page (``model_page.page_link``, written here: the landing page imports no view module)."""
+    return "?" + urllib.parse.urlencode({"model": name})
+
+
 def landing_html(board: Board, names: list[str]) -> str:
     """Cards for benchmarks with ranked models, then one line listing those without."""
     found = entries(board, names)
@@ -93,7 +98,8 @@ def _card(name: str, ranking: Ranking) -> str:
         revision = f' <span class="rev">@{esc(line.key[1][:12])}</span>' if _shares_name(ranking, line.name) else ""
         rows.append(
             f'<tr><td class="c-rank">{esc(str(line.rank) + mark)}</td>'
-            f'<td class="c-model" title="{esc(line.name)}">{esc(line.name)}{revision}</td>'
+            f'<td class="c-model" title="{esc(line.name)}"><a class="to-model" href="{esc(model_link(line.name))}">'
+            f"{esc(line.name)}</a>{revision}</td>"
             f'<td class="c-agg" data-v="{line.aggregate!r}">'
             f'<span class="v">{score(line.aggregate)}</span>{interval}</td>'
             "</tr>"

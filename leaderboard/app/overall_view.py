@@ -46,7 +46,7 @@ def overall_html(found: Overall, filters: Filters) -> str:
         mean = r.mean_rank
         cells = [
             Cell(str(r.rank) if r.rank else MISSING, r.rank, "c-rank"),
-            model_cell(_label(r)),
+            model_cell(_label(r), page=r.name),
             Cell(
                 f'<span class="v">{mean:.2f}</span>' if mean is not None else MISSING,
                 mean,

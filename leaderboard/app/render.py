@@ -158,11 +158,18 @@ def pager(
     )
 
 
-def model_cell(info: dict[str, Any], cls: str = "c-model") -> Cell:
+def model_cell(info: dict[str, Any], cls: str = "c-model", page: str | None = None) -> Cell:
+    """The model's name, linking to its page (``?model=NAME``; ``page``: the name to open where the name shown
+    carries a revision), then its reference (↗, a new tab) when it has one."""
+    import urllib.parse
+
     name = str(info.get("name", ""))
     url = safe_url(info.get("reference"))
-    label = esc(name)
-    text = f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{label}</a>' if url else label
+    target = "?" + urllib.parse.urlencode({"model": page if page is not None else name})
+    text = f'<a class="to-model" href="{esc(target)}" title="{esc(name)}: its page (every benchmark)">{esc(name)}</a>'
+    if url:
+        link = f'href="{esc(url)}" target="_blank" rel="noopener noreferrer"'
+        text += f' <a class="to-ref" {link} title="reference">↗</a>'
     return Cell(text, name, cls, name + (f" (revision {info.get('revision')})" if info.get("revision") else ""))
 
 

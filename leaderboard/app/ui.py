@@ -31,6 +31,7 @@ from leaderboard.app.live import LiveBoard
 from leaderboard.app.live_queue import LiveQueue
 from leaderboard.app.sources import Source
 from leaderboard.app.tabs import QUEUE_TABS, TABS, Hook, Load, Shell, Switch, Tick
+from leaderboard.app.tabs.model import model_links_head
 
 
 def board_queue_key(requests: str | None, endpoint: str | None) -> Any:
@@ -206,7 +207,7 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
         show_error=True,
         quiet=True,
         css=PAGE_CSS,
-        head=HEAD + chart_preload(),
+        head=HEAD + chart_preload() + model_links_head(),
         app_kwargs=app_kwargs,
         **launch_kwargs,
     )

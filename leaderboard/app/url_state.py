@@ -5,7 +5,8 @@ Parameters: ``benchmark``, ``tab``, ``kind``, ``instr``, ``size``, ``q`` (search
 own multipage routing: ``?page=2`` would be a server error, see ``legacy_links``), ``models`` (picked
 models), ``overall`` (the benchmarks of the
 Overall view), ``revisions`` (``1``: older revisions too), ``zs`` (the zero-shot filter), ``a`` and ``b``
-(the compared models).
+(the compared models), ``model`` (a model's page: opens the Model tab when no ``tab`` is given) and ``side``
+(the models side by side: opens that tab likewise).
 Lists are joined by ``|``. The page's JavaScript writes them (``assets.url_state_js``); the page
 load reads them here. Unknown values are dropped by the callers, which know the valid choices.
 A query longer than ``MAX_QUERY`` is trimmed (``trim``): its parameters are kept in order while
@@ -39,6 +40,8 @@ class ViewState:
     zero_shot: str = ""  # ``zs``: filters.ZERO_SHOT
     a: str = ""
     b: str = ""
+    model: str = ""  # the model page's model
+    side: tuple[str, ...] = ()  # the models side by side
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -112,7 +115,7 @@ def parse(query: str | None) -> ViewState:
         page = 1
     return ViewState(
         benchmark=pairs.get("benchmark", ""),
-        tab=pairs.get("tab", ""),
+        tab=pairs.get("tab", "") or _tab_of(pairs),
         kinds=_list(pairs.get("kind")),
         instructions=pairs.get("instr", ""),
         sizes=_list(pairs.get("size")),
@@ -126,7 +129,14 @@ def parse(query: str | None) -> ViewState:
         zero_shot=pairs.get("zs", ""),
         a=pairs.get("a", ""),
         b=pairs.get("b", ""),
+        model=pairs.get("model", ""),
+        side=_list(pairs.get("side")) or (),
     )
+
+
+def _tab_of(pairs: dict[str, str]) -> str:
+    """The tab a link without ``tab`` opens: ``?model=NAME`` a model's page, ``?side=A|B`` the side-by-side view."""
+    return "model" if pairs.get("model") else "side" if pairs.get("side") else ""
 
 
 def known(values: tuple[str, ...] | None, choices: list[str] | tuple[str, ...], default: list[str]) -> list[str]:

@@ -6,11 +6,12 @@ line gets a @misc entry built from that line and its reference, marked as built 
 
 from __future__ import annotations
 
-import re
-
 import click
 
+from leaderboard.contract.citation import benchmark_bibtex
 from leaderboard.errors import BadInput
+
+__all__ = ["COMMANDS", "benchmark_bibtex", "harness_bibtex"]
 
 HARNESS_KEY = "retrieval_leaderboard"
 
@@ -29,28 +30,6 @@ def harness_bibtex() -> str:
         "  author = {{retrieval-leaderboard contributors}},\n"
         f"  version = {{{release}}},\n"
         "  note = {Scores with per-query 95\\% bootstrap intervals and paired significance tests}\n"
-        "}"
-    )
-
-
-def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", name.lower()) or "benchmark"
-
-
-def benchmark_bibtex(declaration) -> str:
-    """The declaration's BibTeX; else a @misc entry from its citation line and reference, marked as such."""
-    if declaration.bibtex.strip():
-        return declaration.bibtex.strip()
-    if declaration.citation.strip().startswith("@"):  # a citation given as BibTeX already
-        return declaration.citation.strip()
-    text = declaration.citation.strip() or declaration.description.strip()
-    braced = text.replace("{", "(").replace("}", ")")
-    return (
-        f"% built by leaderboard cite from the {declaration.name} declaration's citation line (no BibTeX declared)\n"
-        f"@misc{{{_key(declaration.name)},\n"
-        f"  title = {{{declaration.name}}},\n"
-        f"  note = {{{braced}}},\n"
-        f"  howpublished = {{\\url{{{declaration.reference}}}}}\n"
         "}"
     )
 

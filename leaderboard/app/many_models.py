@@ -1,0 +1,232 @@
+"""Many models side by side: 2 to 8 picks, per benchmark and per column (task or subset), with intervals.
+
+The rows are the board's own (``model_index``: each pick's row on each benchmark, the revision the
+board shows by default), intervals computed for the picks' rows only. The pairwise tests reuse the
+Compare tab's: ``Board.comparison`` (``leaderboard compare``'s paired difference, interval and
+randomization p per task), for every pair of picks with per-query values, Holm-adjusted together
+across the benchmark's pairs and tasks (one family per benchmark). A pair where a row is imported
+(no per-query values) gets the plain difference of the two scores, marked "no interval: imported".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from leaderboard.app.model_index import model_index
+from leaderboard.app.model_page import column_name
+from leaderboard.app.page_statistics import with_statistics
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from leaderboard.app.board import Board
+    from leaderboard.app.ranking import Column, Line, Ranking
+    from leaderboard.records.comparison import TaskComparison
+
+MIN_PICKS, MAX_PICKS = 2, 8
+IMPORTED = "no interval: imported"
+
+
+@dataclass
+class Part:
+    """One benchmark with the picks that are on it (None where a pick is not)."""
+
+    benchmark: str
+    ranking: Ranking
+    lines: list[Line | None]
+
+    @property
+    def present(self) -> list[Line]:
+        return [line for line in self.lines if line is not None]
+
+
+@dataclass
+class Picked:
+    picks: list[str]  # the resolved names, in the reader's order
+    unknown: list[str]  # names in the link that no model of the board has
+    dropped: list[str]  # picks beyond MAX_PICKS
+    parts: list[Part] = field(default_factory=list)  # benchmarks with at least two of the picks
+
+
+def picked(board: Board, names: list[str]) -> Picked:
+    """The picks (resolved as a model page resolves a name, duplicates dropped) and the benchmarks two share."""
+    index = model_index(board)
+    resolved, unknown = [], []
+    for name in names:
+        found = index.resolve(name)
+        if found is None:
+            unknown.append(name)
+        elif found not in resolved:
+            resolved.append(found)
+    out = Picked(resolved[:MAX_PICKS], unknown, resolved[MAX_PICKS:])
+    by_benchmark: dict[str, dict[str, Line]] = {}
+    rankings: dict[str, Ranking] = {}
+    for name in out.picks:
+        for entry in index.of(name):
+            by_benchmark.setdefault(entry.benchmark, {})[name] = entry.line
+            rankings[entry.benchmark] = entry.ranking
+    for benchmark in (b.name for b in board.benchmarks):
+        lines = by_benchmark.get(benchmark, {})
+        if len(lines) < MIN_PICKS:
+            continue
+        part = Part(benchmark, rankings[benchmark], [lines.get(name) for name in out.picks])
+        with_statistics(board, part.ranking, part.present)  # the picks' rows only
+        out.parts.append(part)
+    return out
+
+
+def shown_columns(part: Part) -> list[Column]:
+    """The benchmark's columns that some pick has a value in (the board's order)."""
+    return [c for c in part.ranking.columns if any(line.values.get(c.key) is not None for line in part.present)]
+
+
+def chart_frame(picks: Picked) -> pd.DataFrame:
+    """One row per (benchmark, column, model) with a value: the profile chart's data, intervals where they exist."""
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    for part in picks.parts:
+        # one metric per panel, the score's: its subsets share one scale (another metric on the same axis,
+        # a rank difference beside an nDCG, or a lower-is-better one, would squash or reverse the reading)
+        metric = next((c.spec.metric for c in part.ranking.columns if c.spec.in_aggregate), None)
+        columns = [c for c in shown_columns(part) if c.spec.metric == metric and c.direction == part.ranking.direction]
+        for order, column in enumerate(columns):
+            for name, line in zip(picks.picks, part.lines):
+                value = line.values.get(column.key) if line is not None else None
+                if value is None:
+                    continue
+                ci = line.intervals.get(column.key) if line is not None else None
+                rows.append(
+                    {
+                        "benchmark": part.benchmark,
+                        "column": column_name(column),
+                        "order": order,
+                        "model": name,
+                        "value": value,
+                        "low": ci[0] if ci else None,
+                        "high": ci[1] if ci else None,
+                    }
+                )
+    return pd.DataFrame(rows, columns=["benchmark", "column", "order", "model", "value", "low", "high"])
+
+
+# -- pairwise tests -----------------------------------------------------------------------------------
+
+
+@dataclass
+class PairRow:
+    """One pair of picks on one task of a benchmark: the paired test (``test``), or the plain difference."""
+
+    benchmark: str
+    a: str
+    b: str
+    task: str
+    column_label: str
+    direction: str
+    mean_a: float | None
+    mean_b: float | None
+    test: TaskComparison | None = None  # a copy, Holm-adjusted across the benchmark's pairs and tasks
+    why: str = ""  # why there is no test (IMPORTED, or the comparison's reason)
+
+    @property
+    def difference(self) -> float | None:
+        if self.test is not None:
+            return self.test.difference
+        return None if self.mean_a is None or self.mean_b is None else self.mean_a - self.mean_b
+
+
+_ahead = threading.Condition()
+_wanted: tuple[Board, Picked] | None = None  # the newest picks whose tests are computed ahead (one at a time)
+_worker: threading.Thread | None = None
+
+
+def tests_ahead(board: Board, picks: Picked) -> None:
+    """Compute the picks' pairwise comparisons in the background (``Board.comparison`` keeps them), so that the
+    tests a reader asks for next are ready: at real size (ComLQ, 2,909 queries) each pair costs a few tenths of
+    a second. Only the newest picks are kept; each pair waits until no reader is being served
+    (``foreground.wait_for_readers``), as the board's own look-ahead does (``prefetch``)."""
+    global _wanted, _worker
+    with _ahead:
+        _wanted = (board, picks)
+        if _worker is None:
+            _worker = threading.Thread(target=_run_ahead, name="leaderboard-side-tests", daemon=True)
+            _worker.start()
+        _ahead.notify_all()
+
+
+def _run_ahead() -> None:
+    global _wanted
+    from leaderboard.app.foreground import wait_for_readers
+
+    while True:
+        with _ahead:
+            while _wanted is None:
+                _ahead.wait()
+            board, picks = _wanted
+            _wanted = None
+        for benchmark, a, b in _pairs(picks):
+            if _wanted is not None:  # newer picks: these are no longer on screen
+                break
+            wait_for_readers()
+            try:
+                board.comparison(benchmark, a.key, b.key, subsets=False)
+            except Exception:  # shown (with its reason) when the reader asks for the tests; never a crash here
+                continue
+
+
+def _pairs(picks: Picked) -> list[tuple[str, Line, Line]]:
+    """Each pair of picks with per-query values on each benchmark they share."""
+    found = []
+    for part in picks.parts:
+        present = [line for line in part.lines if line is not None and not line.imported]
+        found += [(part.benchmark, a, b) for a, b in itertools.combinations(present, 2)]
+    return found
+
+
+def pairwise(board: Board, picks: Picked) -> list[PairRow]:
+    """Every pair of picks on every aggregated task of each benchmark they share; tests Holm-adjusted per benchmark."""
+    from leaderboard.errors import BadInput
+    from leaderboard.metrics.significance import holm
+
+    out: list[PairRow] = []
+    for part in picks.parts:
+        tasks = {c.spec.task: c for c in part.ranking.columns if c.spec.in_aggregate and c.spec.subset == "default"}
+        family: list[PairRow] = []
+        named = [(name, line) for name, line in zip(picks.picks, part.lines) if line is not None]
+        for (name_a, a), (name_b, b) in itertools.combinations(named, 2):
+            found: dict[str, TaskComparison] = {}
+            skipped: dict[str, str] = {}
+            if not (a.imported or b.imported):
+                try:
+                    comparison = board.comparison(part.benchmark, a.key, b.key, subsets=False)
+                except BadInput as exc:
+                    skipped = {task: str(exc) for task in tasks}
+                else:
+                    found = {row.task: row for row in comparison.tasks}
+                    skipped = dict(comparison.skipped)
+            for task, column in tasks.items():
+                row = PairRow(
+                    part.benchmark,
+                    name_a,
+                    name_b,
+                    task,
+                    column.label,
+                    column.direction,
+                    a.values.get(column.key),
+                    b.values.get(column.key),
+                )
+                if task in found:  # a copy: the cached comparison keeps its own (per pair) Holm
+                    row.test = dataclasses.replace(found[task])
+                    family.append(row)
+                else:
+                    row.why = IMPORTED if (a.imported or b.imported) else skipped.get(task, "not compared")
+                out.append(row)
+        if family:
+            adjusted = holm({str(i): row.test.p_value for i, row in enumerate(family)})  # type: ignore[union-attr]
+            for i, row in enumerate(family):
+                row.test.p_holm = adjusted[str(i)]  # type: ignore[union-attr]
+    return out
