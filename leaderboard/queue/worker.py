@@ -131,6 +131,8 @@ class Worker:
                 "No Hugging Face token: the worker writes to the requests and results datasets; set HF_TOKEN "
                 "or pass --token-stdin (it is never passed to the plugin's run, and never printed)."
             )
+        # The queue key first: no way of giving it makes process isolation safe, unlike the token.
+        attestation.refuse_unisolated_key(settings.attestation_key, settings.isolation)
         if settings.isolation == "process":
             check_process_isolation(settings.network)
             protect_memory()
@@ -139,7 +141,6 @@ class Worker:
         self.redact = Redactor(self.results.token, settings.token)
         self.work_root = Path(settings.work_dir or tempfile.mkdtemp(prefix="leaderboard-worker-"))
         # Read once, here: the key lives in this process's memory only, never in a run's reach or a log.
-        attestation.refuse_unisolated_key(settings.attestation_key, settings.isolation)
         self.signer = attestation.load_private_key(settings.attestation_key) if settings.attestation_key else None
 
     # -- the loop ---------------------------------------------------------------------------------
