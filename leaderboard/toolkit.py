@@ -24,8 +24,12 @@ Files, names, secrets and progress:
 Running another framework's loop (the mteb bridge):
   ``encode_texts(model, texts, role, batch_size)``, ``retrieve(model, corpus, queries, top_k, batch_size)``,
   ``rerank(model, pairs, batch_size)``, ``mteb_model_meta(metadata, model_type)``
+Model weights from a Hugging Face id or a local folder:
+  ``check_source(source, what)``, ``load_from_source(loader, source, what, revision)``, ``local_revision(folder)``,
+  ``hub_revision(model_id, revision)``, ``dtype_kwargs(dtype)``, ``weights_dtype(module)``
 Plugins that use other plugins:
-  ``build_judge(spec)``
+  ``build_judge(spec)``; a judge's labels materialised once per item: ``JudgmentStore(judge, data_content_hash)``,
+  ``read_judgments(path)``, ``labels_sha256(labels)``, ``judge_slug(name)``
 
 Names load on first use, like ``leaderboard``'s own, so importing a plugin stays cheap.
 """
@@ -44,6 +48,7 @@ if TYPE_CHECKING:
     from leaderboard.data.jsonl import grade_value, read_jsonl  # noqa: F401
     from leaderboard.data.remote import fetch_files, fetch_zip, local_dir  # noqa: F401
     from leaderboard.fileio import atomic_open, cache_home  # noqa: F401
+    from leaderboard.judgments import JudgmentStore, judge_slug, labels_sha256, read_judgments  # noqa: F401
     from leaderboard.metrics.agreement import cohen_kappa  # noqa: F401
     from leaderboard.metrics.bootstrap import N_RESAMPLES, macro_mean, stratified_bootstrap  # noqa: F401
     from leaderboard.metrics.bounds import bounds  # noqa: F401
@@ -67,6 +72,14 @@ if TYPE_CHECKING:
         violation_in_top_k,
         violations_per_query,
         violator_relative_rank,
+    )
+    from leaderboard.model_weights import (  # noqa: F401
+        check_source,
+        dtype_kwargs,
+        hub_revision,
+        load_from_source,
+        local_revision,
+        weights_dtype,
     )
     from leaderboard.progress import step  # noqa: F401
     from leaderboard.records.files import slug  # noqa: F401
@@ -100,6 +113,15 @@ _MODULES = {
     "leaderboard.fileio": ("atomic_open", "cache_home"),
     "leaderboard.records.files": ("slug",),
     "leaderboard.progress": ("step",),
+    "leaderboard.judgments": ("JudgmentStore", "judge_slug", "labels_sha256", "read_judgments"),
+    "leaderboard.model_weights": (
+        "check_source",
+        "dtype_kwargs",
+        "hub_revision",
+        "load_from_source",
+        "local_revision",
+        "weights_dtype",
+    ),
     "leaderboard.records.store": ("redact",),
 }
 _LAZY = {name: module for module, names in _MODULES.items() for name in names}

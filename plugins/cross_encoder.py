@@ -7,10 +7,7 @@ from typing import Any
 
 from leaderboard import BadInput, hookimpl
 from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Reranker
-
-from .sentence_transformers import (
-    DENSE_INSTALL,
-    DENSE_REQUIRES,
+from leaderboard.toolkit import (
     check_source,
     dtype_kwargs,
     hub_revision,
@@ -18,6 +15,10 @@ from .sentence_transformers import (
     local_revision,
     weights_dtype,
 )
+
+# The dense extra, as the sentence-transformers plugin names it (each built-in stands alone).
+DENSE_REQUIRES = ("sentence_transformers", "torch")
+DENSE_INSTALL = "pip install 'retrieval-leaderboard[dense]'"
 
 
 class CrossEncoderModel(Reranker):

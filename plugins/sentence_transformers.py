@@ -12,68 +12,18 @@ import numpy as np
 
 from leaderboard import BadInput, hookimpl
 from leaderboard.contract.model import DenseModel, ModelKind, ModelMetadata, ModelRequest, Role
-from leaderboard.toolkit import sha256_file
+from leaderboard.toolkit import (
+    check_source,
+    dtype_kwargs,
+    hub_revision,
+    load_from_source,
+    local_revision,
+    weights_dtype,
+)
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-
-
-def local_revision(folder: Path) -> str | None:
-    """A local model's revision: the sha256 of its weights (there is no commit to point to)."""
-    for name in WEIGHT_FILES:
-        if (folder / name).is_file():
-            return "sha256-" + sha256_file(folder / name)[:16]
-    return None
-
-
-def hub_revision(model_id: str, revision: str | None) -> str | None:
-    """The commit a hub model was loaded at, read from the local hub cache (works offline)."""
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        cached = try_to_load_from_cache(model_id, "config.json", revision=revision)
-    except Exception:
-        return revision
-    return Path(cached).parent.name if isinstance(cached, str) else revision
-
-
 DENSE_REQUIRES = ("sentence_transformers", "torch")
 DENSE_INSTALL = "pip install 'retrieval-leaderboard[dense]'"
-
-
-def check_source(source: str, what: str) -> tuple[Path, bool]:
-    """(folder, is_local) for a hub id or a local folder; a path-looking source that does not exist is bad input."""
-    folder = Path(source).expanduser()
-    is_local = folder.is_dir()
-    if not is_local and (source.startswith((".", "/", "~")) or folder.suffix):
-        raise BadInput(f"{what} folder {source!r} does not exist; expected a folder or a Hugging Face id.")
-    return folder, is_local
-
-
-def load_from_source(loader, source: str, what: str, revision: str | None, **kwargs):
-    """Load a hub id or a local folder with ``loader``; a load that fails is bad input (exit 2)."""
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # the runner draws its own progress bars
-    folder, is_local = check_source(source, what)
-    try:
-        return loader(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)
-    except OSError as exc:
-        raise BadInput(f"Could not load {what} {source!r}: {exc}") from None
-
-
-def dtype_kwargs(dtype: str | None) -> dict:
-    """Load the weights in ``dtype`` (--dtype); none given keeps the checkpoint's own (float32 for most)."""
-    if dtype is None:
-        return {}
-    import torch
-
-    return {"model_kwargs": {"dtype": getattr(torch, dtype)}}
-
-
-def weights_dtype(module: Any) -> str:
-    """The dtype a torch module's weights are in, as --dtype names it ("float16", not "torch.float16")."""
-    return str(next(module.parameters()).dtype).removeprefix("torch.")
 
 
 def _read_json(path: Path) -> dict:

@@ -1,0 +1,71 @@
+"""Model weights from a Hugging Face hub id or a local folder: where they are, which revision, which dtype.
+
+Any plugin that loads transformers-style weights (bi-encoders, cross-encoders, a third party's model)
+needs the same answers, so they live here and reach plugins through ``leaderboard.toolkit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from leaderboard.errors import BadInput
+
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+
+
+def local_revision(folder: Path) -> str | None:
+    """A local model's revision: the sha256 of its weights (there is no commit to point to)."""
+    from leaderboard.data.hashing import sha256_file
+
+    for name in WEIGHT_FILES:
+        if (folder / name).is_file():
+            return "sha256-" + sha256_file(folder / name)[:16]
+    return None
+
+
+def hub_revision(model_id: str, revision: str | None) -> str | None:
+    """The commit a hub model was loaded at, read from the local hub cache (works offline)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(model_id, "config.json", revision=revision)
+    except Exception:
+        return revision
+    return Path(cached).parent.name if isinstance(cached, str) else revision
+
+
+def check_source(source: str, what: str) -> tuple[Path, bool]:
+    """(folder, is_local) for a hub id or a local folder; a path-looking source that does not exist is bad input."""
+    folder = Path(source).expanduser()
+    is_local = folder.is_dir()
+    if not is_local and (source.startswith((".", "/", "~")) or folder.suffix):
+        raise BadInput(f"{what} folder {source!r} does not exist; expected a folder or a Hugging Face id.")
+    return folder, is_local
+
+
+def load_from_source(loader: Callable[..., Any], source: str, what: str, revision: str | None, **kwargs: Any) -> Any:
+    """Load a hub id or a local folder with ``loader``; a load that fails is bad input (exit 2)."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # the runner draws its own progress bars
+    folder, is_local = check_source(source, what)
+    try:
+        return loader(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)
+    except OSError as exc:
+        raise BadInput(f"Could not load {what} {source!r}: {exc}") from None
+
+
+def dtype_kwargs(dtype: str | None) -> dict[str, Any]:
+    """Load the weights in ``dtype`` (--dtype); none given keeps the checkpoint's own (float32 for most)."""
+    if dtype is None:
+        return {}
+    import torch
+
+    return {"model_kwargs": {"dtype": getattr(torch, dtype)}}
+
+
+def weights_dtype(module: Any) -> str:
+    """The dtype a torch module's weights are in, as --dtype names it ("float16", not "torch.float16")."""
+    return str(next(module.parameters()).dtype).removeprefix("torch.")
