@@ -103,7 +103,8 @@ class JudgmentStore:
                 f"{self.path}: holds judgments with key {payload['key']}, expected {self.key} "
                 "(other data or another judge). Delete it to judge again."
             )
-        return payload["labels"]
+        labels: Labels = payload["labels"]  # read_judgments checked its shape
+        return labels
 
     def write(self, labels: Labels) -> None:
         merged = self.read()  # another run may have added items since we read

@@ -49,7 +49,8 @@ def load_from_source(loader: Callable[..., Any], source: str, what: str, revisio
     """Load a hub id or a local folder with ``loader``; a load that fails is bad input (exit 2)."""
     from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()  # the runner draws its own progress bars
+    disable_progress_bar: Callable[[], None] = hf_logging.disable_progress_bar  # transformers leaves it untyped
+    disable_progress_bar()  # the runner draws its own progress bars
     folder, is_local = check_source(source, what)
     try:
         return loader(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)

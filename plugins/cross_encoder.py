@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from leaderboard import BadInput, hookimpl
-from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Reranker
+from leaderboard.contract.model import ModelMetadata, ModelRequest, Reranker
 from leaderboard.toolkit import (
     check_source,
     dtype_kwargs,
@@ -32,7 +32,6 @@ class CrossEncoderModel(Reranker):
         self.model: Any = None  # loaded in load()
         self.metadata = ModelMetadata(
             name=folder.resolve().name if is_local else source,
-            kind=ModelKind.RERANKER,
             revision=local_revision(folder) if is_local else hub_revision(source, revision),
             max_length=request.max_length,
             similarity="cross-encoder",

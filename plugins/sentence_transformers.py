@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from leaderboard import BadInput, hookimpl
-from leaderboard.contract.model import DenseModel, ModelKind, ModelMetadata, ModelRequest, Role
+from leaderboard.contract.model import DenseModel, ModelMetadata, ModelRequest, Role
 from leaderboard.toolkit import (
     check_source,
     dtype_kwargs,
@@ -56,7 +56,6 @@ class SentenceTransformerModel(DenseModel):
         self.device: str | None = None
         self.metadata = ModelMetadata(
             name=name or (source if not self.is_local else self.folder.resolve().name),
-            kind=ModelKind.DENSE,
             revision=local_revision(self.folder) if self.is_local else hub_revision(source, revision),
             max_length=self.max_seq_length,
             similarity=self.similarity,
