@@ -29,7 +29,7 @@ import sys
 import threading
 from array import array
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 MIN_QUERIES = 256
 TOLERANCE = 1e-9  # per_query_checks.MEAN_TOLERANCE (imported lazily there; equal by a test)
@@ -61,7 +61,9 @@ class _Table:
                 values_of = array("d", [_NAN if v is None else v for v in column])
             else:
                 given = len(rows)
-                values_of = array("d", column)  # ints exactly as float() makes them; too large: OverflowError
+                values_of = array(
+                    "d", cast(list[float], column)
+                )  # ints as float() makes them; too large: OverflowError
             if given != len(values_of) - sum(map(math.isnan, values_of)):  # a null or a NaN given as a value
                 raise ValueError(f"{metric}: a value is null or NaN")
             self.columns[metric] = values_of
@@ -153,7 +155,9 @@ def _picker(positions: list[int]) -> Callable[[Any], Any]:
 def _positions(table: _Table, members: list[str]) -> list[int]:
     """The positions of a subset's queries that have values (a query listed twice: counted twice)."""
     found = list(map(table.position.get, members))
-    return [p for p in found if p is not None] if None in found else found  # type: ignore[misc]
+    if None in found:
+        return [p for p in found if p is not None]
+    return cast(list[int], found)
 
 
 def _mean(table: _Table, metric: str, pick: Callable[[Any], Any] | None = None) -> float | None:
