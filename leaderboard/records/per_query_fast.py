@@ -61,9 +61,8 @@ class _Table:
                 values_of = array("d", [_NAN if v is None else v for v in column])
             else:
                 given = len(rows)
-                values_of = array(
-                    "d", cast(list[float], column)
-                )  # ints as float() makes them; too large: OverflowError
+                # ints exactly as float() makes them; one too large raises OverflowError (the canonical checks decide)
+                values_of = array("d", cast(list[float], column))
             if given != len(values_of) - sum(map(math.isnan, values_of)):  # a null or a NaN given as a value
                 raise ValueError(f"{metric}: a value is null or NaN")
             self.columns[metric] = values_of
