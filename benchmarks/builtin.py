@@ -4,23 +4,62 @@ Registered through ``register_benchmarks`` like any plugin's. Each aggregate is 
 columns marked ``in_aggregate`` (all of one direction); every other column is shown beside it and
 never averaged in. ``demo`` and ``multiconir-demo`` are not public: demo data and ad-hoc
 ``beir:<folder>`` tasks belong to no public benchmark.
+
+A benchmark names its tasks, metrics and subsets by name and imports no task module: it is a plugin
+of its own, as a third party's benchmark of these tasks would be. The few facts it repeats from the
+tasks (ComLQ's query types, BRIGHT's domains, MAIR's task names, the citations) are checked against
+the tasks' own declarations by ``tests/test_builtin_benchmarks.py``.
 """
 
 from __future__ import annotations
 
-from leaderboard_tasks.comlq import CITATION as COMLQ_CITATION
-from leaderboard_tasks.comlq import NEGATION_TYPES, QUERY_TYPES
-from leaderboard_tasks.mair import CITATION as MAIR_CITATION
-from leaderboard_tasks.mair import INF_IR_TASKS
-from leaderboard_tasks.mair import task_name as mair_task_name
-from leaderboard_tasks.mteb_tasks import BRIGHT_DOMAINS
-from leaderboard_tasks.multiconir import BIBTEX as MULTICONIR_BIBTEX
-from leaderboard_tasks.multiconir import CITATION as MULTICONIR_CITATION
-from leaderboard_tasks.negconstraint import VIOLATION_K
-
 from leaderboard import hookimpl
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkView, SideAggregate
 
+# ComLQ's 14 query types, the negation ones marked ¬ in their labels (the task's QUERY_TYPES, NEGATION_TYPES).
+COMLQ_QUERY_TYPES = ("1p", "2p", "3p", "2i", "3i", "pi", "ip", "2u", "up", "2in", "3in", "inp", "pin", "pni")
+COMLQ_NEGATION_TYPES = ("2in", "3in", "inp", "pin", "pni")
+COMLQ_CITATION = (
+    "Benchmarking Complex Logical Queries in Information Retrieval. AAAI 2026. https://github.com/xgl-git/ComLQR-main"
+)
+NEGCONSTRAINT_VIOLATION_K = (1, 5, 10)  # the task's violation_at_k columns
+MULTICONIR_CITATION = "Lu et al. MultiConIR: Towards Multi-Conditional Information Retrieval. arXiv:2503.08046 (2025)."
+MULTICONIR_BIBTEX = """@article{lu2025multiconir,
+  title = {MultiConIR: Towards Multi-Conditional Information Retrieval},
+  author = {Lu and others},
+  journal = {arXiv preprint arXiv:2503.08046},
+  year = {2025},
+  url = {https://arxiv.org/abs/2503.08046}
+}"""
+MAIR_CITATION = """@inproceedings{Sun2024MAIR,
+  title={MAIR: A Massive Benchmark for Evaluating Instructed Information Retrieval},
+  author={Weiwei Sun and Zhengliang Shi and Jiulong Wu and Lingyong Yan and Xinyu Ma and Yiding Liu
+          and Min Cao and Dawei Yin and Zhaochun Ren},
+  booktitle={EMNLP},
+  year={2024}
+}"""
+# The five MAIR tasks InF-IR reports: its column labels -> the harness's task names, in the paper's order.
+MAIR_TASKS = {
+    "DD-15": "mair-dd-2015",
+    "DD-16": "mair-dd-2016",
+    "DD-17": "mair-dd-2017",
+    "FR-21": "mair-fairranking-2021",
+    "FR-22": "mair-fairranking-2022",
+}
+BRIGHT_DOMAINS = (
+    "Biology",
+    "EarthScience",
+    "Economics",
+    "Psychology",
+    "Robotics",
+    "Stackoverflow",
+    "SustainableLiving",
+    "Leetcode",
+    "Pony",
+    "Aops",
+    "TheoremQAQuestions",
+    "TheoremQATheorems",
+)
 IFIR_TASKS = ("IFIRAila", "IFIRCds", "IFIRFiQA", "IFIRFire", "IFIRNFCorpus", "IFIRPm", "IFIRScifact")
 FOLLOWIR = (  # (task, the metric the FollowIR paper reports for it, its label)
     ("Robust04InstructionRetrieval", "og_map_at_1000", "Robust04 MAP@1000"),
@@ -78,8 +117,8 @@ COMLQ_BIBTEX = """@inproceedings{xu2026comlq,
 
 def comlq() -> Benchmark:
     types = tuple(
-        side("comlq", "ndcg_at_10", f"{'¬' if t in NEGATION_TYPES else ''}{t} nDCG@10", subset=f"type={t}")
-        for t in QUERY_TYPES
+        side("comlq", "ndcg_at_10", f"{'¬' if t in COMLQ_NEGATION_TYPES else ''}{t} nDCG@10", subset=f"type={t}")
+        for t in COMLQ_QUERY_TYPES
     )
     lsnc = tuple(
         side("comlq", f"lsnc_lexical_v1_at_{k}", f"LSNC@{k} (judge lexical-v1)", subset="group=negation")
@@ -116,7 +155,10 @@ def negconstraint() -> Benchmark:
         tasks=(
             BenchmarkTask("negconstraint", "ndcg_at_10", "higher", "nDCG@10"),
             side("negconstraint", "paired_win_rate", "paired win rate"),
-            *(side("negconstraint", f"violation_at_{k}", f"violator in top {k} ↓", "lower") for k in VIOLATION_K),
+            *(
+                side("negconstraint", f"violation_at_{k}", f"violator in top {k} ↓", "lower")
+                for k in NEGCONSTRAINT_VIOLATION_K
+            ),
             side("negconstraint", "violator_relative_rank", "violator rank - satisfying rank"),
             side("negconstraint", "lsnc_at_10", "LSNC@10 (released violating passages)"),
         ),
@@ -219,7 +261,7 @@ def bright() -> Benchmark:
 
 
 def mair() -> Benchmark:
-    labels = ", ".join(INF_IR_TASKS)
+    labels = ", ".join(MAIR_TASKS)
     return Benchmark(
         name="MAIR",
         description="Instructed retrieval, each query with its own instruction: the five MAIR tasks the InF-IR paper "
@@ -227,8 +269,7 @@ def mair() -> Benchmark:
         reference="https://aclanthology.org/2024.emnlp-main.778/",
         citation=MAIR_CITATION,
         tasks=tuple(
-            BenchmarkTask(mair_task_name(task), "ndcg_at_10", "higher", f"{label} nDCG@10")
-            for label, task in INF_IR_TASKS.items()
+            BenchmarkTask(task, "ndcg_at_10", "higher", f"{label} nDCG@10") for label, task in MAIR_TASKS.items()
         ),
         aggregate_label="mean nDCG@10 over 5 tasks",
         formula=f"score = (1/5) Σ over {labels} of nDCG@10: InF-IR's MAIR column (its Tables 2, 5, 8), an "

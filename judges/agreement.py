@@ -2,7 +2,7 @@
 
     python -m leaderboard_judges.agreement A.json.gz B.json.gz [--json]
 
-A and B are judgments files of the same data (``judgment_store``: by default in
+A and B are judgments files of the same data (``leaderboard.judgments``: by default in
 ``<cache>/judgments``; a result's ``task_details.judgments.file`` names the one it used). Only items
 both judges labelled (true/false, not null) count. Prints the number of such items, each judge's
 violation count, the observed agreement and kappa (``leaderboard.metrics.agreement``); exit 2 when
@@ -18,9 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard import BadInput
-from leaderboard.toolkit import cohen_kappa
-
-from .store import read_payload
+from leaderboard.toolkit import cohen_kappa, read_judgments
 
 
 def agreement(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -57,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     args = parser.parse_args(argv)
     try:
-        out = agreement(read_payload(args.a), read_payload(args.b))
+        out = agreement(read_judgments(args.a), read_judgments(args.b))
     except BadInput as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2

@@ -3,30 +3,17 @@
 * ``lexical-v1``: the keyword rule of ``negation_judge`` (a heuristic proxy; no model, no network).
 * ``llm:<model>``: any OpenAI-compatible chat-completions endpoint (``llm_judge``; extra ``judge``).
 
-A task picks its judge by name through the registry (``make_judge``), so a third-party judge plugin
-is used exactly like these.
+A task picks its judge by name through the registry (``leaderboard.toolkit.build_judge``), so a
+third-party judge plugin is used exactly like these.
 """
 
 from __future__ import annotations
 
-import re
-
 from leaderboard import hookimpl
 from leaderboard.contract.judge import Judge, JudgeRequest
-from leaderboard.toolkit import build_judge
 
 DEFAULT_JUDGE = "lexical-v1"
 JUDGE_INSTALL = "pip install 'retrieval-leaderboard[judge]'"
-
-
-def judge_slug(name: str) -> str:
-    """A judge name as it appears inside metric names: 'llm:gpt-4o-mini' -> 'llm_gpt_4o_mini'."""
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-
-
-def make_judge(spec: str) -> Judge:
-    """The judge registered under ``spec`` (a name, or a prefix plus its argument), built now."""
-    return build_judge(spec)
 
 
 def _lexical(request: JudgeRequest) -> Judge:

@@ -38,6 +38,7 @@ Chromium: /usr/bin/chromium (Playwright drives it; ``pip install playwright``).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import socket
@@ -58,6 +59,9 @@ GOALS = {"build": 60.0, "rss": 600.0, "step": 1.0, "warm_ratio": 2.0}
 
 def load_average() -> str:
     return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+BACKGROUND = "/_leaderboard/background"  # leaderboard.app.background.PATH (not imported: no app in this process)
 
 
 def free_port() -> int:
@@ -119,15 +123,19 @@ def first_table(browser, url: str, benchmark: str, since: float | None = None) -
     return time.perf_counter() - start, page
 
 
-def settle(pid: int, limit: float = 180.0) -> float:
-    """Wait until the server has no background work (its CPU under 5% over a second: longer than the pause the
-    app's background work takes after a reader's request, ``foreground.QUIET``); seconds waited."""
+def settle(url: str, limit: float = 180.0) -> float:
+    """Wait until the server says its own background work is done (the warm-up after a start, the next page
+    computed ahead: ``leaderboard.app.background``, asked at ``/_leaderboard/background`` without counting
+    as a reader's request); seconds waited. Not its CPU: an idle Gradio server still polls its queue."""
     start = time.perf_counter()
+    idle_in_a_row = 0
     while time.perf_counter() - start < limit:
-        before = cpu_seconds(pid)
-        time.sleep(1.0)
-        if cpu_seconds(pid) - before < 0.05:
+        with urllib.request.urlopen(url.rstrip("/") + BACKGROUND, timeout=30) as answer:
+            idle = json.load(answer)["idle"]
+        idle_in_a_row = idle_in_a_row + 1 if idle else 0
+        if idle_in_a_row == 2:  # twice, 50 ms apart: not the moment between two pieces of work
             break
+        time.sleep(0.05)
     return time.perf_counter() - start
 
 
@@ -136,12 +144,13 @@ class Timer:
     once the server's background work (the warm-up after a start, the next page computed ahead) is done: a
     reader's click, not a benchmark of clicks in a row."""
 
-    def __init__(self, pid: int, settle: bool = True):
-        self.pid, self.wall, self.cpu, self.settle, self.waited = pid, {}, {}, settle, 0.0
+    def __init__(self, server: Server, settle: bool = True):
+        self.pid, self.url = server.proc.pid, server.url
+        self.wall, self.cpu, self.settle, self.waited = {}, {}, settle, 0.0
 
     def __call__(self, name: str, action, wait) -> None:
         if self.settle:
-            self.waited += settle(self.pid)
+            self.waited += settle(self.url)
         start, cpu = time.perf_counter(), cpu_seconds(self.pid)
         action()
         wait()
@@ -337,7 +346,7 @@ def measure(
         page.close()
         warm_table, page = first_table(browser, server.url, first)  # warm: the next reader
         rss_after_pages = rss_mib(server.proc.pid)
-        timer = Timer(server.proc.pid, calm)
+        timer = Timer(server, calm)
         if interact:
             interactions(page, timer, first, second, search)
         page.close()

@@ -24,7 +24,7 @@ import numpy as np
 import Stemmer
 
 from leaderboard import hookimpl
-from leaderboard.contract.model import ModelKind, ModelMetadata, Run, SparseModel
+from leaderboard.contract.model import ModelMetadata, Run, SparseModel
 from leaderboard.toolkit import step
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"  # bm25s' default (scikit-learn's CountVectorizer pattern)
@@ -45,7 +45,6 @@ class BM25(SparseModel):
         self._stemmer = Stemmer.Stemmer(stemmer) if stemmer else None
         self.metadata = ModelMetadata(
             name="bm25",
-            kind=ModelKind.SPARSE,
             revision=f"bm25s-{version('bm25s')}",
             similarity="bm25",
             license="MIT",

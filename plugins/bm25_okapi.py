@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard import hookimpl
-from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Run, SparseModel
+from leaderboard.contract.model import ModelMetadata, ModelRequest, Run, SparseModel
 from leaderboard.toolkit import step
 
 Tokenizer = Callable[[str], list[str]]
@@ -116,7 +116,6 @@ class BM25Okapi(SparseModel):
         )
         self.metadata = ModelMetadata(
             name="bm25-okapi",
-            kind=ModelKind.SPARSE,
             revision="okapi-1",  # bump when this module's scores change
             similarity="bm25",
             reference=REFERENCE,

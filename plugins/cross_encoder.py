@@ -6,11 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from leaderboard import BadInput, hookimpl
-from leaderboard.contract.model import ModelKind, ModelMetadata, ModelRequest, Reranker
-
-from .sentence_transformers import (
-    DENSE_INSTALL,
-    DENSE_REQUIRES,
+from leaderboard.contract.model import ModelMetadata, ModelRequest, Reranker
+from leaderboard.toolkit import (
     check_source,
     dtype_kwargs,
     hub_revision,
@@ -18,6 +15,10 @@ from .sentence_transformers import (
     local_revision,
     weights_dtype,
 )
+
+# The dense extra, as the sentence-transformers plugin names it (each built-in stands alone).
+DENSE_REQUIRES = ("sentence_transformers", "torch")
+DENSE_INSTALL = "pip install 'retrieval-leaderboard[dense]'"
 
 
 class CrossEncoderModel(Reranker):
@@ -31,7 +32,6 @@ class CrossEncoderModel(Reranker):
         self.model: Any = None  # loaded in load()
         self.metadata = ModelMetadata(
             name=folder.resolve().name if is_local else source,
-            kind=ModelKind.RERANKER,
             revision=local_revision(folder) if is_local else hub_revision(source, revision),
             max_length=request.max_length,
             similarity="cross-encoder",

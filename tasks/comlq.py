@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import re
 
-from leaderboard_judges.builtin import DEFAULT_JUDGE, judge_slug, make_judge
-from leaderboard_judges.store import JudgmentStore, labels_sha256
-
 from leaderboard import hookimpl
 from leaderboard.contract.judge import Judge, JudgeItem
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport, View
 from leaderboard.toolkit import (
     HEADLINE,
+    JudgmentStore,
+    build_judge,
     fetch_zip,
+    judge_slug,
+    labels_sha256,
     load_beir,
     local_dir,
     lsnc_per_query,
@@ -53,6 +54,7 @@ NEGATION_TYPES = ("2in", "3in", "inp", "pin", "pni")
 EVIDENCE_LEVELS = {t: (1, 2, 3) if t in ("3p", "3i", "3in", "inp", "pin", "pni") else (1, 2) for t in QUERY_TYPES[1:]}
 FIG5_TYPES = ("3p", "3i", "3in", "pin")  # the types the paper breaks down by evidence count (Fig. 5)
 LSNC_K = (10, 100)
+DEFAULT_JUDGE = "lexical-v1"  # asked for by name through the registry, like any judge plugin
 CITATION = (
     "Benchmarking Complex Logical Queries in Information Retrieval. AAAI 2026. https://github.com/xgl-git/ComLQR-main"
 )
@@ -83,7 +85,7 @@ def type_evidence_subsets() -> list[str]:
 class ComLQTask(RetrievalTask):
     def __init__(self, data_dir: str | None = None, judge: Judge | str = DEFAULT_JUDGE):
         self.data_dir = data_dir
-        self.judge = make_judge(judge) if isinstance(judge, str) else judge
+        self.judge = build_judge(judge) if isinstance(judge, str) else judge
         self.lsnc_names = [f"lsnc_{judge_slug(self.judge.name)}_at_{k}" for k in LSNC_K]
         meta = beir_metadata(
             "comlq",

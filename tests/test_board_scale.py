@@ -388,3 +388,26 @@ def test_side_aggregates_read_each_row_once_not_once_per_model():
     _side_aggregates(benchmark, lines, per_task, {}, key)
     assert len(calls) == 3 * len(models)  # one key per row (was one per row per model: 270,000)
     assert lines[models[7]].side["mean p-MRR"] == pytest.approx((7 + 7 + 1 + 7 + 2) / 3 / 1000)
+
+
+def test_a_cold_show_of_real_results_checks_their_values_without_numpy(real_results, tmp_path):
+    """numpy costs a cold ``show`` more than the checks themselves: the fast checks run on ``array("d")``."""
+    import subprocess
+    import sys
+
+    assert any(p.name == "comlq.json" for p in REAL)  # 2,909 queries: past per_query_fast.MIN_QUERIES
+    probe = (
+        "import sys\nfrom leaderboard.records import per_query_fast\n"
+        "real, verdicts = per_query_fast.verified, []\n"
+        "per_query_fast.verified = lambda *a: verdicts.append(real(*a)) or verdicts[-1]\n"
+        "from leaderboard.cli.main import main\n"
+        f"sys.argv = ['leaderboard', 'show', {str(real_results)!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        "print('VERDICTS', verdicts, 'NUMPY', 'numpy' in sys.modules)\n"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "250", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    verdicts, numpy_loaded = done.stdout.rsplit("VERDICTS", 1)[1].split("NUMPY")
+    assert "comlq" in done.stdout and "True" in verdicts and "False" not in verdicts  # the fast path decided
+    assert numpy_loaded.strip() == "False", done.stdout[-500:]

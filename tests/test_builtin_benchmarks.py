@@ -89,3 +89,19 @@ def test_columns_and_views_exist_in_the_task_declarations(name):
     for view in benchmark.views:
         task, _ = make_task(registry, view.task, RunOptions())
         assert view.title in {v.title for v in task.metadata.views}, (view.task, view.title)
+
+
+def test_what_the_benchmarks_repeat_matches_the_tasks_own_declarations():
+    """The benchmarks import no task module (tests/test_layers.py), so the facts they repeat are checked here."""
+    import leaderboard_benchmarks.builtin as declared
+    from leaderboard_mteb.tasks import BRIGHT_DOMAINS
+    from leaderboard_tasks import comlq, mair, multiconir, negconstraint
+
+    assert declared.COMLQ_QUERY_TYPES == comlq.QUERY_TYPES
+    assert declared.COMLQ_NEGATION_TYPES == comlq.NEGATION_TYPES
+    assert declared.COMLQ_CITATION == comlq.CITATION
+    assert declared.NEGCONSTRAINT_VIOLATION_K == negconstraint.VIOLATION_K
+    assert (declared.MULTICONIR_CITATION, declared.MULTICONIR_BIBTEX) == (multiconir.CITATION, multiconir.BIBTEX)
+    assert declared.MAIR_CITATION == mair.CITATION
+    assert {label: mair.task_name(task) for label, task in mair.INF_IR_TASKS.items()} == declared.MAIR_TASKS
+    assert declared.BRIGHT_DOMAINS == BRIGHT_DOMAINS

@@ -67,11 +67,11 @@ def test_import_of_a_folder_of_other_json_names_what_it_found(tmp_path):
 
 
 def check_hub(tmp_path, **env: str) -> subprocess.CompletedProcess:
-    """plugins.sentence_transformers.check_hub on a model missing from an empty hub cache, in a fresh process
+    """leaderboard.model_weights.check_hub on a model missing from an empty hub cache, in a fresh process
     (huggingface_hub reads its endpoint and offline switch at import)."""
     code = (
         "from leaderboard.errors import LeaderboardError\n"
-        "from plugins.sentence_transformers import check_hub\n"
+        "from leaderboard.model_weights import check_hub\n"
         "try:\n"
         "    check_hub('BAAI/bge-small-en-v1.5', None, 'sentence-transformers model')\n"
         "except LeaderboardError as exc:\n"

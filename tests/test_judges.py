@@ -36,7 +36,7 @@ def test_built_in_judges_are_registered():
 
 
 def test_lexical_judge_through_the_contract():
-    from leaderboard_judges.builtin import make_judge
+    from leaderboard.toolkit import build_judge as make_judge
 
     judge = make_judge("lexical-v1")
     assert isinstance(judge, Judge) and judge.name == "lexical-v1"
@@ -174,7 +174,8 @@ def test_llm_judge_without_endpoint_or_unreachable_is_bad_input(monkeypatch):
 
 def test_judge_agreement_between_lexical_and_llm(comlq_fixture, tmp_path, judge_env, monkeypatch, capsys):  # noqa: F811
     from leaderboard_judges.agreement import main
-    from leaderboard_judges.store import read_payload
+
+    from leaderboard.toolkit import read_judgments as read_payload
 
     lexical, _ = _run(comlq_fixture, tmp_path / "lex", "lexical-v1")
     with openai_stub(STUB_WORDS) as (endpoint, _):
@@ -330,7 +331,8 @@ def test_a_malformed_reply_through_the_cli_exits_2(comlq_fixture, tmp_path, judg
 
 
 def test_unlabelled_answers_are_asked_again_on_the_next_run(tmp_path, judge_env):
-    from leaderboard_judges.store import JudgmentStore, read_payload
+    from leaderboard.toolkit import JudgmentStore
+    from leaderboard.toolkit import read_judgments as read_payload
 
     with openai_stub(STUB_WORDS, mode="maybe") as (endpoint, stub):
         flaky = JudgmentStore(_judge(endpoint), "sha256:" + "0" * 64, tmp_path / "j")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,15 @@ from conftest import REPO
 import leaderboard.toolkit as toolkit
 
 PUBLIC = ("leaderboard", "leaderboard.contract", "leaderboard.toolkit")
-BUILTIN_DIRS = ("tasks", "plugins", "judges", "benchmarks")
+# Each built-in package: installed name -> its folder, as pyproject's [tool.setuptools] package-dir installs it.
+BUILTIN_PACKAGES = {
+    name: folder
+    for name, folder in tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"][
+        "package-dir"
+    ].items()
+    if name != "leaderboard"
+}
+BUILTIN_DIRS = tuple(BUILTIN_PACKAGES.values())
 TEMPLATES = REPO / "leaderboard" / "cli" / "templates" / "plugin"
 
 
@@ -63,6 +72,59 @@ def test_builtins_and_scaffolds_import_only_the_public_api(path):
     assert not bad, (
         "built-ins may import only leaderboard, leaderboard.contract and leaderboard.toolkit:\n" + "\n".join(bad)
     )
+
+
+def _module_name(path: Path) -> tuple[str, bool]:
+    """(installed module name, is a package) of a built-in source file."""
+    relative = path.relative_to(REPO)
+    package = next(name for name, folder in BUILTIN_PACKAGES.items() if relative.parts[0] == folder)
+    parts = [package, *relative.with_suffix("").parts[1:]]
+    is_package = parts[-1] == "__init__"
+    return ".".join(parts[:-1] if is_package else parts), is_package
+
+
+def _other_builtins(path: Path) -> list[str]:
+    """The imports of another built-in package in ``path`` (a relative import is resolved first)."""
+    module, is_package = _module_name(path)
+    own = module.split(".")[0]
+    return [
+        f"{path.relative_to(REPO)}:{line}: imports {name}"
+        for line, name in imported_modules(_parse(path), module, is_package)
+        if name.split(".")[0] in BUILTIN_PACKAGES and name.split(".")[0] != own
+    ]
+
+
+def test_the_builtin_packages_are_the_installed_ones():
+    assert set(BUILTIN_PACKAGES) == {
+        "leaderboard_tasks",
+        "leaderboard_plugins",
+        "leaderboard_judges",
+        "leaderboard_benchmarks",
+        "leaderboard_mteb",
+    }
+    assert all((REPO / folder / "__init__.py").is_file() for folder in BUILTIN_DIRS)
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in _builtin_sources() if p.suffix == ".py"], ids=lambda p: str(p.relative_to(REPO))
+)
+def test_builtins_never_import_each_other(path):
+    bad = _other_builtins(path)
+    assert not bad, "a built-in package imports only the public API and itself, never another built-in:\n" + "\n".join(
+        bad
+    )
+
+
+def test_the_builtin_door_test_catches_an_import_of_another_builtin(tmp_path, monkeypatch):
+    monkeypatch.setattr(
+        "test_layers._parse",
+        lambda path: ast.parse(
+            "from leaderboard_judges.builtin import make_judge\nfrom .beir import beir_metadata\n"
+            "import leaderboard_mteb.bridge\nfrom . import declarations\n"
+        ),
+    )
+    found = _other_builtins(REPO / "tasks" / "comlq.py")
+    assert [line.split(": imports ")[1] for line in found] == ["leaderboard_judges.builtin", "leaderboard_mteb.bridge"]
 
 
 def test_the_door_test_catches_a_private_import():

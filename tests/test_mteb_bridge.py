@@ -10,7 +10,7 @@ from conftest import run_cli
 def demo_as_mteb_task(root):
     """The embedded demo dataset as an in-memory mteb retrieval task."""
     from datasets import Dataset
-    from leaderboard_plugins.mteb_bridge import harness_task_metadata
+    from leaderboard_mteb.bridge import harness_task_metadata
     from leaderboard_tasks.demo import write_demo
     from mteb.abstasks.retrieval import AbsTaskRetrieval
     from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
@@ -39,7 +39,7 @@ def demo_as_mteb_task(root):
 @pytest.mark.slow
 def test_our_bi_encoder_in_mteb_evaluate_matches_our_runner(tmp_path):
     import mteb
-    from leaderboard_plugins.mteb_bridge import to_mteb
+    from leaderboard_mteb.bridge import to_mteb
     from leaderboard_plugins.sentence_transformers import minilm
 
     from leaderboard.contract.model import ModelRequest
@@ -100,7 +100,7 @@ def test_unknown_mteb_model_is_bad_input(tmp_path):
 
 
 def test_reranker_adapter_scores_pairs():
-    from leaderboard_plugins.mteb_bridge import to_mteb
+    from leaderboard_mteb.bridge import to_mteb
 
     from leaderboard.contract.model import ModelKind, ModelMetadata, Reranker
 

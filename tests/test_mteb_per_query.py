@@ -63,7 +63,7 @@ def as_run(ranks):
 
 
 def test_pmrr_by_hand_equals_mtebs_own_function():
-    from leaderboard_tasks.mteb_per_query import pmrr_per_pair
+    from leaderboard_mteb.per_query import pmrr_per_pair
     from mteb._evaluators.retrieval_metrics import calculate_pmrr
 
     assert sum(BY_HAND.values()) / 2 == PMRR_BY_HAND
@@ -111,7 +111,7 @@ def test_bm25_pmrr_on_the_moving_fixture_and_compare(tmp_path):
     )
 )
 def test_pmrr_per_pair_mean_equals_mteb_on_any_runs(pairs):
-    from leaderboard_tasks.mteb_per_query import pmrr_per_pair
+    from leaderboard_mteb.per_query import pmrr_per_pair
     from mteb._evaluators.retrieval_metrics import calculate_pmrr
 
     og = {f"{q}-og": {d: float(s) for d, s in r.items()} for q, (r, _, _) in pairs.items()}
@@ -125,7 +125,7 @@ def test_pmrr_per_pair_mean_equals_mteb_on_any_runs(pairs):
 
 
 def test_variant_metrics_equal_mtebs():
-    from leaderboard_tasks.mteb_per_query import paired_accuracy_per_pair, robustness_per_query
+    from leaderboard_mteb.per_query import paired_accuracy_per_pair, robustness_per_query
     from mteb._evaluators.retrieval_metrics import paired_accuracy, robustness_at_10
 
     ndcg = {"a_0": 0.5, "a_1": 0.25, "a_2": 1.0, "b_0": 0.75, "b_1": 0.9}
@@ -141,7 +141,7 @@ def test_variant_metrics_equal_mtebs():
 
 
 def test_mean_check_tolerance():
-    from leaderboard_tasks.mteb_per_query import PerQueryMismatch, check_mean
+    from leaderboard_mteb.per_query import PerQueryMismatch, check_mean
 
     values = {"q1": 0.5, "q2": 0.25}
     assert check_mean("T", "default", "ndcg_at_10", values, 0.37500) == 0.375
@@ -151,7 +151,7 @@ def test_mean_check_tolerance():
 
 
 def test_a_mismatch_with_mtebs_score_fails_the_run(tmp_path, monkeypatch):
-    import leaderboard_tasks.mteb_per_query as per_query_module
+    import leaderboard_mteb.per_query as per_query_module
 
     import leaderboard
     from leaderboard.errors import BadInput
@@ -230,7 +230,7 @@ class StubHandle:
 
 def pmrr_report(task, subsets, monkeypatch):
     """add_per_query on runs where each pair's changed-away d1 drops from rank 1 to 2: p-MRR 1/2 per pair."""
-    import leaderboard_tasks.mteb_per_query as per_query_module
+    import leaderboard_mteb.per_query as per_query_module
 
     from leaderboard.contract.task import DataSource, ExternalData, ScoreReport
 
@@ -255,7 +255,7 @@ def pmrr_report(task, subsets, monkeypatch):
 
 
 def test_subsets_of_equal_size_store_units_per_subset(monkeypatch):
-    from leaderboard_tasks.mteb_tasks import MtebTask
+    from leaderboard_mteb.tasks import MtebTask
 
     report, data = pmrr_report(MtebTask("mFollowIR"), {"fas": ["1", "2"], "rus": ["1", "3"]}, monkeypatch)
     assert report.per_query == {k: {"p-MRR": 0.5} for k in ("fas/1", "fas/2", "rus/1", "rus/3")}
@@ -265,7 +265,7 @@ def test_subsets_of_equal_size_store_units_per_subset(monkeypatch):
 
 
 def test_subsets_of_unequal_size_store_no_units(monkeypatch):
-    from leaderboard_tasks.mteb_tasks import MtebTask
+    from leaderboard_mteb.tasks import MtebTask
 
     report, _ = pmrr_report(MtebTask("mFollowIR"), {"fas": ["1", "2"], "rus": ["1"]}, monkeypatch)
     assert report.per_query == {} and "mean over the subsets" in report.details["per_query"]  # said, not hidden

@@ -98,7 +98,7 @@ def test_task4_requires_no_natural_query(tmp_path):
 
 def test_mteb_task_views_name_the_metrics_mteb_reports():
     pytest.importorskip("mteb")
-    from leaderboard_tasks.mteb_tasks import MtebTask
+    from leaderboard_mteb.tasks import MtebTask
 
     followir = MtebTask("Core17InstructionRetrieval").metadata.views[0]
     assert followir.metrics == ("p-MRR", "og_map_at_1000", "changed_map_at_1000", "og_ndcg_at_5", "changed_ndcg_at_5")

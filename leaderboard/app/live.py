@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from leaderboard.app import background
 from leaderboard.app.board import Board
 from leaderboard.app.foreground import wait_for_readers
 from leaderboard.app.memory import keep_out_of_collections, limit_fragmentation
@@ -54,6 +55,7 @@ class LiveBoard:
     def _ready(self, board: Board) -> Board:
         """Rankings are computed in the background, so the first page and each switch find them ready."""
         if self.warming:
+            background.begin("warm-up")  # before the thread starts: no moment between looks idle
             threading.Thread(
                 target=_warm, args=(board, list(self.warmers)), name="leaderboard-warm", daemon=True
             ).start()
@@ -96,6 +98,14 @@ def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
     Statistics of other rows are computed when a reader pages to them (``page_statistics``): at
     thousands of models, all of them at once would cost seconds and hundreds of megabytes.
     """
+    try:
+        _warm_steps(board, warmers)
+        keep_out_of_collections()  # the rankings computed
+    finally:
+        background.end("warm-up")  # begun by ``LiveBoard._ready``
+
+
+def _warm_steps(board: Board, warmers: list[Callable[[Board], None]]) -> None:
     from leaderboard.app.board_table import PAGE_SIZE, first_sorted
     from leaderboard.app.page_statistics import first_pages
     from leaderboard.app.prefetch import quietly
@@ -128,4 +138,3 @@ def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
                 quietly(board, sorted_by, first_sorted(sorted_by, column.key, "desc", PAGE_SIZE))
     except Exception as exc:  # a ranking that fails here fails again, visibly, when it is asked for
         print(f"leaderboard: could not precompute the rankings: {exc}", file=sys.stderr)
-    keep_out_of_collections()  # the rankings computed

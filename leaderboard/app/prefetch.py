@@ -16,6 +16,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from leaderboard.app import background
 from leaderboard.app.foreground import wait_for_readers
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ _state = threading.Condition()
 _next: tuple[Board, Ranking, list[Line]] | None = None
 _foreground = 0  # pages being computed for a reader now
 _worker: threading.Thread | None = None
+# From a page asked for ahead until nothing more is: the server's own work is not idle (``background``).
+_asked = False
 
 
 def now(board: Board, ranking: Ranking, lines: list[Line]) -> None:
@@ -50,6 +53,8 @@ def ahead(board: Board, ranking: Ranking, lines: list[Line]) -> None:
     if not lines:
         return
     with _state:
+        if not _asked:
+            _asked_now()
         _next = (board, ranking, list(lines))
         if _worker is None:
             _worker = threading.Thread(target=_run, name="leaderboard-prefetch", daemon=True)
@@ -85,3 +90,19 @@ def _run() -> None:
             quietly(board, ranking, lines, passed=True)
         except Exception as exc:  # computed again, visibly, when the page is asked for
             print(f"leaderboard: could not compute the next page ahead: {exc}", file=sys.stderr)
+        finally:
+            with _state:
+                if _next is None and _asked:  # nothing more asked for meanwhile: the work is done
+                    _done()
+
+
+def _asked_now() -> None:
+    global _asked
+    _asked = True
+    background.begin("next page ahead")
+
+
+def _done() -> None:
+    global _asked
+    _asked = False
+    background.end("next page ahead")

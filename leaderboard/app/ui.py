@@ -192,26 +192,32 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
     # ``?page=N`` is Gradio's multipage parameter (a 500 for any other value): old links are redirected.
     from starlette.middleware import Middleware
 
-    from leaderboard.app import foreground
+    from leaderboard.app import background, foreground
     from leaderboard.app.legacy_links import LegacyPageLinks, accept_long_links
 
     accept_long_links()
     app_kwargs = dict(launch_kwargs.pop("app_kwargs", None) or {})
-    middleware = [Middleware(LegacyPageLinks), Middleware(foreground.ReadersFirst)]
+    # BackgroundState first: asking whether the background work is idle is not a reader's request.
+    middleware = [
+        Middleware(background.BackgroundState),
+        Middleware(LegacyPageLinks),
+        Middleware(foreground.ReadersFirst),
+    ]
     app_kwargs["middleware"] = [*app_kwargs.get("middleware", []), *middleware]
     foreground.serve_events(app)  # the background work gives way to readers' events too
-    app.launch(
-        server_name=host,
-        server_port=port,
-        share=False,
-        show_error=True,
-        quiet=True,
-        css=PAGE_CSS,
-        head=HEAD + chart_preload() + model_links_head(),
-        app_kwargs=app_kwargs,
-        **launch_kwargs,
-    )
-    live = getattr(app, "live_board", None)
-    if live is not None:
-        live.start_warming()
+    with background.working("start"):  # from listening to the warm-up under way: not idle in between
+        app.launch(
+            server_name=host,
+            server_port=port,
+            share=False,
+            show_error=True,
+            quiet=True,
+            css=PAGE_CSS,
+            head=HEAD + chart_preload() + model_links_head(),
+            app_kwargs=app_kwargs,
+            **launch_kwargs,
+        )
+        live = getattr(app, "live_board", None)
+        if live is not None:
+            live.start_warming()
     app.block_thread()

@@ -50,7 +50,10 @@ class ModelRequest:
 @dataclass
 class ModelMetadata:
     name: str
-    kind: ModelKind
+    # Follows from the model's base class (DenseModel: dense, SparseModel: sparse, Reranker: reranker), which
+    # fills it in when the metadata is attached to the model: leave it out. A kind that contradicts the base
+    # class is refused before the model is used.
+    kind: ModelKind | None = None
     revision: str | None = None  # a commit hash or package version that pins the weights
     n_parameters: int | None = None
     max_length: int | None = None  # max input tokens; None for unbounded (BM25)
@@ -72,7 +75,7 @@ class ModelMetadata:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["kind"] = self.kind.value
+        data["kind"] = self.kind.value if self.kind is not None else None
         return data
 
 
@@ -80,9 +83,10 @@ class Model(ABC):
     """Factories build models cheaply; weights load in ``load()``, which the runner calls just before
     first use, so a run whose results already exist loads nothing. ``metadata.name``,
     ``metadata.revision`` and ``settings()`` must be known before ``load()``; other metadata
-    (parameter count, ``dtype``) may be filled in by it. ``metadata.kind`` must match the base
-    class (``DenseModel``: dense, ``SparseModel``: sparse, ``Reranker``: reranker); the runner
-    refuses a model that says otherwise, since the base class decides how it is evaluated.
+    (parameter count, ``dtype``) may be filled in by it. ``metadata.kind`` follows from the base
+    class (``DenseModel``: dense, ``SparseModel``: sparse, ``Reranker``: reranker), which decides how
+    the model is evaluated: it is filled in as the metadata is attached, and the runner refuses a
+    model whose metadata declares another kind.
     """
 
     metadata: ModelMetadata
@@ -90,6 +94,13 @@ class Model(ABC):
     # applies. A model that declares them gets a one-line note for an option it ignores (--device for
     # BM25) and a checked --device; None (the default) declares nothing.
     uses_options: ClassVar[frozenset[str] | None] = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The base class decides the kind: metadata without one gets it the moment it is attached, so every
+        # reader (the runner, a result, a test) sees the kind without the author declaring it.
+        if name == "metadata" and isinstance(value, ModelMetadata) and value.kind is None:
+            value.kind = kind_of(self)
+        super().__setattr__(name, value)
 
     def load(self) -> None:
         """Load weights (idempotent). The default does nothing: for models with nothing to load."""

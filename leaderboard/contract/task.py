@@ -10,6 +10,8 @@ Pick the base class for how the task is evaluated; the class *is* the declaratio
 * ``CandidateTask``  -> the runner scores each query against its own small candidate set.
 * ``ExternalTask``   -> another framework (mteb) runs the loop through ``evaluate_model``.
 
+Each returns a ``ScoreReport``: the scores and the per-query values behind them (a task that returns
+anything else, or no per-query values, stops at its first run with an error saying what to return).
 Where the main score lives: ``scores[metadata.splits[0]]["default"][metadata.main_score]``.
 
 A task's version (``TaskMetadata.version``) must change whenever its output for the same data changes:
@@ -145,7 +147,10 @@ class TaskMetadata:
 
 @dataclass
 class ScoreReport:
-    """What a task may return instead of bare scores, when it has more to say."""
+    """What a task returns: its scores and, in ``per_query``, the per-query values behind them.
+
+    A complete run without per-query values is refused at its first run, unless ``details["per_query"]``
+    says why they cannot exist (a main metric with no per-query definition)."""
 
     scores: Scores
     confidence_intervals: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
@@ -203,8 +208,8 @@ class RetrievalTask(Task):
     def load(self) -> RetrievalData: ...
 
     @abstractmethod
-    def compute_scores(self, data: RetrievalData, run: Run) -> Scores | ScoreReport:
-        """Turn a run (top-k per query) into metric values."""
+    def compute_scores(self, data: RetrievalData, run: Run) -> ScoreReport:
+        """Turn a run (top-k per query) into metric values, with the per-query values behind them."""
 
 
 @dataclass
@@ -230,7 +235,7 @@ class CandidateTask(Task):
     def load(self) -> CandidateData: ...
 
     @abstractmethod
-    def compute_scores(self, data: CandidateData, scores: dict[str, list[float]]) -> Scores | ScoreReport:
+    def compute_scores(self, data: CandidateData, scores: dict[str, list[float]]) -> ScoreReport:
         """scores: candidate-set key -> one score per candidate, in the candidates' order."""
 
 

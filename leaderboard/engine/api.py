@@ -9,7 +9,10 @@ layer over it::
     outcomes = leaderboard.evaluate(["bm25"], ["demo"], output="results")
     print(outcomes[0].result.main_score)
 
-A model may also be given as an object (any ``leaderboard.Model``), e.g. one under development.
+Models and tasks may also be given as objects (any ``leaderboard.Model``, ``leaderboard.Pipeline`` or
+``leaderboard.Task``), so a plugin under development runs without being installed::
+
+    leaderboard.evaluate([leaderboard.Pipeline(MyRetriever(), MyReranker(), depth=20)], [MyTask()])
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.contract.model import Model
+from leaderboard.contract.task import Task
 from leaderboard.engine.dense import EmbeddingMemo
 from leaderboard.engine.options import RunOptions
-from leaderboard.engine.pipeline import FirstStageRuns
+from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
 from leaderboard.engine.runner import (
     LoadedModel,
     Prepared,
@@ -40,7 +44,7 @@ from leaderboard.registry import Registry, get_registry
 if TYPE_CHECKING:
     from leaderboard.engine.distributed import RayBackend
 
-__all__ = ["RunOptions", "RunOutcome", "Session", "evaluate"]
+__all__ = ["Pipeline", "RunOptions", "RunOutcome", "Session", "evaluate"]
 
 
 @dataclass
@@ -66,7 +70,7 @@ class Session:
             self.memos[id(handle)] = embedding_memo(handle.model, self.options)
         return self.memos[id(handle)]
 
-    def run(self, model: str | Model, task: str) -> RunOutcome:
+    def run(self, model: str | Model, task: str | Task) -> RunOutcome:
         handle = self.model(model)
         prepared = prepare(self.registry, handle, task, self.options)
         if isinstance(prepared, RunOutcome):
@@ -74,7 +78,7 @@ class Session:
         record = compute(prepared, handle, self.options, self.memo(handle), self.first_stage)
         return finish(prepared, record, handle.model, self.options)
 
-    def run_all(self, models: Sequence[str | Model], tasks: Sequence[str]) -> list[RunOutcome]:
+    def run_all(self, models: Sequence[str | Model], tasks: Sequence[str | Task]) -> list[RunOutcome]:
         """Every (model, task) pair, in order: here, or with ``options.ray`` as jobs on a Ray cluster."""
         if self.options.ray is None:
             return [self.run(model, task) for model in models for task in tasks]
@@ -89,7 +93,7 @@ class Session:
                 outcomes += self._run_on(backend, model, tasks)
         return outcomes
 
-    def _run_on(self, backend: RayBackend, model: str | Model, tasks: Sequence[str]) -> list[RunOutcome]:
+    def _run_on(self, backend: RayBackend, model: str | Model, tasks: Sequence[str | Task]) -> list[RunOutcome]:
         handle = self.model(model)
         steps = [prepare(self.registry, handle, task, self.options) for task in tasks]  # the skip check is here
         todo = [step for step in steps if isinstance(step, Prepared)]
@@ -105,7 +109,7 @@ class Session:
 
 def evaluate(
     models: Sequence[str | Model],
-    tasks: Sequence[str],
+    tasks: Sequence[str | Task],
     *,
     registry: Registry | None = None,
     output: str | Path = RunOptions.output,
@@ -129,10 +133,13 @@ def evaluate(
 ) -> list[RunOutcome]:
     """Evaluate each model on each task; one ``RunOutcome`` (written or skipped) per pair, in order.
 
+    A model is a registered name (``"bm25"``, ``"bm25 >>20 ce:<id>"``) or a ``Model`` object, a
+    ``Pipeline`` of two included; a task is a registered name or a ``Task`` object.
+
     The keywords are ``RunOptions``' fields, with its defaults (``data_dirs`` and ``task_options``:
     none). Raises ``BadInput`` for a user's mistake.
     """
-    if isinstance(models, (str, Model)) or isinstance(tasks, str):
+    if isinstance(models, (str, Model)) or isinstance(tasks, (str, Task)):
         raise BadInput("evaluate(models, tasks): pass lists, e.g. evaluate(['bm25'], ['demo'])")
     options = RunOptions(
         output=Path(output),

@@ -3,6 +3,7 @@
 Syntax (anywhere a model name is accepted):
     "bm25 >> ce:cross-encoder/ms-marco-MiniLM-L6-v2"       rerank the top 100 (default)
     "bm25 >>20 ce:cross-encoder/ms-marco-MiniLM-L6-v2"     rerank the top 20
+From Python, ``leaderboard.Pipeline(first_stage, reranker, depth=20)`` of any two model objects.
 The first stage's run is computed once per task and run, and reused by every pipeline that
 shares it (e.g. one BM25 run feeding two rerankers).
 """
@@ -12,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from leaderboard.contract.model import Model, ModelKind, ModelMetadata, Reranker, Run
+from leaderboard.contract.model import Model, ModelKind, ModelMetadata, Reranker, Run, kind_of
 from leaderboard.errors import BadInput
 
 DEFAULT_DEPTH = 100
@@ -46,11 +48,11 @@ def parse(spec: str) -> PipelineSpec | None:
 class FirstStageRuns:
     """First-stage runs of this invocation, keyed by (first-stage model, task, data hash, depth)."""
 
-    runs: dict[tuple, Run] = field(default_factory=dict)
+    runs: dict[tuple[Any, ...], Run] = field(default_factory=dict)
     computed: int = 0
     reused: int = 0
 
-    def get(self, key: tuple, compute: Callable[[], Run]) -> tuple[Run, bool]:
+    def get(self, key: tuple[Any, ...], compute: Callable[[], Run]) -> tuple[Run, bool]:
         if key in self.runs:
             self.reused += 1
             return self.runs[key], True
@@ -58,7 +60,7 @@ class FirstStageRuns:
         self.runs[key] = compute()
         return self.runs[key], False
 
-    def absorb(self, other: FirstStageRuns, known: set[tuple]) -> None:
+    def absorb(self, other: FirstStageRuns, known: set[tuple[Any, ...]]) -> None:
         """Take in what a run elsewhere (a Ray job) did with a copy of these runs (keys ``known`` then)."""
         self.runs.update({key: run for key, run in other.runs.items() if key not in known})
         self.computed += other.computed
@@ -66,19 +68,45 @@ class FirstStageRuns:
 
 
 class Pipeline(Model):
-    def __init__(self, spec: PipelineSpec, first: Model, reranker: Model):
+    """A first-stage retriever, then a reranker on its top ``depth`` documents: ``Pipeline(bm25, ce, depth=20)``.
+
+    Any model objects will do (no plugin needs to be installed); the CLI's ``"bm25 >>20 ce:<model>"``
+    builds the same object from two registered names, which it passes as ``labels`` for its messages.
+    """
+
+    def __init__(
+        self,
+        first_stage: Model,
+        reranker: Model,
+        depth: int = DEFAULT_DEPTH,
+        *,
+        labels: tuple[str, str] | None = None,
+    ):
+        first_label, reranker_label = labels or (_name(first_stage), _name(reranker))
+        spec = PipelineSpec(first_label, reranker_label, depth)
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise BadInput(
+                f"Pipeline {first_label} >> {reranker_label}: depth must be a whole number >= 1, not {depth!r}."
+            )
+        for role, stage in (("first stage", first_stage), ("reranker", reranker)):
+            if not isinstance(stage, Model):
+                raise BadInput(
+                    f"Pipeline {first_label} >> {reranker_label}: the {role} must be a leaderboard.Model, "
+                    f"not {type(stage).__name__}."
+                )
         if not isinstance(reranker, Reranker):
+            kind = kind_of(reranker)
             raise BadInput(
                 f"Pipeline {spec.first} >> {spec.reranker}: the second stage must be a reranker, but "
-                f"{spec.reranker!r} is a {reranker.metadata.kind.value} model."
+                f"{spec.reranker!r} is a {kind.value if kind else type(reranker).__name__} model."
             )
-        if isinstance(first, Reranker):
+        if isinstance(first_stage, Reranker):
             raise BadInput(
                 f"Pipeline {spec.first} >> {spec.reranker}: the first stage must be a retriever, but "
                 f"{spec.first!r} is a reranker."
             )
-        self.spec, self.first, self.reranker = spec, first, reranker
-        f, r = first.metadata, reranker.metadata
+        self.spec, self.first, self.reranker = spec, first_stage, reranker
+        f, r = first_stage.metadata, reranker.metadata
         self.metadata = ModelMetadata(
             name=f"{f.name} >>{spec.depth} {r.name}",
             kind=ModelKind.PIPELINE,
@@ -103,7 +131,7 @@ class Pipeline(Model):
             self.reranker.metadata.n_parameters or 0
         ) or None
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         return {
             "depth": self.spec.depth,
             "first_stage": {
@@ -117,3 +145,8 @@ class Pipeline(Model):
                 "settings": self.reranker.settings(),
             },
         }
+
+
+def _name(model: object) -> str:
+    metadata = getattr(model, "metadata", None)
+    return str(getattr(metadata, "name", None) or type(model).__name__)

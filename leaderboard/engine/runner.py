@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard import provenance
-from leaderboard.contract.model import Model, ModelKind, Reranker, kind_of
+from leaderboard.contract.model import Model, ModelKind, ModelMetadata, Reranker, kind_of
 from leaderboard.contract.task import (
     CandidateData,
     CandidateTask,
@@ -89,24 +89,45 @@ class Timer:
 
 def object_model(model: Model) -> LoadedModel:
     """A model given as a Python object (not a registered name): its plugin is the module that defines it."""
+    if isinstance(model, Pipeline):  # stages given as objects never passed through build_model's checks
+        check_kind(model.first, f"the first stage of pipeline {model.metadata.name!r}")
+        check_kind(model.reranker, f"the reranker of pipeline {model.metadata.name!r}")
     check_kind(model, f"model object {type(model).__name__}")
     return LoadedModel(model, model.metadata.name, f"python:{type(model).__module__.split('.')[0]}", None)
 
 
 def check_kind(model: Model, who: str) -> None:
-    """``metadata.kind`` follows the base class, which decides how the model is evaluated and recorded."""
+    """``metadata.kind`` follows the base class, which decides how the model is evaluated and recorded.
+
+    A kind left out is filled in (metadata set on the class, not attached through ``Model.__setattr__``);
+    a declared kind that says otherwise is refused."""
     expected = ModelKind.PIPELINE if isinstance(model, Pipeline) else kind_of(model)
-    declared = getattr(getattr(model, "metadata", None), "kind", None)
+    metadata = getattr(model, "metadata", None)
     if expected is None:
         raise LeaderboardError(
             f"{who} is a {type(model).__name__}: subclass DenseModel, SparseModel or Reranker from leaderboard"
         )
-    if declared != expected:
+    if not isinstance(metadata, ModelMetadata):
+        raise LeaderboardError(
+            f"{who} is a {type(model).__name__} without metadata: set self.metadata = ModelMetadata(name=...)"
+        )
+    if metadata.kind is None:
+        metadata.kind = expected
+    if metadata.kind != expected:
+        declared = metadata.kind
         shown = declared.value if isinstance(declared, ModelKind) else repr(declared)[:40]
         raise LeaderboardError(
             f"{who} is a {type(model).__name__} (a {expected.value} model) but its metadata.kind says {shown}: "
-            f"declare kind=ModelKind.{expected.name}"
+            f"leave kind out (the base class decides it) or declare kind=ModelKind.{expected.name}"
         )
+
+
+def kind_value(model: Model) -> str:
+    """The model's kind as results record it ("dense"), once ``check_kind`` has seen the model."""
+    kind = model.metadata.kind
+    if kind is None:
+        raise LeaderboardError(f"model {model.metadata.name!r} has no kind: its checks were skipped")
+    return kind.value
 
 
 def check_model_options(model: Model, spec: str, options: RunOptions) -> None:
@@ -213,7 +234,7 @@ def build_model(registry: Registry, spec: str, options: RunOptions, built: dict[
         ]
         plugins = " >> ".join(dict.fromkeys((first.plugin, reranker.plugin)))
         built[spec] = LoadedModel(
-            Pipeline(pipeline, first.model, reranker.model),
+            Pipeline(first.model, reranker.model, pipeline.depth, labels=(pipeline.first, pipeline.reranker)),
             spec,
             plugins,
             None,
@@ -269,11 +290,15 @@ def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task,
             f"task plugin {resolved.registration.plugin!r} returned {type(task).__name__} for {spec!r}, "
             "not a leaderboard.Task"
         )
-    problem = name_problem(task.metadata.name)
-    if problem:  # checked before anything is loaded: a task argument never becomes a path (mair:/etc, mteb:../x)
-        raise BadInput(
-            f"--task {shorten(repr(spec), 120)}: the task's name {shorten(repr(task.metadata.name))} {problem}."
-        )
+    return check_task(task, f"--task {shorten(repr(spec), 120)}", options), resolved
+
+
+def check_task(task: Task, who: str, options: RunOptions) -> Task:
+    """A task's name and the options it was given, checked before anything is loaded."""
+    name = getattr(getattr(task, "metadata", None), "name", None)
+    problem = name_problem(name)
+    if problem:  # a task argument never becomes a path (mair:/etc, mteb:../x)
+        raise BadInput(f"{who}: the task's name {shorten(repr(name))} {problem}.")
     unknown = sorted(set(options.task_options) - set(task.metadata.options))
     if unknown:
         accepted = ", ".join(f"{k} ({v})" for k, v in task.metadata.options.items()) or "none"
@@ -281,7 +306,16 @@ def make_task(registry: Registry, spec: str, options: RunOptions) -> tuple[Task,
             f"--task-option {', '.join(shorten(k, 60) for k in unknown)}: not an option of task {task.metadata.name};"
             f" it accepts: {accepted}."
         )
-    return task, resolved
+    return task
+
+
+def task_of(registry: Registry, spec: str | Task, options: RunOptions) -> Task:
+    """The task a run names: built by its plugin from a registered name, or given as an object."""
+    if isinstance(spec, Task):
+        return check_task(spec, f"task object {type(spec).__name__}", options)
+    if not isinstance(spec, str):
+        raise BadInput(f"a task is a registered name or a leaderboard.Task object, not {type(spec).__name__}")
+    return make_task(registry, spec, options)[0]
 
 
 def _limit(data: Any, limit: int | None) -> Any:
@@ -357,6 +391,32 @@ def _evaluate(task: Task, model: Model, data: Any, ctx: Context) -> Any:
     raise LeaderboardError(
         f"task {task.metadata.name!r} is a {type(task).__name__}: subclass RetrievalTask, CandidateTask or ExternalTask"
     )
+
+
+RETURN_A_REPORT = (
+    "return ScoreReport(scores, per_query={query id: {metric: value}}) (leaderboard.ScoreReport): the per-query "
+    "values are the numbers behind every score's interval and paired test"
+)
+
+
+def checked_report(name: str, task: Task, report: object) -> ScoreReport:
+    """What the task returned, if it is a ``ScoreReport``: bare scores stop the task's first run, not its write."""
+    if isinstance(report, ScoreReport):
+        return report
+    method = "evaluate_model" if isinstance(task, ExternalTask) else "compute_scores"
+    raise LeaderboardError(
+        f"task {name!r}: {method}() returned {type(report).__name__}, not a ScoreReport; {RETURN_A_REPORT}"
+    )
+
+
+def require_per_query(name: str, report: ScoreReport, complete: bool) -> None:
+    """A complete run carries per-query values, unless the task says why it has none (``details["per_query"]``)."""
+    reason = report.details.get("per_query")
+    if complete and not report.per_query and not (isinstance(reason, str) and reason.strip()):
+        raise LeaderboardError(
+            f"task {name!r} returned a ScoreReport without per-query values; {RETURN_A_REPORT}. A task whose "
+            'values cannot exist per query says why in details={"per_query": "<reason>"}.'
+        )
 
 
 def _counts(data: Any, ctx: Context) -> dict[str, int]:
@@ -476,11 +536,13 @@ class Prepared:
     timer: Timer
 
 
-def prepare(registry: Registry, handle: LoadedModel, task_spec: str, options: RunOptions) -> Prepared | RunOutcome:
+def prepare(
+    registry: Registry, handle: LoadedModel, task_spec: str | Task, options: RunOptions
+) -> Prepared | RunOutcome:
     """Load the task's data and decide where the result goes; a finished identical run is skipped here."""
     model = handle.model
     timer = Timer()
-    task, _ = make_task(registry, task_spec, options)
+    task = task_of(registry, task_spec, options)
     meta = task.metadata
     if options.limit is not None and not meta.supports_limit:
         raise BadInput(
@@ -498,7 +560,7 @@ def prepare(registry: Registry, handle: LoadedModel, task_spec: str, options: Ru
         "task": {**meta.to_json(task.evaluation), "source": vars(data.source).copy()},
         "model": {
             "name": model.metadata.name,
-            "kind": model.metadata.kind.value,
+            "kind": kind_value(model),
             "revision": model.metadata.revision,
             "plugin": handle.plugin,
             "plugin_version": handle.plugin_version,
@@ -589,7 +651,7 @@ def _compute(
     )
     with timer.phase("evaluation"):
         report = _evaluate(task, model, data, ctx)
-    report = report if isinstance(report, ScoreReport) else ScoreReport(report)
+    report = checked_report(meta.name, task, report)
     record["task"]["metrics"] = meta.to_json(task.evaluation)["metrics"]  # external tasks learn theirs while evaluating
     cache_counts = {}
     if disk is not None:
@@ -619,6 +681,7 @@ def _compute(
         coverage = record["coverage"]
         coverage["complete"] = False
         coverage["reason"] = "; ".join(filter(None, [coverage["reason"], f"missing from the scores: {missing}"]))
+    require_per_query(meta.name, report, record["coverage"]["complete"])
     strata_texts = data.queries if isinstance(task, RetrievalTask) else getattr(data, "query_texts", None)
     if strata_texts and report.per_query:
         add_complexity_strata(report, strata_texts, meta.main_score, main_split)
@@ -658,7 +721,7 @@ def finish(prepared: Prepared, record: dict[str, Any], model: Model, options: Ru
 def run_one(
     registry: Registry,
     handle: LoadedModel,
-    task_spec: str,
+    task_spec: str | Task,
     options: RunOptions,
     memo: EmbeddingMemo | None = None,
     first_stage: FirstStageRuns | None = None,

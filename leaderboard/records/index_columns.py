@@ -34,11 +34,16 @@ def text_sha256(text: str) -> str:
 
 
 def _bytes(column: Any) -> tuple[str, bool]:
-    """A column (a list with None, or a float64 array with NaN: ``per_query_fast``) as base64 bytes, and
-    whether it lacks a value somewhere."""
+    """A column (a list with None, or a float64 array with NaN: ``per_query_fast``'s ``array("d")``, or
+    numpy's) as base64 bytes, and whether it lacks a value somewhere."""
     if hasattr(column, "dtype"):
         data = column.astype("<f8").tobytes()
         return base64.b64encode(data).decode("ascii"), bool((column != column).any())
+    if isinstance(column, array) and column.typecode == "d":
+        values = array("d", column)  # a copy: the byte swap below must not touch the caller's column
+        if sys.byteorder == "big":
+            values.byteswap()
+        return base64.b64encode(values.tobytes()).decode("ascii"), any(v != v for v in column)
     values = array("d", [_NAN if v is None else v for v in column])
     if sys.byteorder == "big":
         values.byteswap()

@@ -1,4 +1,5 @@
-"""Materialised violation judgments: each (query, passage) item is judged once, then read from disk.
+"""Materialised violation judgments, for any task that asks a judge: each (query, passage) item is judged
+once, then read from disk.
 
 One gzip JSON file per (data content hash, judge identity) — the identity is the judge's name,
 version, model and prompt sha256 — in ``$LEADERBOARD_JUDGMENTS_DIR`` (default
@@ -24,19 +25,26 @@ import gzip
 import hashlib
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from leaderboard import BadInput
 from leaderboard.contract.judge import Judge, JudgeItem, JudgeUnavailable
-from leaderboard.toolkit import atomic_open, cache_home, slug
+from leaderboard.errors import BadInput
+from leaderboard.fileio import atomic_open, cache_home
+from leaderboard.records.files import slug
 
 FORMAT = "leaderboard-judgments/1"
 ENV_VAR = "LEADERBOARD_JUDGMENTS_DIR"
 
 Labels = dict[str, dict[str, bool | None]]  # query id -> doc id -> label
+
+
+def judge_slug(name: str) -> str:
+    """A judge name as it appears inside metric names: 'llm:gpt-4o-mini' -> 'llm_gpt_4o_mini'."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 def judgments_dir() -> Path:
@@ -54,7 +62,7 @@ def labels_sha256(labels: Labels) -> str:
     return hashlib.sha256(json.dumps(labels, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def read_payload(path: Path) -> dict[str, Any]:
+def read_judgments(path: Path) -> dict[str, Any]:
     """A judgments file, checked: format, key, data hash, judge identity and labels."""
     try:
         with gzip.open(path, "rb") as handle:
@@ -90,13 +98,14 @@ class JudgmentStore:
     def read(self) -> Labels:
         if not self.path.is_file():
             return {}
-        payload = read_payload(self.path)
+        payload = read_judgments(self.path)
         if payload["key"] != self.key:
             raise BadInput(
                 f"{self.path}: holds judgments with key {payload['key']}, expected {self.key} "
                 "(other data or another judge). Delete it to judge again."
             )
-        return payload["labels"]
+        labels: Labels = payload["labels"]  # read_judgments checked its shape
+        return labels
 
     def write(self, labels: Labels) -> None:
         merged = self.read()  # another run may have added items since we read

@@ -72,8 +72,7 @@ def to_mteb(model: Model, batch_size: int = 32) -> MtebEncoder | MtebCrossEncode
     if isinstance(pipeline_reranker, Reranker):  # mteb's reranking tasks supply the first stage
         return MtebCrossEncoder(pipeline_reranker)
     raise TypeError(
-        f"{model.metadata.name} ({model.metadata.kind.value}) has no mteb counterpart: "
-        "only bi-encoders and rerankers do"
+        f"{model.metadata.name} ({type(model).__name__}) has no mteb counterpart: only bi-encoders and rerankers do"
     )
 
 

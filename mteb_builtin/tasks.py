@@ -272,9 +272,9 @@ class MtebTask(ExternalTask):
 
     def evaluate_model(self, model: Any, data: ExternalData, batch_size: int) -> ScoreReport:
         import mteb
-        from leaderboard_plugins.mteb_bridge import mteb_adapter
 
-        from .mteb_per_query import read_predictions
+        from .bridge import mteb_adapter
+        from .per_query import read_predictions
 
         with tempfile.TemporaryDirectory(prefix="leaderboard-mteb-") as predictions_dir, self.datasets_cache():
             try:
@@ -335,7 +335,7 @@ class MtebTask(ExternalTask):
         The stored score becomes the mean of the stored values (readers check that to 1e-9); mteb's own
         value, which differs by at most the checked tolerance, is kept in task_details["mteb_reported"].
         """
-        from .mteb_per_query import PerQueryMismatch, check_mean, subset_values, supported, unit_of
+        from .per_query import PerQueryMismatch, check_mean, subset_values, supported, unit_of
 
         main, split = self.metadata.main_score, self.metadata.splits[0]
         details = report.details

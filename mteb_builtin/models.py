@@ -8,7 +8,8 @@ from leaderboard.contract.model import ModelRequest
 
 def from_argument(request: ModelRequest):
     import mteb
-    from leaderboard_plugins.mteb_bridge import MtebDenseModel, MtebReranker
+
+    from .bridge import MtebDenseModel, MtebReranker
 
     name, _, revision = (request.argument or "").partition("@")
     if not name:
