@@ -89,6 +89,8 @@ class Lookup:
 
 
 class JudgmentStore:
+    """A judge's labels for one dataset, materialised once per item on disk and reused by every later run."""
+
     def __init__(self, judge: Judge, data_content_hash: str | None, folder: Path | None = None):
         self.judge = judge
         self.data_content_hash = data_content_hash

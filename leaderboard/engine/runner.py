@@ -550,7 +550,7 @@ def prepare(
         )
     check_compatible(task, model)
     with timer.phase("data_load"), step(f"loading {meta.name}"):
-        data = _load_data(task, task_spec, options)
+        data = _load_data(task, task_spec if isinstance(task_spec, str) else meta.name, options)
         total = _size(data)
         data = _limit(data, options.limit)
         corpus_total = _sample(data, options)
