@@ -19,6 +19,7 @@ from leaderboard.contract.benchmark import Benchmark
 from leaderboard.records.index import Index
 
 OVERALL = "Overall (mean rank)"
+STANDALONE = " (task in no benchmark)"  # the suffix of a local board's one-task board of a task in no benchmark
 PER_QUERY_KEPT = 64  # results whose per-query values stay decoded (Board.per_query)
 
 
@@ -34,6 +35,7 @@ class Board:
     revision: str | None = None
     loaded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     rows: list[dict[str, Any]] = field(default_factory=list)  # valid result summaries (+ "_path")
+    standalone: frozenset[str] = frozenset()  # the one-task boards of tasks in no benchmark (a local board's)
     _tasks: dict[str, dict[str, Any]] | None = None
     _by_task: dict[str, list[dict[str, Any]]] | None = None
     _shown_cache: dict[str, Any] | None = None
@@ -62,6 +64,11 @@ class Board:
     def overall_benchmarks(self) -> list[str]:
         """The overall view ranks over public benchmarks only (never demo or one-task local boards)."""
         return [b.name for b in self.benchmarks if b.public]
+
+    @property
+    def declared_benchmarks(self) -> list[str]:
+        """The benchmarks shown, without the one-task boards of tasks in no benchmark."""
+        return [b.name for b in self.benchmarks if b.name not in self.standalone]
 
     def benchmark(self, name: str | None) -> Benchmark | None:
         return next((b for b in self.benchmarks if b.name == name), None)

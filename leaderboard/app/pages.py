@@ -96,6 +96,13 @@ def overall_summary(found: Any) -> str:
     extra = f" Not on this board (ignored): {esc(', '.join(unknown))}." if unknown else ""
     names = ", ".join(found.benchmarks) or "none"
     short = f"mean rank over {plural(len(found.benchmarks), 'benchmark')} ({names})"
+    others = getattr(found, "others", [])
+    if getattr(found, "default", False) and found.benchmarks and others:  # the default, and what it left out
+        shared = len(found.ranked)
+        short = (
+            f"mean rank over the {plural(len(found.benchmarks), 'benchmark')} most models share ({names}: "
+            f"{plural(shared, 'model')} ranked in all); tick others above to add them ({', '.join(others)})"
+        )
     # On a phone only the short form shows (the table stays near the top); the full method is beside it.
     return (
         f'<div class="summary" id="overall-summary"><b>Overall</b>: {esc(short)}'

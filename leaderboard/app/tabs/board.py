@@ -59,8 +59,9 @@ def overall_update(board: Board, name: str | None, chosen: list[str] | None) -> 
     """The Overall set's checkboxes: shown only with Overall, ticked as chosen (default: the default set)."""
     if name != OVERALL:
         return gr.update(visible=False)
-    names = [b.name for b in board.benchmarks]
     found = board.overall_ranking(chosen or None)
+    # tasks in no benchmark are offered only once a link picked one (a local board has dozens of them)
+    names = [b.name for b in board.benchmarks if b.name not in board.standalone or b.name in found.benchmarks]
     return gr.update(choices=names, value=found.benchmarks, visible=True)
 
 
