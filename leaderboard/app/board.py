@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.app.comparison import ModelComparison, compare_models
+from leaderboard.app.filters import license_of
 from leaderboard.app.overall import Overall, overall_ranking
 from leaderboard.app.ranking import Ranking, rank
 from leaderboard.app.statistics import add_statistics
@@ -94,6 +95,7 @@ class Board:
                 "tasks": tasks,
                 "rows": rows,
                 "kinds": sorted({str(r["model"]["kind"]) for r in rows}),
+                "licenses": sorted({license_of(r["model"]) for r in rows}),
                 "last": max((r["created_at"] for r in rows), default=None),
                 "counts": {
                     "models": len({r["model"]["name"] for r in rows}),  # revisions of one model are one model
@@ -109,6 +111,11 @@ class Board:
     def kinds(self) -> list[str]:
         """The model kinds among the shown results (the kind filter's choices)."""
         return list(self._shown()["kinds"])
+
+    @property
+    def licenses(self) -> list[str]:
+        """The licenses among the shown results' models (the license filter's choices; "unknown": none recorded)."""
+        return list(self._shown()["licenses"])
 
     @property
     def tasks(self) -> dict[str, dict[str, Any]]:

@@ -220,7 +220,8 @@ def board_html(
     filters, shown = request.filters, set(request.columns)
     ranked = [line for line in ranking.ranked if filters.keep(line.info)]
     unranked = [line for line in ranking.unranked if filters.keep(line.info)]
-    papers = [row for row in reported if _named(row, filters)]  # search applies; the model filters need metadata
+    # search and source apply; the model filters need metadata the papers do not give
+    papers = [row for row in reported if _named(row, filters)] if filters.shows_reported else []
     if not ranked and not unranked and not papers:
         return empty("No results yet for this benchmark" + (" matching the filters." if ranking.lines else "."))
     sort = request.sort

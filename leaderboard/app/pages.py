@@ -8,8 +8,9 @@ from typing import Any
 
 import pandas as pd
 
+from leaderboard.app import aggregates
 from leaderboard.app.board import OVERALL, Board
-from leaderboard.app.filters import ZERO_SHOT, Filters
+from leaderboard.app.filters import OPEN_WEIGHTS, ZERO_SHOT, Filters
 from leaderboard.app.imported_runs import IMPORT_RULES_HTML, IMPORTED_NOTE, source_label
 from leaderboard.app.ranking import Ranking
 from leaderboard.app.render import (
@@ -123,6 +124,12 @@ def filter_note(name: str, filters: Filters | None) -> str:
         parts.append("size " + "/".join(filters.sizes))
     if filters.zero_shot != "any":
         parts.append(ZERO_SHOT.get(filters.zero_shot, filters.zero_shot))
+    if filters.licenses:
+        parts.append("license " + "/".join(filters.licenses))
+    if filters.open_weights != "any":
+        parts.append(OPEN_WEIGHTS.get(filters.open_weights, filters.open_weights))
+    if filters.sources:
+        parts.append("source " + "/".join(filters.sources))
     clear = urllib.parse.urlencode({"benchmark": name})
     return (
         f' · <span class="filtered" id="filter-note">filtered by {esc(", ".join(parts))} '
@@ -138,8 +145,13 @@ def benchmark_summary(board: Board, name: str, ranking: Ranking | None, filters:
     if benchmark is None or ranking is None:
         return '<div class="summary">No benchmark is declared for these results yet.</div>'
     paper = f" · {link(benchmark.reference, 'paper')}" if safe_url(benchmark.reference) else ""
-    ranked_by = benchmark.aggregate_label or _without_prefix(benchmark.formula)
+    ranked_by = ranking.benchmark.aggregate_label or _without_prefix(benchmark.formula)
     formula = f" · ranked by {esc(ranked_by)}" if ranked_by else ""
+    choices = aggregates.choices(ranking)
+    if aggregates.base(ranking) is not ranking:  # the reader's choice, and the benchmark's own default
+        formula += f" (chosen; the default is {esc(choices[0])})"
+    elif len(choices) > 1:
+        formula += f" (the default; also: {esc(', '.join(choices[1:]))}, under Rank by)"
     counts = f" · {len(ranking.ranked)} ranked, {len(ranking.unranked)} not ranked"
     note = filter_note(name, filters)
     if note:  # the counts of the rows shown, out of all

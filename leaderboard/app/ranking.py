@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from leaderboard.app import imported_runs
+from leaderboard.app.filters import source_of
 from leaderboard.app.imported_runs import EXTERNAL_REASON, MtebCell, data_key, is_external, preference
 from leaderboard.app.values import ModelKey, finite, interval
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
@@ -103,6 +104,7 @@ class Ranking:
     aggregated: int  # number of tasks in the aggregate
     interval_note: str = ""
     test_note: str = ""
+    by_direction: str = ""  # ranked by another of the benchmark's aggregates (``aggregates``): its direction
     # What views derive from a ranking once (its rows and values never change once ranked): the
     # statistics computed so far (page_statistics), what every page of its table shares (board_table).
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -122,7 +124,7 @@ class Ranking:
 
     @property
     def direction(self) -> str:
-        return next(c.direction for c in self.columns if c.spec.in_aggregate)
+        return self.by_direction or next(c.direction for c in self.columns if c.spec.in_aggregate)
 
     @property
     def aggregate_label(self) -> str:
@@ -271,6 +273,8 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
                 line.covered += 1
     _side_aggregates(benchmark, lines, per_task, details, model_key)
     _zero_shot(board, columns, lines, per_task, newest)
+    for line in lines.values():  # where its numbers come from, for the source filter (info is the line's copy)
+        line.info["source"] = source_of(line.imported)
     aggregated = [c for c in columns if c.spec.in_aggregate]
     ranked, unranked = [], []
     for line in lines.values():

@@ -5,7 +5,8 @@ Parameters: ``benchmark``, ``tab``, ``kind``, ``instr``, ``size``, ``q`` (search
 own multipage routing: ``?page=2`` would be a server error, see ``legacy_links``), ``models`` (picked
 models), ``overall`` (the benchmarks of the
 Overall view), ``revisions`` (``1``: older revisions too), ``zs`` (the zero-shot filter), ``a`` and ``b``
-(the compared models).
+(the compared models), ``lic`` (licenses), ``open`` (open weights: yes|no), ``src`` (where the numbers come
+from: run here|imported|reported), ``by`` (the aggregate ranked by; absent: the benchmark's declared one).
 Lists are joined by ``|``. The page's JavaScript writes them (``assets.url_state_js``); the page
 load reads them here. Unknown values are dropped by the callers, which know the valid choices.
 A query longer than ``MAX_QUERY`` is trimmed (``trim``): its parameters are kept in order while
@@ -39,6 +40,10 @@ class ViewState:
     zero_shot: str = ""  # ``zs``: filters.ZERO_SHOT
     a: str = ""
     b: str = ""
+    licenses: tuple[str, ...] | None = None
+    open_weights: str = ""
+    sources: tuple[str, ...] | None = None
+    by: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -126,6 +131,10 @@ def parse(query: str | None) -> ViewState:
         zero_shot=pairs.get("zs", ""),
         a=pairs.get("a", ""),
         b=pairs.get("b", ""),
+        licenses=_list(pairs.get("lic")),
+        open_weights=pairs.get("open", ""),
+        sources=_list(pairs.get("src")),
+        by=pairs.get("by", ""),
     )
 
 
