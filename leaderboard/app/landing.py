@@ -114,6 +114,9 @@ def _card(name: str, ranking: Ranking) -> str:
         interval = f'<span class="ci">{span(line.aggregate_interval)}</span>' if line.aggregate_interval else ""
         # Whose run an imported row is goes under the name: in the score cell it pushed the score out of the card.
         source = f'<span class="src imported">{esc(line.imported)}</span>' if line.imported else ""
+        if line.identical:  # an upstream copy, not a tie: said on the first screen too
+            others = sorted({name for names in line.identical.values() for name in names})
+            source += f'<span class="src dup">⚠ same source file as {esc(", ".join(others))}</span>'
         revision = f' <span class="rev">@{esc(line.key[1][:12])}</span>' if _shares_name(ranking, line.name) else ""
         rows.append(
             f'<tr><td class="c-rank">{esc(str(line.rank) + mark)}</td>'

@@ -178,7 +178,18 @@ def _without_prefix(formula: str) -> str:
 REPORTED_NOTE = (
     "Reported rows are numbers copied from each paper's tables, obtained with the paper's own setup "
     "(its tokenisation, preprocessing, data version and code), which may differ from this harness's; "
-    "Δ measures the difference to the reproduced run, it does not explain it."
+    "Δ measures the difference to the board's run of the model (reproduced by this harness, or run by mteb and "
+    "imported, as each cell says), it does not explain it."
+)
+
+
+IDENTICAL_NOTE = (
+    "⚠ same source file: the imported result files of these models are byte-identical (one git blob in mteb's "
+    "results repository), an upstream copy rather than two runs; their equal scores are not a tie to trust."
+)
+OTHER_DATA_NOTE = (
+    "Greyed values were computed on other data (another dataset revision) than the ranked results: shown with "
+    "the revision they ran on, never ranked nor compared."
 )
 
 
@@ -195,6 +206,10 @@ def board_notes(ranking: Ranking, reported: int = 0) -> str:
         items.append(REPORTED_NOTE)
     if any(line.imported for line in ranking.lines):
         items.append(IMPORTED_NOTE)
+    if any(line.identical for line in ranking.lines):
+        items.append(IDENTICAL_NOTE)
+    if any(line.other_data for line in ranking.lines):
+        items.append(OTHER_DATA_NOTE)
     if ranking.benchmark.formula:  # the title first: the formula may end in its own parenthesis
         items.append(f"Score ({aggregate_title(ranking)}) = {_without_prefix(ranking.benchmark.formula).rstrip('.')}.")
     metrics = [
@@ -351,13 +366,14 @@ def about_html(board: Board) -> str:
         "ranking, unranked, with what is missing.</li>"
         "<li>The score is the benchmark's declared aggregate (its formula is shown). Scores of benchmarks with "
         "different metrics are never averaged; the Overall view averages ranks, not scores (MTEB's mean rank), over "
-        "a set of benchmarks the reader chooses (by default the public benchmarks with ranked models); models ranked "
+        "a set of benchmarks the reader chooses (by default the benchmarks most models share); models ranked "
         "in only some of them are listed with their coverage.</li>"
         "<li>One row per model: its newest revision (by the date of its newest result); older revisions appear "
         'with the "Every revision" filter, each labelled with its revision.</li>'
         "<li>Scores reported in papers are shown in their own tier under a benchmark's runs, marked with the "
         "paper and table they come from; they are never ranked and carry no interval. Where the board also has "
-        "the model's own run, the row shows the reproduced score and the difference.</li>"
+        'the model\'s own run, the row shows that run\'s score ("reproduced" for this harness\'s run, "run by mteb" '
+        "for an imported one) and the difference.</li>"
         "<li>Every score carries a 95% bootstrap interval over queries where the results carry per-query scores "
         "(or the interval stored in the result); a subset column's interval (a query type, a domain, a stratum) "
         "resamples that subset's own queries, and a cell without per-query membership shows none. ≈ marks a "

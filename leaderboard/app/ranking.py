@@ -71,6 +71,12 @@ class Line:
     chosen: dict[str, dict[str, Any]] = field(default_factory=dict)  # column key -> the result row used
     mteb: dict[str, MtebCell] = field(default_factory=dict)
     zero_shot: bool | None = None
+    # Column key -> the data a value shown but not ranked was computed on ("dataset revision e39ff896"): a result
+    # on other data than the ranked ones, readable (greyed) rather than hidden.
+    other_data: dict[str, str] = field(default_factory=dict)
+    # Column key -> other models whose imported source file for that cell is byte-identical to this row's (the
+    # same git blob): an upstream copy the board flags on both rows (``_identical_sources``).
+    identical: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -253,8 +259,16 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
         for key, line in lines.items():
             chosen, why = _choose(by_model.get(key, []), spec, reference, details)
             if chosen is None:
-                line.values[column.key] = None
+                other = _on_other_data(by_model.get(key, []), spec, reference, details) if reference else None
+                value = value_of(other, spec, details.get(other["_path"])) if other else None
+                line.values[column.key] = value
                 line.intervals[column.key] = None
+                if other is not None and value is not None:  # shown, greyed, with its data; never ranked
+                    line.other_data[column.key] = _data_text(data_key(other))
+                    line.chosen[column.key] = other
+                    url = (imported_runs.imported(other) or {}).get("url")
+                    if isinstance(url, str):
+                        line.sources[column.key] = url
                 if spec.in_aggregate:
                     line.missing.append(f"{spec.task}: {why}")
                 continue
@@ -271,6 +285,7 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
                     line.missing.append(f"{spec.task}: {EXTERNAL_REASON}")
             elif spec.in_aggregate:
                 line.covered += 1
+    _identical_sources(columns, lines)
     _side_aggregates(benchmark, lines, per_task, details, model_key)
     _zero_shot(board, columns, lines, per_task, newest)
     for line in lines.values():  # where its numbers come from, for the source filter (info is the line's copy)
@@ -295,6 +310,40 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
     own = {c.spec.task: per_task.get(c.spec.task, []) for c in columns}  # not every task's rows: the columns'
     imported_runs.add_comparisons(lines.values(), columns, own, model_key, lambda r, s: value_of(r, s, None))
     return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
+
+
+def _on_other_data(
+    rows: list[dict[str, Any]], spec: BenchmarkTask, reference: str, details: dict[str, dict[str, Any]]
+) -> dict[str, Any] | None:
+    """A model's newest complete default-protocol run on data other than the reference, with the metric (None:
+    none): what its cell shows, greyed, when it has no run on the reference data."""
+    found = [
+        r
+        for r in rows
+        if r["complete"]
+        and not r.get("task_options")
+        and not is_external(r)
+        and data_key(r) not in (reference, None)
+        and value_of(r, spec, details.get(r["_path"])) is not None
+    ]
+    return max(found, key=lambda r: preference(r, "")) if found else None
+
+
+def _identical_sources(columns: list[Column], lines: dict[ModelKey, Line]) -> None:
+    """Flag cells of different models whose imported source files are byte-identical (one git blob): mteb's
+    results repository holds such copies (GritLM-7B's and e5-mistral-7b-instruct's IFIR files), an upstream
+    error that would otherwise read as two models tying."""
+    for column in columns:
+        by_blob: dict[str, list[Line]] = {}
+        for line in lines.values():
+            blob = (imported_runs.imported(line.chosen.get(column.key) or {}) or {}).get("blob")
+            if isinstance(blob, str) and blob:
+                by_blob.setdefault(blob, []).append(line)
+        for same in by_blob.values():
+            names = {line.name for line in same}
+            if len(names) > 1:
+                for line in same:
+                    line.identical[column.key] = sorted(names - {line.name})
 
 
 def _zero_shot(
