@@ -32,6 +32,7 @@ REAL = SHARED_DATA / "mteb-results" / "results"
 REPOSITORY = "https://github.com/embeddings-benchmark/results"
 COMMIT = "f4cc6c8b365a3c779dbc708d6affe0b0355b2ddf"
 OVERALL = "Overall (mean rank)"
+LABELS = "es => es.map(e => e.closest('label').innerText.trim())"  # the checkboxes' labels
 
 pytestmark = [
     pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed"),
@@ -120,8 +121,8 @@ def test_overall_opens_on_the_benchmarks_most_models_share(browser, server, boar
     assert "most models share" in summary and ", ".join(expected.others) in summary
     rows = page.locator("#board table tbody tr")
     assert rows.count() >= len(expected.ranked)
-    ticked = page.locator("#overall-set input:checked").evaluate_all("es => es.map(e => e.closest('label').innerText.trim())")
-    listed = page.locator("#overall-set input").evaluate_all("es => es.map(e => e.closest('label').innerText.trim())")
+    ticked = page.locator("#overall-set input:checked").evaluate_all(LABELS)
+    listed = page.locator("#overall-set input").evaluate_all(LABELS)
     assert sorted(ticked) == sorted(expected.benchmarks)
     assert not any("task in no benchmark" in name for name in listed)  # 18 of them on this board
     settle(page)
