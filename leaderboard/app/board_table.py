@@ -255,7 +255,14 @@ def board_html(
     headers = [
         ("rank", "Rank", "", "Rank by the score; ≈ and † are explained below the table", "c-rank"),
         ("model", "Model", "", "Model name (links to its reference when it has one)", "c-model"),
-        ("agg", "Score", f"{aggregate_title(ranking)} · 95% CI {ARROW[direction]}", "", "c-agg"),
+        # ranked by another declared mean (``aggregates``): no interval to announce
+        (
+            "agg",
+            "Score",
+            f"{aggregate_title(ranking)}{'' if ranking.by_direction else ' · 95% CI'} {ARROW[direction]}",
+            "",
+            "c-agg",
+        ),
     ]
     for side in sides:
         arrow = ARROW[side.tasks[0].direction] if side.tasks else ""

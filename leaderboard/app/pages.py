@@ -84,9 +84,13 @@ def unknown_benchmark(name: str) -> str:
 
 def home_summary(board: Board) -> str:
     counts = board.counts()
+    loose = len(getattr(board, "standalone", ()))
+    declared = plural(len(board.benchmarks) - loose, "benchmark")
+    if loose:  # a local board's tasks in no benchmark are counted apart (they are folded on the page)
+        declared += f" and {plural(loose, 'task')} in no benchmark"
     return (
         '<div class="summary"><b>Every benchmark</b>: its top models by its own score, with 95% intervals; '
-        f"pick one above (or click its name) for the full board. {plural(len(board.benchmarks), 'benchmark')}, "
+        f"pick one above (or click its name) for the full board. {declared}, "
         f"{plural(counts['models'], 'model')}.</div>"
     )
 
@@ -102,7 +106,7 @@ def overall_summary(found: Any) -> str:
         shared = len(found.ranked)
         short = (
             f"mean rank over the {plural(len(found.benchmarks), 'benchmark')} most models share ({names}: "
-            f"{plural(shared, 'model')} ranked in all); tick others above to add them ({', '.join(others)})"
+            f"{plural(shared, 'model')} ranked in all; tick others above to add them: {', '.join(others)})"
         )
     # On a phone only the short form shows (the table stays near the top); the full method is beside it.
     return (
