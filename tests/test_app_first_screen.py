@@ -73,7 +73,9 @@ def test_overall_defaults_to_the_benchmarks_most_models_share():
     assert found.default and found.benchmarks == ["A", "B"] and len(found.ranked) == 8
     assert found.others == ["C", "D"]
     summary = pages.overall_summary(found)
-    assert "2 benchmarks most models share (A, B: 8 models ranked in all)" in summary and "add them: C, D)" in summary
+    assert (
+        "2 benchmarks most models share (A, B: 8 models ranked in all; tick others above to add them: C, D)" in summary
+    )
     # every model on every benchmark: all of them, as before
     same = {name: _ranking(name, many[:3]) for name in "ABC"}
     assert overall.overall_ranking(Rankings(same)).benchmarks == ["A", "B", "C"]  # type: ignore[arg-type]
