@@ -11,6 +11,7 @@ coverage (how many of the chosen benchmarks rank them), so a reader sees who is 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -90,17 +91,24 @@ def default_set(board: Rankings, all_revisions: bool = False) -> list[str]:
         if ranking is not None and ranking.ranked:
             ranked[name] = frozenset(line.key for line in ranking.ranked)
     names = sorted(ranked, key=lambda n: -len(ranked[n]))[:EXHAUSTIVE]  # the busiest, when there are more
+    # Each model as the bit mask of the benchmarks that rank it, counted once: a set of benchmarks is then
+    # scored over the distinct masks (a few hundred), not over every model's rows (thousands, per subset).
+    masks: Counter[int] = Counter()
+    for key in set().union(*ranked.values()) if ranked else ():
+        masks[sum(1 << bit for bit, name in enumerate(names) if key in ranked[name])] += 1
     order = {name: position for position, name in enumerate(board.overall_benchmarks)}
     best: tuple[int, int, tuple[int, ...]] | None = None
     chosen: list[str] = []
     for size in range(2, len(names) + 1):
-        for subset in itertools.combinations(names, size):
-            shared = len(frozenset.intersection(*(ranked[n] for n in subset)))
+        for subset in itertools.combinations(range(len(names)), size):
+            wanted = sum(1 << bit for bit in subset)
+            shared = sum(count for mask, count in masks.items() if mask & wanted == wanted)
             if not shared:
                 continue
-            score = (shared * size, size, tuple(-order[n] for n in sorted(subset, key=order.__getitem__)))
+            picked = sorted((names[bit] for bit in subset), key=order.__getitem__)
+            score = (shared * size, size, tuple(-order[n] for n in picked))
             if best is None or score > best:
-                best, chosen = score, list(subset)
+                best, chosen = score, picked
     if not chosen and len(ranked) == 1:  # one benchmark with ranked models: Overall is its ranks
         chosen = list(ranked)
     return sorted(chosen, key=order.__getitem__)

@@ -369,7 +369,7 @@ def _side_aggregates(
     details: dict[str, dict[str, Any]],
     model_key: Any,
 ) -> None:
-    """Means shown beside the aggregate and never ranked by (e.g. FollowIR's mean p-MRR): all values or none."""
+    """Means shown beside the aggregate, ranked by only when a reader picks one (``aggregates``): all values or none."""
     sides = list(getattr(benchmark, "also", ()) or ())
     # Each task's rows by model and its reference data, once: per line they cost a pass over every row
     # (at 35,000 imported results, FollowIR's 5,000 lines x 5,000 rows: minutes).
