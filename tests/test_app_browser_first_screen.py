@@ -179,3 +179,40 @@ def test_followir_ranked_by_mean_p_mrr(browser, server, board, shots, size):  # 
         arg=f"{declared.aggregate:.4f}",
     )
     page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_identical_source_files_are_flagged_on_both_rows(browser, server, board, shots, size):  # noqa: F811
+    ranking = board.ranking("IFIR", with_stats=False)
+    flagged = [line for line in ranking.lines if line.identical]
+    assert len(flagged) == 2
+    page = open_page(browser, server, SIZES[size], "?benchmark=IFIR")
+    view = board_view(page, benchmark="IFIR")
+    cells = view.locator("#board-table tbody.ranked td.c-model").evaluate_all("cs => cs.map(c => c.innerText)")
+    by_name = {text.split("\n")[0]: text for text in cells}  # each cell: the name, then its notes
+    for line in flagged:
+        (other,) = {name for names in line.identical.values() for name in names}
+        assert f"⚠ same source file as {other}" in by_name[line.name]
+    settle(page)
+    page.screenshot(path=str(shots / f"{size}-ifir-identical-files.png"))
+    page.close()
+
+
+def test_compare_of_two_imported_models_shows_the_plain_difference(browser, server, board, shots):  # noqa: F811
+    from browser_helpers import DESKTOP, comparison
+
+    lines = board.ranking("FollowIR", with_stats=False, all_revisions=True).ranked[:2]
+    query = "?benchmark=FollowIR&tab=compare"
+    for side, line in zip("ab", lines, strict=True):
+        query += f"&{side}=" + urllib.parse.quote("\x1f".join(line.key))
+    page = open_page(browser, server, DESKTOP, query)
+    table = comparison(page, benchmark="FollowIR").locator("#compare-plain")
+    table.locator("tbody tr").first.wait_for()
+    column = board.ranking("FollowIR", with_stats=False).columns[0]
+    difference = lines[0].values[column.key] - lines[1].values[column.key]
+    first = table.locator("tbody tr").first.inner_text()
+    assert f"{difference:+.4f}".replace("-", "\u2212") in first and "no interval: imported" in first
+    assert "No task with per-query scores" not in page.inner_text("#compare")
+    settle(page)
+    page.screenshot(path=str(shots / "desktop-compare-imported.png"))
+    page.close()
