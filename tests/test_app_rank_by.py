@@ -109,3 +109,11 @@ def test_the_source_filter_hides_or_keeps_the_papers_tier():
     assert 'class="reported"' in shown and 'tbody class="ranked"></tbody>' in shown  # run-here rows filtered out
     hidden = board_table.board_html(ranking, board_table.TableRequest(Filters(sources=("run here",))), rows)
     assert 'class="reported"' not in hidden
+
+
+def test_a_license_given_as_a_link_is_named_short():
+    from leaderboard.app.filters import license_label
+
+    url = "https://huggingface.co/nvidia/llama-embed-nemotron-8b/blob/main/LICENSE"
+    assert license_label(url) == "nvidia/llama-embed-nemotron-8b (link)"
+    assert license_label("apache-2.0") == "apache-2.0" and license_label("https://example.org") == "example.org (link)"

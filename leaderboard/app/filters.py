@@ -3,6 +3,7 @@ the numbers come from, search) and the optional columns."""
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,16 @@ def source_of(imported_label: str | None) -> str:
     if not imported_label:
         return SOURCES[0]
     return SOURCES[2] if imported_label.startswith("reported") else SOURCES[1]
+
+
+def license_label(value: str) -> str:
+    """How a license is named in the filter: a link (model_meta.json may give one) by its site and first two path
+    parts, "nvidia/llama-embed-nemotron-8b (link)", not a 70-character address that no phone shows whole."""
+    if not value.startswith(("http://", "https://")):
+        return value
+    parsed = urllib.parse.urlsplit(value)
+    parts = [p for p in parsed.path.split("/") if p][:2]
+    return f"{'/'.join(parts) or parsed.netloc} (link)"
 
 
 def license_of(info: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from leaderboard.app import aggregates, board_table, landing, overall_view, page
 from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
-from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters
+from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_label
 from leaderboard.app.landing import HOME
 from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.reported_tier import reported_lines
@@ -231,7 +231,7 @@ def build(shell: Shell) -> Tab | None:
             with gr.Row():
                 license_names = shell.board().licenses
                 licenses = gr.CheckboxGroup(
-                    license_names,
+                    [(license_label(name), name) for name in license_names],
                     value=license_names,
                     label="License",
                     elem_id="filter-license",
