@@ -126,3 +126,17 @@ def test_compare_of_two_imported_models_shows_the_plain_difference(board):
     assert html.count(">no interval: imported<") == sum(
         1 for c in ranking.columns if a.values.get(c.key) is not None and b.values.get(c.key) is not None
     )
+
+
+def test_the_csv_says_which_values_are_on_other_data_or_from_an_identical_file(board):
+    from leaderboard.app.filters import Filters
+    from leaderboard.app.render import csv_frame
+
+    ifir = csv_frame(board.ranking("IFIR", with_stats=False), Filters())
+    copies = [c for c in ifir.columns if c.endswith(":identical_source_of")]
+    assert copies and set(ifir[copies[0]]) == {"intfloat/e5-mistral-7b-instruct", "GritLM/GritLM-7B"}
+    followir = csv_frame(board.ranking("FollowIR", with_stats=False), Filters())
+    notes = [c for c in followir.columns if c.endswith(":ci_note")]
+    other = followir[followir[notes[0]].str.startswith("computed on dataset revision", na=False)]
+    assert len(other) and other.iloc[0][notes[0].removesuffix(":ci_note")] is not None
+    assert (other["rank"].isna()).all()
