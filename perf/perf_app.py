@@ -229,7 +229,9 @@ def interactions(page, timed: Timer, first: str, second: str, search: str) -> No
         timeout=300_000,
     )
     # the comparison, or why there is none (imported results carry no per-query values to pair)
-    tab("tab switch (Compare: #1 vs #2)", "Compare two models", "#compare-table tbody tr, #compare .empty")
+    # (or, for two imported models, their plain difference: no per-query values to pair)
+    drawn = "#compare-table tbody tr, #compare-plain tbody tr, #compare .empty"
+    tab("tab switch (Compare: #1 vs #2)", "Compare two models", drawn)
     tasks_only = page.locator("#compare-table tbody tr").count()
     if tasks_only:
         timed(
