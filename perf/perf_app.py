@@ -228,8 +228,7 @@ def interactions(page, timed: Timer, first: str, second: str, search: str) -> No
         arg=search,
         timeout=300_000,
     )
-    # the comparison, or why there is none (imported results carry no per-query values to pair)
-    # (or, for two imported models, their plain difference: no per-query values to pair)
+    # the comparison; for two imported models (no per-query values to pair) their plain difference, or why none
     drawn = "#compare-table tbody tr, #compare-plain tbody tr, #compare .empty"
     tab("tab switch (Compare: #1 vs #2)", "Compare two models", drawn)
     tasks_only = page.locator("#compare-table tbody tr").count()
