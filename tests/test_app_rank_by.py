@@ -117,3 +117,11 @@ def test_a_license_given_as_a_link_is_named_short():
     url = "https://huggingface.co/nvidia/llama-embed-nemotron-8b/blob/main/LICENSE"
     assert license_label(url) == "nvidia/llama-embed-nemotron-8b (link)"
     assert license_label("apache-2.0") == "apache-2.0" and license_label("https://example.org") == "example.org (link)"
+
+
+def test_a_row_whose_file_many_models_share_names_three_and_counts_the_rest():
+    found = make_ranking(2)
+    line = found.ranked[0]
+    line.identical = {"c0": ["x1", "x2", "x3", "x4", "x5"]}
+    text = board_table.identical_span(line, found)
+    assert "same source file as x1, x2, x3 and 2 more (1 of 2 columns)" in text and "x4, x5" in text  # tooltip

@@ -45,6 +45,7 @@ MODEL_FACTS = ("License", "Open weights", "Released", "Zero-shot")  # shown wher
 EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", *MODEL_FACTS, "Kind")
 EXTRA_COLUMNS += ("Instructions", "Revision", "Harness", "Updated")
 _ARROWS = " ↑↓"
+SHOWN_COPIES = 3  # models named under a row whose source file others share (the rest counted; all in the tooltip)
 
 
 @dataclass(frozen=True)
@@ -477,8 +478,11 @@ def identical_span(line: Line, ranking: Ranking) -> str:
     others = sorted({name for names in line.identical.values() for name in names})
     total = len(ranking.columns)
     columns = f"{len(line.identical)} of {total} column{'s' if total != 1 else ''}"
-    text = f"⚠ same source file as {', '.join(others)} ({columns})"
-    title = "byte-identical imported result files (one git blob) for different models: an upstream copy, not a tie"
+    shown = ", ".join(others[:SHOWN_COPIES]) + (
+        f" and {len(others) - SHOWN_COPIES} more" if len(others) > SHOWN_COPIES else ""
+    )
+    text = f"⚠ same source file as {shown} ({columns})"
+    title = f"byte-identical imported result files (one git blob) of {', '.join(others)}: an upstream copy, not a tie"
     return f'<span class="src dup" title="{esc(title)}">{esc(text)}</span>'
 
 
