@@ -45,7 +45,8 @@ MODEL_FACTS = ("License", "Open weights", "Released", "Zero-shot")  # shown wher
 EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", *MODEL_FACTS, "Kind")
 EXTRA_COLUMNS += ("Instructions", "Revision", "Harness", "Updated")
 _ARROWS = " ↑↓"
-SHOWN_COPIES = 3  # models named under a row whose source file others share (the rest counted; all in the tooltip)
+SHOWN_COPIES = 3  # models named under a row whose source file others share (the rest counted)
+TITLED_COPIES = 10  # and in its tooltip
 
 
 @dataclass(frozen=True)
@@ -333,9 +334,8 @@ def board_html(
                 )
                 parts.append(_td(cell))
                 continue
-            if column.key in line.identical:
+            if column.key in line.identical:  # ⚠ after the value; the models are named once, under the row's name
                 cell.classes = f"{cell.classes} dup".strip()
-                cell.title = f"{cell.title} · byte-identical source file to {', '.join(line.identical[column.key])}'s"
             parts.append(styled(_with_mteb(cell, line, column.key), column.key, value, column.direction))
         info = line.info
         cells = {
@@ -482,7 +482,10 @@ def identical_span(line: Line, ranking: Ranking) -> str:
         f" and {len(others) - SHOWN_COPIES} more" if len(others) > SHOWN_COPIES else ""
     )
     text = f"⚠ same source file as {shown} ({columns})"
-    title = f"byte-identical imported result files (one git blob) of {', '.join(others)}: an upstream copy, not a tie"
+    named = ", ".join(others[:TITLED_COPIES]) + (
+        f" and {len(others) - TITLED_COPIES} more" if len(others) > TITLED_COPIES else ""
+    )
+    title = f"byte-identical imported result files (one git blob) of {named}: an upstream copy, not a tie"
     return f'<span class="src dup" title="{esc(title)}">{esc(text)}</span>'
 
 
