@@ -124,4 +124,4 @@ def test_a_row_whose_file_many_models_share_names_three_and_counts_the_rest():
     line = found.ranked[0]
     line.identical = {"c0": ["x1", "x2", "x3", "x4", "x5"]}
     text = board_table.identical_span(line, found)
-    assert "same source file as x1, x2, x3 and 2 more (1 of 2 columns)" in text and "x4, x5" in text  # tooltip (up to 10)
+    assert "same source file as x1, x2, x3 and 2 more (1 of 2 columns)" in text and "x4, x5" in text  # tooltip
