@@ -183,7 +183,7 @@ def followir() -> Benchmark:
         aggregate_label="FollowIR score",
         formula="score = (Robust04 MAP@1000 + News21 nDCG@5 + Core17 MAP@1000) / 3, each on the original "
         "instructions (mteb's og_map_at_1000 / og_ndcg_at_5); mean p-MRR = the mean of the three tasks' p-MRR "
-        "(-1..1), shown beside it and not ranked by.",
+        "(-1..1), shown beside it (the board ranks by it when the reader picks it under Rank by).",
         also=(
             SideAggregate(
                 "mean p-MRR",

@@ -227,20 +227,23 @@ def interactions(page, timed: Timer, first: str, second: str, search: str) -> No
         lambda: box.fill(search),
         lambda: page.wait_for_function(
             "(s) => { const rows = document.querySelectorAll('#board-table tbody.ranked tr');"
-            " return rows.length > 0 && Array.from(rows).every(r => r.innerText.includes(s)); }",
+            " return rows.length > 0 && Array.from(rows)"
+            ".every(r => r.cells[1].innerText.split('\\n')[0].includes(s)); }",
             arg=search,
             timeout=300_000,
         ),
     )
+    # (a row's name is its model cell's first line: the notes under it may name other models)
     box.fill("")  # the whole board again, drawn before the next step (whose settle would not see it coming)
     page.wait_for_function(
         "(s) => Array.from(document.querySelectorAll('#board-table tbody.ranked tr'))"
-        ".some(r => !r.innerText.includes(s))",
+        ".some(r => !r.cells[1].innerText.split('\\n')[0].includes(s))",
         arg=search,
         timeout=300_000,
     )
-    # the comparison, or why there is none (imported results carry no per-query values to pair)
-    tab("tab switch (Compare: #1 vs #2)", "Compare two models", "#compare-table tbody tr, #compare .empty")
+    # the comparison; for two imported models (no per-query values to pair) their plain difference, or why none
+    drawn = "#compare-table tbody tr, #compare-plain tbody tr, #compare .empty"
+    tab("tab switch (Compare: #1 vs #2)", "Compare two models", drawn)
     tasks_only = page.locator("#compare-table tbody tr").count()
     if tasks_only:
         timed(

@@ -216,6 +216,10 @@ table.lb .src.imported { display: block; font-size: 11px; color: var(--body-text
 table.lb tbody.reported .note { font-size: 11px; font-style: normal; white-space: normal; max-width: 28em;
   color: var(--body-text-color-subdued); }
 table.lb tbody.reported .note summary { cursor: pointer; }
+table.lb td.other-data { color: var(--body-text-color-subdued); font-style: italic; }
+table.lb td.other-data .od { display: block; font-size: 11px; font-style: normal; white-space: nowrap; }
+table.lb .src.dup { display: block; font-size: 11px; color: #b45309; white-space: normal; }
+table.lb td.dup .v::after { content: " ⚠"; color: #b45309; }
 table.lb .delta { display: block; font-size: 11px; font-style: normal; white-space: normal;
   color: var(--body-text-color-subdued); }
 table.lb td.a-better { background: rgba(46, 160, 67, 0.18); }
@@ -229,13 +233,19 @@ table.lb caption { caption-side: top; text-align: left; font-size: 12px; padding
 #home .home-cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr)); gap: 10px; }
 #home .home-card { border: 1px solid var(--border-color-primary); border-radius: 6px; padding: 6px 8px; }
 #home .home-card h3 { margin: 0; font-size: 16px; }
-#home .home-card table.lb { width: 100%; min-width: 0; }
+/* fixed layout: the score column keeps its width and the model name gives way (ellipsis), never the score */
+#home .home-card table.lb { width: 100%; min-width: 0; table-layout: fixed; }
 #home .home-card table.lb td { position: static; border-bottom: none; padding: 2px 4px; }
-#home .home-card table.lb .c-model { width: auto; max-width: 14em; min-width: 0; border-right: none; }
-#home .home-card table.lb .c-rank { width: 2.4em; min-width: 2.4em; }
+#home .home-card table.lb .c-model { width: auto; max-width: none; min-width: 0; border-right: none; }
+#home .home-card table.lb .c-model .name { display: block; overflow: hidden; text-overflow: ellipsis; }
+#home .home-card table.lb .c-model .src { display: block; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; }
+#home .home-card table.lb .c-rank { width: 2.6em; min-width: 0; max-width: none; }
+#home .home-card table.lb .c-agg { width: 7em; }
 #home .more { margin: 2px 0 0 0; font-size: 12px; }
 #home .home-intro { margin: 0 0 6px 0; }
 #home .home-empty { margin-top: 10px; font-size: 13px; }
+#home details.home-empty summary { cursor: pointer; }
 #home .home-empty ul { display: flex; flex-wrap: wrap; gap: 4px 16px; list-style: none; padding: 0; margin: 4px 0; }
 @media (max-width: 640px) {
   table.lb { font-size: 13px; }

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.app.comparison import ModelComparison, compare_models
+from leaderboard.app.filters import license_of
 from leaderboard.app.overall import Overall, overall_ranking
 from leaderboard.app.ranking import Ranking, rank
 from leaderboard.app.statistics import add_statistics
@@ -19,6 +20,7 @@ from leaderboard.contract.benchmark import Benchmark
 from leaderboard.records.index import Index
 
 OVERALL = "Overall (mean rank)"
+STANDALONE = " (task in no benchmark)"  # the suffix of a local board's one-task board of a task in no benchmark
 PER_QUERY_KEPT = 64  # results whose per-query values stay decoded (Board.per_query)
 
 
@@ -34,6 +36,7 @@ class Board:
     revision: str | None = None
     loaded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     rows: list[dict[str, Any]] = field(default_factory=list)  # valid result summaries (+ "_path")
+    standalone: frozenset[str] = frozenset()  # the one-task boards of tasks in no benchmark (a local board's)
     _tasks: dict[str, dict[str, Any]] | None = None
     _by_task: dict[str, list[dict[str, Any]]] | None = None
     _shown_cache: dict[str, Any] | None = None
@@ -65,6 +68,11 @@ class Board:
         """The overall view ranks over public benchmarks only (never demo or one-task local boards)."""
         return [b.name for b in self.benchmarks if b.public]
 
+    @property
+    def declared_benchmarks(self) -> list[str]:
+        """The benchmarks shown, without the one-task boards of tasks in no benchmark."""
+        return [b.name for b in self.benchmarks if b.name not in self.standalone]
+
     def benchmark(self, name: str | None) -> Benchmark | None:
         return next((b for b in self.benchmarks if b.name == name), None)
 
@@ -89,6 +97,7 @@ class Board:
                 "tasks": tasks,
                 "rows": rows,
                 "kinds": sorted({str(r["model"]["kind"]) for r in rows}),
+                "licenses": sorted({license_of(r["model"]) for r in rows}),
                 "last": max((r["created_at"] for r in rows), default=None),
                 "counts": {
                     "models": len({r["model"]["name"] for r in rows}),  # revisions of one model are one model
@@ -104,6 +113,11 @@ class Board:
     def kinds(self) -> list[str]:
         """The model kinds among the shown results (the kind filter's choices)."""
         return list(self._shown()["kinds"])
+
+    @property
+    def licenses(self) -> list[str]:
+        """The licenses among the shown results' models (the license filter's choices; "unknown": none recorded)."""
+        return list(self._shown()["licenses"])
 
     @property
     def tasks(self) -> dict[str, dict[str, Any]]:

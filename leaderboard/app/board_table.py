@@ -46,6 +46,8 @@ MODEL_FACTS = ("License", "Open weights", "Released", "Zero-shot")  # shown wher
 EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", *MODEL_FACTS, "Kind")
 EXTRA_COLUMNS += ("Instructions", "Revision", "Harness", "Updated")
 _ARROWS = " ↑↓"
+SHOWN_COPIES = 3  # models named under a row whose source file others share (the rest counted)
+TITLED_COPIES = 10  # and in its tooltip
 
 
 @dataclass(frozen=True)
@@ -221,7 +223,8 @@ def board_html(
     filters, shown = request.filters, set(request.columns)
     ranked = [line for line in ranking.ranked if filters.keep(line.info)]
     unranked = [line for line in ranking.unranked if filters.keep(line.info)]
-    papers = [row for row in reported if _named(row, filters)]  # search applies; the model filters need metadata
+    # search and source apply; the model filters need metadata the papers do not give
+    papers = [row for row in reported if _named(row, filters)] if filters.shows_reported else []
     if not ranked and not unranked and not papers:
         return empty("No results yet for this benchmark" + (" matching the filters." if ranking.lines else "."))
     sort = request.sort
@@ -255,7 +258,14 @@ def board_html(
     headers = [
         ("rank", "Rank", "", "Rank by the score; ≈ and † are explained below the table", "c-rank"),
         ("model", "Model", "", "Model name (opens its page; ↗ its reference when it has one)", "c-model"),
-        ("agg", "Score", f"{aggregate_title(ranking)} · 95% CI {ARROW[direction]}", "", "c-agg"),
+        # ranked by another declared mean (``aggregates``): no interval to announce
+        (
+            "agg",
+            "Score",
+            f"{aggregate_title(ranking)}{'' if ranking.by_direction else ' · 95% CI'} {ARROW[direction]}",
+            "",
+            "c-agg",
+        ),
     ]
     for side in sides:
         arrow = ARROW[side.tasks[0].direction] if side.tasks else ""
@@ -298,6 +308,8 @@ def board_html(
         if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
             model.text += source_span(line.imported, next(iter(line.sources.values()), None))
             model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"
+        if line.identical:
+            model.text += identical_span(line, ranking)
         parts = [_td(rank), _td(model)]
         parts.append(
             styled(
@@ -321,6 +333,17 @@ def board_html(
             cell = _value(value, line.intervals.get(column.key), best[column.key] if line.rank else None, "", why)
             if line.imported and value is not None:
                 cell.title = f"no interval: {line.imported} (mteb's files hold no per-query values)"
+            data = line.other_data.get(column.key)
+            if data is not None:  # readable, greyed, with the data it ran on; never ranked nor coloured
+                cell.text += f'<span class="od">{esc(data)}</span>'
+                cell.classes = f"{cell.classes} other-data".strip()
+                cell.title = (
+                    f"computed on {data}, not the data of the ranked results: shown, not comparable, not ranked"
+                )
+                parts.append(_td(cell))
+                continue
+            if column.key in line.identical:  # ⚠ after the value; the models are named once, under the row's name
+                cell.classes = f"{cell.classes} dup".strip()
             parts.append(styled(_with_mteb(cell, line, column.key), column.key, value, column.direction))
         info = line.info
         cells = {
@@ -380,7 +403,10 @@ def board_html(
             + "</tbody>"
         )
     if papers and page == pages:
-        heading = "Reported in papers (copied, not reproduced; never ranked, no interval; Δ = reproduced − reported)"
+        heading = (
+            "Reported in papers (copied; never ranked, no interval; Δ = the board's run − reported, where the run "
+            "is reproduced by this harness or run by mteb and imported)"
+        )
         bodies.append(
             f'<tbody class="reported"><tr class="section"><td colspan="{width}">'
             f'<div class="section-text">{esc(heading)}</div></td></tr>'
@@ -455,6 +481,22 @@ def _with_mteb(cell: Cell, line: Line, key: str) -> Cell:
     return cell
 
 
+def identical_span(line: Line, ranking: Ranking) -> str:
+    """ "⚠ same source file as intfloat/e5-mistral-7b-instruct (7 of 7 tasks)" under a model's name."""
+    others = sorted({name for names in line.identical.values() for name in names})
+    total = len(ranking.columns)
+    columns = f"{len(line.identical)} of {total} column{'s' if total != 1 else ''}"
+    shown = ", ".join(others[:SHOWN_COPIES]) + (
+        f" and {len(others) - SHOWN_COPIES} more" if len(others) > SHOWN_COPIES else ""
+    )
+    text = f"⚠ same source file as {shown} ({columns})"
+    named = ", ".join(others[:TITLED_COPIES]) + (
+        f" and {len(others) - TITLED_COPIES} more" if len(others) > TITLED_COPIES else ""
+    )
+    title = f"byte-identical imported result files (one git blob) of {named}: an upstream copy, not a tie"
+    return f'<span class="src dup" title="{esc(title)}">{esc(text)}</span>'
+
+
 def _fact(text: str | None) -> Cell:
     return Cell(MISSING if text is None else esc(text), text, "c-text")
 
@@ -476,11 +518,20 @@ def _reported_cell(
     text = f'<span class="v">{score(value)}</span>'
     if difference is not None:
         reproduced = value + difference
-        text += f'<span class="delta">reproduced {score(reproduced)} · Δ {signed(difference)}</span>'
+        text += f'<span class="delta">{esc(run_label(item))} {score(reproduced)} · Δ {signed(difference)}</span>'
     source = item.cell_source(key)
     if len(item.tables) > 1 and key is not None:  # a merged row: each cell names its table
         text += f'<span class="src">{esc(source.rpartition(", ")[2])}</span>'
     return Cell(text, value, cls, source)
+
+
+def run_label(item: ReportedLine) -> str:
+    """Whose run a reported number is set against: "reproduced" only for this harness's own run; an imported
+    one says it was mteb's ("run by mteb 1.38"), as the board's row does."""
+    imported = item.reproduced.imported if item.reproduced is not None else None
+    if not imported:
+        return "reproduced"
+    return imported.removesuffix(", imported")
 
 
 def signed(value: float) -> str:

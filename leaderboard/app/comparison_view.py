@@ -73,6 +73,7 @@ def comparison_html(
     problems: Sequence[str] = (),
     subsets_shown: bool = True,
     labels: Mapping[Any, Any] | None = None,
+    plain: str = "",
 ) -> str:
     """The table of A vs B; ``problems``: why some task could not be compared (shown under the table).
 
@@ -83,6 +84,8 @@ def comparison_html(
     """
     notes = "".join(f"<li>{esc(p)}</li>" for p in problems)
     notes_html = f'<ul class="note" id="compare-problems">{notes}</ul>' if notes else ""
+    if not rows and plain:
+        return plain + notes_html  # the scores themselves, marked untested, rather than nothing
     if not rows:
         return empty(f"No task with per-query scores of both {a} and {b} to compare.") + notes_html
     # The difference, its interval and p first (on a phone they are on screen), then what they come from.
@@ -139,4 +142,45 @@ def comparison_html(
     )
     if not subsets_shown:
         caption += " Per-task rows only: <b>Per subset</b> above adds each subset's row (one test each)."
-    return table(headers, [("rows", "", body)], "compare-table", caption) + notes_html
+    return table(headers, [("rows", "", body)], "compare-table", caption) + plain + notes_html
+
+
+def plain_difference_html(a: str, b: str, line_a: Any, line_b: Any, columns: Sequence[Any], tasks: set[str]) -> str:
+    """The board's values of two models on the columns of ``tasks`` (those not compared over queries) and their
+    plain difference, each row marked "no interval: imported" where a side is an import (mteb's files hold no
+    per-query values) or "no interval" otherwise: never a test, never shaded."""
+    body = []
+    for column in columns:
+        if column.spec.task not in tasks or column.key in line_a.other_data or column.key in line_b.other_data:
+            continue  # compared over queries above, or on other data (not comparable)
+        value_a, value_b = finite(line_a.values.get(column.key)), finite(line_b.values.get(column.key))
+        if value_a is None or value_b is None:
+            continue
+        why = "no interval: imported" if (line_a.imported or line_b.imported) else "no interval: no per-query values"
+        difference = value_a - value_b
+        body.append(
+            [
+                Cell(esc(column.label.rstrip(" ↑↓")), column.label, "c-name", column.spec.task),
+                Cell(esc(f"{column.metric_label} {ARROW.get(column.direction, '')}".strip()), column.spec.metric),
+                Cell(f'<span class="v">{_signed(difference)}</span>', difference, "c-agg"),
+                Cell(esc(why), why, "c-text"),
+                Cell(f"{value_a:.4f}", value_a),
+                Cell(f"{value_b:.4f}", value_b),
+            ]
+        )
+    if not body:
+        return ""
+    headers = [
+        ("Column", "", "c-name"),
+        ("Metric", "", "c-text"),
+        ("A − B", "the plain difference of the two scores: no interval, no test", "c-agg"),
+        ("Interval", "", "c-text"),
+        (esc(f"A: {a}"), a, ""),
+        (esc(f"B: {b}"), b, ""),
+    ]
+    caption = (
+        f"A = {esc(a)}, B = {esc(b)}: the board's scores where the two cannot be compared over queries (an imported "
+        "run holds no per-query values). The difference is plain: no interval, no significance test, so it says "
+        "nothing about whether it would hold on other queries."
+    )
+    return table(headers, [("rows", "", body)], "compare-plain", caption)

@@ -2,7 +2,9 @@
 
 A reader who opens the bare URL sees results whenever any exist: benchmarks with ranked models come
 first (most ranked models first), each as a card with its top models, their scores and 95% intervals;
-benchmarks without ranked models are listed after them, as such. Nothing here names a benchmark.
+benchmarks without ranked models are listed after them on one line, and a local board's tasks in no
+benchmark are folded into one details element (they get cards only when no benchmark ranks a model).
+Nothing here names a benchmark.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from leaderboard.app.board import STANDALONE
 from leaderboard.app.page_statistics import with_statistics
 from leaderboard.app.render import ARROW, aggregate_title, esc, score, span
 
@@ -59,15 +62,20 @@ def model_link(name: str) -> str:
 
 
 def landing_html(board: Board, names: list[str]) -> str:
-    """Cards for benchmarks with ranked models, then one line listing those without."""
+    """Cards for benchmarks with ranked models, then one line listing those without, then the folded tasks."""
     found = entries(board, names)
+    loose = set(getattr(board, "standalone", ()) or ())  # tasks in no benchmark (a local board's)
+    if not any(e.ranked for e in found if e.name not in loose):
+        loose = set()  # nothing else to show: the tasks' own boards are the board
+    folded = [e for e in found if e.name in loose]
+    found = [e for e in found if e.name not in loose]
     with_results = [e for e in found if e.ranked]
     without = [e for e in found if not e.ranked]
     for entry in with_results:
         if entry.ranking is not None:
             with_statistics(board, entry.ranking, entry.ranking.ranked[:TOP])
     if not with_results:
-        listed = ", ".join(esc(e.name) for e in found) or "none declared"
+        listed = ", ".join(esc(e.name) for e in found + folded) or "none declared"
         return f'<div class="empty" id="board-empty">No ranked results yet. Benchmarks: {listed}.</div>'
     cards = "".join(_card(e.name, e.ranking) for e in with_results if e.ranking is not None)
     rest = ""
@@ -78,11 +86,28 @@ def landing_html(board: Board, names: list[str]) -> str:
             for e in without
         )
         rest = f'<div class="home-empty" id="home-without"><b>No ranked results yet:</b><ul>{items}</ul></div>'
+    if folded:
+        rest += _folded(folded)
     intro = (
         '<p class="note home-intro">Top models of each benchmark by its own score, with 95% intervals. '
         "Open a benchmark for its full board.</p>"
     )
     return f'<div id="home">{intro}<div class="home-cards">{cards}</div>{rest}</div>'
+
+
+def _folded(folded: list[Entry]) -> str:
+    """Tasks in no benchmark: one closed details element (a local board can have dozens), each linked."""
+    items = "".join(
+        f'<li><a href="{esc(link(e.name))}">{esc(e.name.removesuffix(STANDALONE))}</a>'
+        f"{f' ({e.ranked} ranked)' if e.ranked else f' ({e.listed} unranked)' if e.listed else ''}</li>"
+        for e in folded
+    )
+    ranked = sum(1 for e in folded if e.ranked)
+    return (
+        f'<details class="home-empty" id="home-tasks"><summary>{len(folded)} task{"s" if len(folded) != 1 else ""} '
+        f"in no benchmark ({ranked} with ranked models): each has a board of its own (local view)</summary>"
+        f"<ul>{items}</ul></details>"
+    )
 
 
 def _card(name: str, ranking: Ranking) -> str:
@@ -92,14 +117,17 @@ def _card(name: str, ranking: Ranking) -> str:
     for line in ranking.ranked[:TOP]:
         mark = f" {line.marker}" if line.marker else ""
         interval = f'<span class="ci">{span(line.aggregate_interval)}</span>' if line.aggregate_interval else ""
-        if line.imported:  # where a run of this harness shows its interval, an imported one says whose run it is
-            interval = f'<span class="ci">{esc(line.imported)}</span>'
-
+        # Whose run an imported row is goes under the name: in the score cell it pushed the score out of the card.
+        source = f'<span class="src imported">{esc(line.imported)}</span>' if line.imported else ""
+        if line.identical:  # an upstream copy, not a tie: said on the first screen too
+            others = sorted({name for names in line.identical.values() for name in names})
+            source += f'<span class="src dup">⚠ same source file as {esc(", ".join(others))}</span>'
         revision = f' <span class="rev">@{esc(line.key[1][:12])}</span>' if _shares_name(ranking, line.name) else ""
         rows.append(
             f'<tr><td class="c-rank">{esc(str(line.rank) + mark)}</td>'
-            f'<td class="c-model" title="{esc(line.name)}"><a class="to-model" href="{esc(model_link(line.name))}">'
-            f"{esc(line.name)}</a>{revision}</td>"
+            f'<td class="c-model" title="{esc(line.name)}"><span class="name">'
+            f'<a class="to-model" href="{esc(model_link(line.name))}">{esc(line.name)}</a>{revision}</span>'
+            f"{source}</td>"
             f'<td class="c-agg" data-v="{line.aggregate!r}">'
             f'<span class="v">{score(line.aggregate)}</span>{interval}</td>'
             "</tr>"

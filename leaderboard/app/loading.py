@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.app import benchmarks as declarations
-from leaderboard.app.board import Board
+from leaderboard.app.board import STANDALONE, Board
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 from leaderboard.records.index import build_index
 
@@ -32,6 +32,7 @@ def load(
         rows.append(summary)
     board = Board(root, index, [], problems, public, revision, rows=rows, queue_key=queue_key)
     board.benchmarks = _visible_benchmarks(board, declared)
+    board.standalone = frozenset(b.name for b in board.benchmarks if b.name.endswith(STANDALONE) and not b.public)
     _share_tasks(rows)
     return board
 
@@ -88,7 +89,7 @@ def _task_board(board: Board, task: str, public: bool) -> Benchmark:
             tasks=(spec,),
         )
     return Benchmark(
-        name=f"{task} (task in no benchmark)",
+        name=f"{task}{STANDALONE}",
         description=f"The task {task} on its own: it belongs to no declared benchmark (local view only).",
         reference="",
         tasks=(spec,),

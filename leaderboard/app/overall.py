@@ -10,6 +10,8 @@ coverage (how many of the chosen benchmarks rank them), so a reader sees who is 
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -54,11 +56,12 @@ class Overall:
     ranked: list[OverallRow] = field(default_factory=list)
     unranked: list[OverallRow] = field(default_factory=list)  # ranked in some chosen benchmarks, not all
     unknown: list[str] = field(default_factory=list)  # asked-for names that are not benchmarks on this board
+    others: list[str] = field(default_factory=list)  # the default set's left-out benchmarks with ranked models
 
     @property
     def note(self) -> str:
         """The method and the set, stated on the page."""
-        which = "the public benchmarks that have ranked models" if self.default else "the benchmarks you chose"
+        which = "the benchmarks most models share" if self.default else "the benchmarks you chose"
         return (
             f"Overall = mean rank over {len(self.benchmarks)} benchmark{'s' if len(self.benchmarks) != 1 else ''} "
             f"({which}: {', '.join(self.benchmarks) or 'none'}), {self.method}"
@@ -74,8 +77,45 @@ class Overall:
         )
 
 
+EXHAUSTIVE = 12  # up to this many benchmarks with ranked models, every subset is tried (4,096 at most)
+
+
 def default_set(board: Rankings, all_revisions: bool = False) -> list[str]:
-    """The public benchmarks that rank at least one model, in the board's order."""
+    """The public benchmarks most models share: of the sets of two or more benchmarks with ranked models, the
+    one with the most ranks behind its mean ranks (models ranked in all of them x benchmarks; ties: the larger
+    set, then the board's order). All of them when every model is ranked in all; [] when no two benchmarks
+    rank a common model (the page then asks the reader to pick)."""
+    ranked: dict[str, frozenset[ModelKey]] = {}
+    for name in board.overall_benchmarks:
+        ranking = board.ranking(name, with_stats=False, all_revisions=all_revisions)
+        if ranking is not None and ranking.ranked:
+            ranked[name] = frozenset(line.key for line in ranking.ranked)
+    names = sorted(ranked, key=lambda n: -len(ranked[n]))[:EXHAUSTIVE]  # the busiest, when there are more
+    # Each model as the bit mask of the benchmarks that rank it, counted once: a set of benchmarks is then
+    # scored over the distinct masks (a few hundred), not over every model's rows (thousands, per subset).
+    masks: Counter[int] = Counter()
+    for key in set().union(*ranked.values()) if ranked else ():
+        masks[sum(1 << bit for bit, name in enumerate(names) if key in ranked[name])] += 1
+    order = {name: position for position, name in enumerate(board.overall_benchmarks)}
+    best: tuple[int, int, tuple[int, ...]] | None = None
+    chosen: list[str] = []
+    for size in range(2, len(names) + 1):
+        for subset in itertools.combinations(range(len(names)), size):
+            wanted = sum(1 << bit for bit in subset)
+            shared = sum(count for mask, count in masks.items() if mask & wanted == wanted)
+            if not shared:
+                continue
+            picked = sorted((names[bit] for bit in subset), key=order.__getitem__)
+            score = (shared * size, size, tuple(-order[n] for n in picked))
+            if best is None or score > best:
+                best, chosen = score, picked
+    if not chosen and len(ranked) == 1:  # one benchmark with ranked models: Overall is its ranks
+        chosen = list(ranked)
+    return sorted(chosen, key=order.__getitem__)
+
+
+def with_ranked_models(board: Rankings, all_revisions: bool = False) -> list[str]:
+    """The public benchmarks that rank at least one model, in the board's order (what a reader may add)."""
     names = []
     for name in board.overall_benchmarks:
         ranking = board.ranking(name, with_stats=False, all_revisions=all_revisions)
@@ -91,8 +131,10 @@ def overall_ranking(board: Rankings, chosen: Iterable[str] | None = None, all_re
     a model as its own row (default: each model's newest revision, as the benchmarks' own rankings).
     """
     known = [b.name for b in board.benchmarks]
+    others: list[str] = []
     if chosen is None:
         names, unknown, default = default_set(board, all_revisions), [], True
+        others = [n for n in with_ranked_models(board, all_revisions) if n not in names]
     else:
         wanted = list(dict.fromkeys(chosen))
         names = [n for n in known if n in wanted]  # the board's order, whatever order the URL had
@@ -105,7 +147,7 @@ def overall_ranking(board: Rankings, chosen: Iterable[str] | None = None, all_re
         for line in ranking.ranked if ranking else []:
             ranks.setdefault(line.key, {})[name] = line.rank or 0
             lines.setdefault(line.key, line)
-    result = Overall(names, default, unknown=unknown)
+    result = Overall(names, default, unknown=unknown, others=others)
     for key, got in ranks.items():
         row = OverallRow(lines[key], got)
         if names and len(got) == len(names):

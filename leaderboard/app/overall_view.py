@@ -23,6 +23,11 @@ def _label(row: OverallRow) -> dict[str, Any]:
 
 def overall_html(found: Overall, filters: Filters) -> str:
     names = found.benchmarks
+    if not names and found.default and found.others:  # said plainly: the default found nothing to rank over
+        return empty(
+            "No two benchmarks rank a common model, so Overall has no default: tick the benchmarks to rank over "
+            f"above (with ranked models: {', '.join(found.others)})."
+        )
     if not names:
         return empty("No benchmark with ranked models is chosen: tick at least one benchmark above.")
     ranked = [r for r in found.ranked if filters.keep(r.line.info)]

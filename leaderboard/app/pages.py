@@ -8,8 +8,9 @@ from typing import Any
 
 import pandas as pd
 
+from leaderboard.app import aggregates
 from leaderboard.app.board import OVERALL, Board
-from leaderboard.app.filters import ZERO_SHOT, Filters
+from leaderboard.app.filters import OPEN_WEIGHTS, ZERO_SHOT, Filters
 from leaderboard.app.imported_runs import IMPORT_RULES_HTML, IMPORTED_NOTE, source_label
 from leaderboard.app.ranking import Ranking
 from leaderboard.app.render import (
@@ -83,9 +84,13 @@ def unknown_benchmark(name: str) -> str:
 
 def home_summary(board: Board) -> str:
     counts = board.counts()
+    loose = len(getattr(board, "standalone", ()))
+    declared = plural(len(board.benchmarks) - loose, "benchmark")
+    if loose:  # a local board's tasks in no benchmark are counted apart (they are folded on the page)
+        declared += f" and {plural(loose, 'task')} in no benchmark"
     return (
         '<div class="summary"><b>Every benchmark</b>: its top models by its own score, with 95% intervals; '
-        f"pick one above (or click its name) for the full board. {plural(len(board.benchmarks), 'benchmark')}, "
+        f"pick one above (or click its name) for the full board. {declared}, "
         f"{plural(counts['models'], 'model')}.</div>"
     )
 
@@ -96,6 +101,13 @@ def overall_summary(found: Any) -> str:
     extra = f" Not on this board (ignored): {esc(', '.join(unknown))}." if unknown else ""
     names = ", ".join(found.benchmarks) or "none"
     short = f"mean rank over {plural(len(found.benchmarks), 'benchmark')} ({names})"
+    others = getattr(found, "others", [])
+    if getattr(found, "default", False) and found.benchmarks and others:  # the default, and what it left out
+        shared = len(found.ranked)
+        short = (
+            f"mean rank over the {plural(len(found.benchmarks), 'benchmark')} most models share ({names}: "
+            f"{plural(shared, 'model')} ranked in all; tick others above to add them: {', '.join(others)})"
+        )
     # On a phone only the short form shows (the table stays near the top); the full method is beside it.
     return (
         f'<div class="summary" id="overall-summary"><b>Overall</b>: {esc(short)}'
@@ -116,6 +128,12 @@ def filter_note(name: str, filters: Filters | None) -> str:
         parts.append("size " + "/".join(filters.sizes))
     if filters.zero_shot != "any":
         parts.append(ZERO_SHOT.get(filters.zero_shot, filters.zero_shot))
+    if filters.licenses:
+        parts.append("license " + "/".join(filters.licenses))
+    if filters.open_weights != "any":
+        parts.append(OPEN_WEIGHTS.get(filters.open_weights, filters.open_weights))
+    if filters.sources:
+        parts.append("source " + "/".join(filters.sources))
     clear = urllib.parse.urlencode({"benchmark": name})
     return (
         f' · <span class="filtered" id="filter-note">filtered by {esc(", ".join(parts))} '
@@ -131,8 +149,13 @@ def benchmark_summary(board: Board, name: str, ranking: Ranking | None, filters:
     if benchmark is None or ranking is None:
         return '<div class="summary">No benchmark is declared for these results yet.</div>'
     paper = f" · {link(benchmark.reference, 'paper')}" if safe_url(benchmark.reference) else ""
-    ranked_by = benchmark.aggregate_label or _without_prefix(benchmark.formula)
+    ranked_by = ranking.benchmark.aggregate_label or _without_prefix(benchmark.formula)
     formula = f" · ranked by {esc(ranked_by)}" if ranked_by else ""
+    choices = aggregates.choices(ranking)
+    if aggregates.base(ranking) is not ranking:  # the reader's choice, and the benchmark's own default
+        formula += f" (chosen; the default is {esc(choices[0])})"
+    elif len(choices) > 1:
+        formula += f" (the default; also: {esc(', '.join(choices[1:]))}, under Rank by)"
     counts = f" · {len(ranking.ranked)} ranked, {len(ranking.unranked)} not ranked"
     note = filter_note(name, filters)
     if note:  # the counts of the rows shown, out of all
@@ -159,7 +182,18 @@ def _without_prefix(formula: str) -> str:
 REPORTED_NOTE = (
     "Reported rows are numbers copied from each paper's tables, obtained with the paper's own setup "
     "(its tokenisation, preprocessing, data version and code), which may differ from this harness's; "
-    "Δ measures the difference to the reproduced run, it does not explain it."
+    "Δ measures the difference to the board's run of the model (reproduced by this harness, or run by mteb and "
+    "imported, as each cell says), it does not explain it."
+)
+
+
+IDENTICAL_NOTE = (
+    "⚠ same source file: the imported result files of these models are byte-identical (one git blob in mteb's "
+    "results repository), an upstream copy rather than two runs; their equal scores are not a tie to trust."
+)
+OTHER_DATA_NOTE = (
+    "Greyed values were computed on other data (another dataset revision) than the ranked results: shown with "
+    "the revision they ran on, never ranked nor compared."
 )
 
 
@@ -176,6 +210,10 @@ def board_notes(ranking: Ranking, reported: int = 0) -> str:
         items.append(REPORTED_NOTE)
     if any(line.imported for line in ranking.lines):
         items.append(IMPORTED_NOTE)
+    if any(line.identical for line in ranking.lines):
+        items.append(IDENTICAL_NOTE)
+    if any(line.other_data for line in ranking.lines):
+        items.append(OTHER_DATA_NOTE)
     if ranking.benchmark.formula:  # the title first: the formula may end in its own parenthesis
         items.append(f"Score ({aggregate_title(ranking)}) = {_without_prefix(ranking.benchmark.formula).rstrip('.')}.")
     metrics = [
@@ -332,13 +370,14 @@ def about_html(board: Board) -> str:
         "ranking, unranked, with what is missing.</li>"
         "<li>The score is the benchmark's declared aggregate (its formula is shown). Scores of benchmarks with "
         "different metrics are never averaged; the Overall view averages ranks, not scores (MTEB's mean rank), over "
-        "a set of benchmarks the reader chooses (by default the public benchmarks with ranked models); models ranked "
+        "a set of benchmarks the reader chooses (by default the benchmarks most models share); models ranked "
         "in only some of them are listed with their coverage.</li>"
         "<li>One row per model: its newest revision (by the date of its newest result); older revisions appear "
         'with the "Every revision" filter, each labelled with its revision.</li>'
         "<li>Scores reported in papers are shown in their own tier under a benchmark's runs, marked with the "
         "paper and table they come from; they are never ranked and carry no interval. Where the board also has "
-        "the model's own run, the row shows the reproduced score and the difference.</li>"
+        'the model\'s own run, the row shows that run\'s score ("reproduced" for this harness\'s run, "run by mteb" '
+        "for an imported one) and the difference.</li>"
         "<li>Every score carries a 95% bootstrap interval over queries where the results carry per-query scores "
         "(or the interval stored in the result); a subset column's interval (a query type, a domain, a stratum) "
         "resamples that subset's own queries, and a cell without per-query membership shows none. ≈ marks a "

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from leaderboard.app import imported_runs
+from leaderboard.app.filters import source_of
 from leaderboard.app.imported_runs import EXTERNAL_REASON, MtebCell, data_key, is_external, preference
 from leaderboard.app.values import ModelKey, finite, interval
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
@@ -73,6 +74,12 @@ class Line:
     # "evaluated by the queue" when every result behind the row carries an attestation by the queue's key that
     # holds (queue/attestation.py); None: pushed (or the board has no queue key). Set by the board.
     attested: str | None = None
+    # Column key -> the data a value shown but not ranked was computed on ("dataset revision e39ff896"): a result
+    # on other data than the ranked ones, readable (greyed) rather than hidden.
+    other_data: dict[str, str] = field(default_factory=dict)
+    # Column key -> other models whose imported source file for that cell is byte-identical to this row's (the
+    # same git blob): an upstream copy the board flags on both rows (``_identical_sources``).
+    identical: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -106,6 +113,7 @@ class Ranking:
     aggregated: int  # number of tasks in the aggregate
     interval_note: str = ""
     test_note: str = ""
+    by_direction: str = ""  # ranked by another of the benchmark's aggregates (``aggregates``): its direction
     # What views derive from a ranking once (its rows and values never change once ranked): the
     # statistics computed so far (page_statistics), what every page of its table shares (board_table).
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -125,7 +133,7 @@ class Ranking:
 
     @property
     def direction(self) -> str:
-        return next(c.direction for c in self.columns if c.spec.in_aggregate)
+        return self.by_direction or next(c.direction for c in self.columns if c.spec.in_aggregate)
 
     @property
     def aggregate_label(self) -> str:
@@ -254,8 +262,16 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
         for key, line in lines.items():
             chosen, why = _choose(by_model.get(key, []), spec, reference, details)
             if chosen is None:
-                line.values[column.key] = None
+                other = _on_other_data(by_model.get(key, []), spec, reference, details) if reference else None
+                value = value_of(other, spec, details.get(other["_path"])) if other else None
+                line.values[column.key] = value
                 line.intervals[column.key] = None
+                if other is not None and value is not None:  # shown, greyed, with its data; never ranked
+                    line.other_data[column.key] = _data_text(data_key(other))
+                    line.chosen[column.key] = other
+                    url = (imported_runs.imported(other) or {}).get("url")
+                    if isinstance(url, str):
+                        line.sources[column.key] = url
                 if spec.in_aggregate:
                     line.missing.append(f"{spec.task}: {why}")
                 continue
@@ -272,8 +288,11 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
                     line.missing.append(f"{spec.task}: {EXTERNAL_REASON}")
             elif spec.in_aggregate:
                 line.covered += 1
+    _identical_sources(columns, lines)
     _side_aggregates(benchmark, lines, per_task, details, model_key)
     _zero_shot(board, columns, lines, per_task, newest)
+    for line in lines.values():  # where its numbers come from, for the source filter (info is the line's copy)
+        line.info["source"] = source_of(line.imported)
     aggregated = [c for c in columns if c.spec.in_aggregate]
     ranked, unranked = [], []
     for line in lines.values():
@@ -294,6 +313,40 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
     own = {c.spec.task: per_task.get(c.spec.task, []) for c in columns}  # not every task's rows: the columns'
     imported_runs.add_comparisons(lines.values(), columns, own, model_key, lambda r, s: value_of(r, s, None))
     return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
+
+
+def _on_other_data(
+    rows: list[dict[str, Any]], spec: BenchmarkTask, reference: str, details: dict[str, dict[str, Any]]
+) -> dict[str, Any] | None:
+    """A model's newest complete default-protocol run on data other than the reference, with the metric (None:
+    none): what its cell shows, greyed, when it has no run on the reference data."""
+    found = [
+        r
+        for r in rows
+        if r["complete"]
+        and not r.get("task_options")
+        and not is_external(r)
+        and data_key(r) not in (reference, None)
+        and value_of(r, spec, details.get(r["_path"])) is not None
+    ]
+    return max(found, key=lambda r: preference(r, "")) if found else None
+
+
+def _identical_sources(columns: list[Column], lines: dict[ModelKey, Line]) -> None:
+    """Flag cells of different models whose imported source files are byte-identical (one git blob): mteb's
+    results repository holds such copies (GritLM-7B's and e5-mistral-7b-instruct's IFIR files), an upstream
+    error that would otherwise read as two models tying."""
+    for column in columns:
+        by_blob: dict[str, list[Line]] = {}
+        for line in lines.values():
+            blob = (imported_runs.imported(line.chosen.get(column.key) or {}) or {}).get("blob")
+            if isinstance(blob, str) and blob:
+                by_blob.setdefault(blob, []).append(line)
+        for same in by_blob.values():
+            names = {line.name for line in same}
+            if len(names) > 1:
+                for line in same:
+                    line.identical[column.key] = sorted(names - {line.name})
 
 
 def _zero_shot(
@@ -319,7 +372,7 @@ def _side_aggregates(
     details: dict[str, dict[str, Any]],
     model_key: Any,
 ) -> None:
-    """Means shown beside the aggregate and never ranked by (e.g. FollowIR's mean p-MRR): all values or none."""
+    """Means shown beside the aggregate, ranked by only when a reader picks one (``aggregates``): all values or none."""
     sides = list(getattr(benchmark, "also", ()) or ())
     # Each task's rows by model and its reference data, once: per line they cost a pass over every row
     # (at 35,000 imported results, FollowIR's 5,000 lines x 5,000 rows: minutes).

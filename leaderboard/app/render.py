@@ -216,6 +216,11 @@ def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
             record[f"{name}:ci_low"] = ci[0] if ci else None
             record[f"{name}:ci_high"] = ci[1] if ci else None
             record[f"{name}:ci_note"] = line.interval_notes.get(column.key, "") if ci is None else ""  # why none
+            other = getattr(line, "other_data", {}).get(column.key)
+            if other:  # a value shown greyed on the board: computed on other data, never ranked
+                record[f"{name}:ci_note"] = f"computed on {other}, not the ranked results' data (not comparable)"
+            if column.key in getattr(line, "identical", {}):
+                record[f"{name}:identical_source_of"] = "; ".join(line.identical[column.key])
         record.update(
             tasks_covered=line.covered,
             tasks_in_aggregate=ranking.aggregated,

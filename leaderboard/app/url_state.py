@@ -5,8 +5,10 @@ Parameters: ``benchmark``, ``tab``, ``kind``, ``instr``, ``size``, ``q`` (search
 own multipage routing: ``?page=2`` would be a server error, see ``legacy_links``), ``models`` (picked
 models), ``overall`` (the benchmarks of the
 Overall view), ``revisions`` (``1``: older revisions too), ``zs`` (the zero-shot filter), ``a`` and ``b``
-(the compared models), ``model`` (a model's page: opens the Model tab when no ``tab`` is given) and ``side``
-(the models side by side: opens that tab likewise).
+(the compared models), ``model`` (a model's page: opens the Model tab when no ``tab`` is given), ``side``
+(the models side by side: opens that tab likewise), ``lic`` (licenses), ``open`` (open weights: yes|no),
+``src`` (where the numbers come from: run here|imported|reported), ``by`` (the aggregate ranked by; absent:
+the benchmark's declared one).
 Lists are joined by ``|``. The page's JavaScript writes them (``assets.url_state_js``); the page
 load reads them here. Unknown values are dropped by the callers, which know the valid choices.
 A query longer than ``MAX_QUERY`` is trimmed (``trim``): its parameters are kept in order while
@@ -42,6 +44,10 @@ class ViewState:
     b: str = ""
     model: str = ""  # the model page's model
     side: tuple[str, ...] = ()  # the models side by side
+    licenses: tuple[str, ...] | None = None
+    open_weights: str = ""
+    sources: tuple[str, ...] | None = None
+    by: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -131,6 +137,10 @@ def parse(query: str | None) -> ViewState:
         b=pairs.get("b", ""),
         model=pairs.get("model", ""),
         side=_list(pairs.get("side")) or (),
+        licenses=_list(pairs.get("lic")),
+        open_weights=pairs.get("open", ""),
+        sources=_list(pairs.get("src")),
+        by=pairs.get("by", ""),
     )
 
 

@@ -25,7 +25,8 @@ class BenchmarkTask:
 
 @dataclass(frozen=True)
 class SideAggregate:
-    """A second number shown beside the aggregate, never ranked by: the mean of ``tasks``' values."""
+    """A second number shown beside the aggregate: the mean of ``tasks``' values. Never the default ranking; the
+    board ranks by it when a reader picks it (its label is the choice)."""
 
     label: str  # e.g. "mean p-MRR"
     formula: str

@@ -69,8 +69,9 @@ from leaderboard.sqlite_damage import is_damage, move_aside
 # 9: per-query columns keep metrics computed on some queries (None elsewhere); 10: the per-query rule (issue 31);
 # 11: summaries of imported results (the data key, the import's source, model_meta's columns) and the
 # training tasks in the detail; 12: per-query columns stored compactly, ids and subsets shared (index_columns);
-# 13: a named variant's protocol, variant_of and differences in its model summary
-INDEX_VERSION = "13"
+# 13: a named variant's protocol, variant_of and differences in its model summary;
+# 14: an import's source blob (the board flags byte-identical files of different models)
+INDEX_VERSION = "14"
 RACY_NS = 2_000_000_000  # a file modified this close to its row's writing is compared by sha256 (2 s: FAT's tick)
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
 # per-query interval or test for that result); every task in this project is far below it.
@@ -175,10 +176,11 @@ def data_key(record: Record) -> str | None:
 
 
 def _imported(found: Any) -> dict[str, Any] | None:
-    """What the board says of an imported result: which mteb ran it, where its file is, whether it is `external`."""
+    """What the board says of an imported result: which mteb ran it, where its file is (and its git blob: two
+    models' byte-identical files are flagged), whether it is `external`."""
     if found is None:
         return None
-    return {k: found.get(k) for k in ("format", "mteb_version", "file", "url", "external")}
+    return {k: found.get(k) for k in ("format", "mteb_version", "file", "url", "blob", "external")}
 
 
 def detail(record: Record) -> dict[str, Any]:

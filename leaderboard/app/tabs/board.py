@@ -10,11 +10,11 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import board_table, landing, overall_view, pages, prefetch, render, url_state
+from leaderboard.app import aggregates, board_table, landing, overall_view, pages, prefetch, render, url_state
 from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
-from leaderboard.app.filters import DEFAULT_COLUMNS, SIZES, ZERO_SHOT, Filters
+from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_label
 from leaderboard.app.landing import HOME
 from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.reported_tier import reported_lines
@@ -45,6 +45,10 @@ def _filters(
     sizes: list[str] | None,
     search: str,
     zero_shot: str | None = None,
+    licenses: list[str] | None = None,
+    all_licenses: list[str] | None = None,
+    weights: str | None = None,
+    sources: list[str] | None = None,
 ):
     return Filters(
         kinds=tuple(kinds or ()) if set(kinds or ()) != set(all_kinds) else (),
@@ -52,15 +56,30 @@ def _filters(
         sizes=tuple(sizes or ()) if set(sizes or ()) != set(SIZES) else (),
         search=(search or "").strip(),
         zero_shot=zero_shot if zero_shot in ZERO_SHOT else "any",
+        # every choice ticked is no filter (a license no shown model has is not a reason to hide one)
+        licenses=tuple(licenses or ()) if licenses is not None and set(licenses) != set(all_licenses or ()) else (),
+        open_weights=weights if weights in OPEN_WEIGHTS else "any",
+        sources=tuple(sources or ()) if sources is not None and set(sources) != set(SOURCES) else (),
     )
+
+
+def by_update(ranking, by: str = "") -> dict:
+    """The "Rank by" choices of a benchmark: its declared aggregate (the default, value "") and its other means;
+    hidden where it declares only one."""
+    found = aggregates.choices(ranking) if ranking is not None else []
+    if len(found) < 2:
+        return gr.update(choices=[("", "")], value="", visible=False)
+    options = [(f"{found[0]} (default)", "")] + [(label, label) for label in found[1:]]
+    return gr.update(choices=options, value=by if by in found[1:] else "", visible=True)
 
 
 def overall_update(board: Board, name: str | None, chosen: list[str] | None) -> dict:
     """The Overall set's checkboxes: shown only with Overall, ticked as chosen (default: the default set)."""
     if name != OVERALL:
         return gr.update(visible=False)
-    names = [b.name for b in board.benchmarks]
     found = board.overall_ranking(chosen or None)
+    # tasks in no benchmark are offered only once a link picked one (a local board has dozens of them)
+    names = [b.name for b in board.benchmarks if b.name not in board.standalone or b.name in found.benchmarks]
     return gr.update(choices=names, value=found.benchmarks, visible=True)
 
 
@@ -73,17 +92,40 @@ def build(shell: Shell) -> Tab | None:
         summary, html, notes = draw_board(name, *view)
         return summary, view_html(ID, html, benchmark=name or HOME, sort=sort or "", page=page_number(page)), notes
 
-    def draw_board(name, kinds, instructions, sizes, search, columns, revisions, zero_shot, sort, page, chosen):
+    def filters_of(kinds, instructions, sizes, search, zero_shot, licenses, weights, sources):
+        present = shell.kinds_present()
+        return _filters(
+            kinds, present, instructions, sizes, search, zero_shot, licenses, shell.board().licenses, weights, sources
+        )
+
+    def draw_board(
+        name,
+        kinds,
+        instructions,
+        sizes,
+        search,
+        columns,
+        revisions,
+        zero_shot,
+        lic,
+        weights,
+        src,
+        by,
+        sort,
+        page,
+        chosen,
+    ):
         current = shell.board()
-        filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search, zero_shot)
+        filters = filters_of(kinds, instructions, sizes, search, zero_shot, lic, weights, src)
         if name == HOME or not name:
             return pages.home_summary(current), landing.landing_html(current, shell.benchmark_list()), ""
         if name == OVERALL:
             found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
             return pages.overall_summary(found), overall_view.overall_html(found, filters), ""
-        ranking = shell.ranking(name, revisions)
-        if ranking is None:
+        declared = shell.ranking(name, revisions)
+        if declared is None:
             return pages.benchmark_summary(current, name, None), render.empty("No results yet."), ""
+        ranking = aggregates.ranked_by(declared, by)  # the declared ranking unless the reader picked another mean
         request = board_table.TableRequest(
             filters, tuple(columns or ()), url_state.parse_sort(sort or ""), page_number(page)
         )
@@ -92,39 +134,60 @@ def build(shell: Shell) -> Tab | None:
             ranking,
             request,
             papers,
-            lambda lines: prefetch.now(current, ranking, lines),
-            lambda lines: prefetch.ahead(current, ranking, lines),  # the next page, while this one is read
+            # the statistics of the declared rows (a derived row shares their cells' intervals)
+            lambda lines: prefetch.now(current, declared, aggregates.originals(ranking, lines)),
+            lambda lines: prefetch.ahead(current, declared, aggregates.originals(ranking, lines)),
         )
+        if ranking is not declared:
+            ranking.interval_note = declared.interval_note
         notes = pages.board_notes(ranking, len(papers)) if ranking.lines or papers else ""
         return pages.benchmark_summary(current, name, ranking, filters), html, notes
 
     # The CSV of each view (its rows, not its sort or page) per results revision.
     csv_paths: dict[tuple, str | None] = {}
 
-    def render_csv(name, kinds, instructions, sizes, search, columns, revisions, zero_shot, sort, page, chosen):
+    def render_csv(
+        name,
+        kinds,
+        instructions,
+        sizes,
+        search,
+        columns,
+        revisions,
+        zero_shot,
+        lic,
+        weights,
+        src,
+        by,
+        sort,
+        page,
+        chosen,
+    ):
         """The CSV of the view on screen, as numbers: written when the reader asks for it (its statistics cost
         about a second at thousands of models; written after every view change, they slowed the next click)."""
-        filters = _filters(kinds, shell.kinds_present(), instructions, sizes, search, zero_shot)
-        key = (shell.live.generation, name, filters, bool(revisions), tuple(chosen or ()) if name == OVERALL else ())
+        filters = filters_of(kinds, instructions, sizes, search, zero_shot, lic, weights, src)
+        overall = tuple(chosen or ()) if name == OVERALL else ()
+        key = (shell.live.generation, name, filters, bool(revisions), overall, by or "")
         path = csv_paths.get(key)
         if path is None or not Path(path).exists():  # a file pruned since is written again
             if len(csv_paths) >= CSV_KEEP:
                 csv_paths.clear()
-            path = csv_paths[key] = write_csv(name, filters, revisions, chosen)
+            path = csv_paths[key] = write_csv(name, filters, revisions, chosen, by)
         return path
 
-    def write_csv(name, filters, revisions, chosen):
+    def write_csv(name, filters, revisions, chosen, by=""):
         current = shell.board()
         if name == OVERALL:
             found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
             return csv_files.write(overall_view.overall_frame(found, filters), "overall-mean-rank")
-        ranking = shell.ranking(name, revisions)
-        if ranking is None or not ranking.lines:
+        declared = shell.ranking(name, revisions)
+        if declared is None or not declared.lines:
             return None
+        ranking = aggregates.ranked_by(declared, by)
         exported = [line for line in ranking.lines if filters.keep(line.info)]
         # Intervals and tests of every row exported, up to CSV_ROWS rows: past that, computing them
         # for each view would hold the server for seconds; rows not computed say so (narrow the view).
-        with_statistics(current, ranking, exported[:CSV_ROWS])
+        with_statistics(current, declared, aggregates.originals(ranking, exported[:CSV_ROWS]))
         frame = render.csv_frame(ranking, filters)
         if len(exported) > CSV_ROWS:
             frame["intervals"] = [
@@ -165,6 +228,38 @@ def build(shell: Shell) -> Tab | None:
                     info="As MTEB's leaderboard: a model trained on a task of the benchmark is not zero-shot; "
                     "unknown where its model_meta.json names no training data.",
                 )
+            with gr.Row():
+                license_names = shell.board().licenses
+                licenses = gr.CheckboxGroup(
+                    [(license_label(name), name) for name in license_names],
+                    value=license_names,
+                    label="License",
+                    elem_id="filter-license",
+                    info="From the model's metadata (an imported model's model_meta.json); unknown: none recorded.",
+                )
+                weights = gr.Radio(
+                    [(label, value) for value, label in OPEN_WEIGHTS.items()],
+                    value="any",
+                    label="Open weights",
+                    elem_id="filter-open-weights",
+                    info="A model whose metadata does not say is kept only under any.",
+                )
+                sources = gr.CheckboxGroup(
+                    list(SOURCES),
+                    value=list(SOURCES),
+                    label="Where the numbers come from",
+                    elem_id="filter-source",
+                    info="run here: this harness's runs; imported: mteb's runs; reported: copied from a paper or "
+                    "from the model's authors.",
+                )
+        by = gr.Radio(
+            [("", "")],
+            value="",
+            label="Rank by",
+            elem_id="rank-by",
+            visible=False,
+            info="The benchmark's own aggregate is the default; its other declared means rank without an interval.",
+        )
         sort_box = gr.Textbox("", elem_id="sort-state", elem_classes=["state-box"], show_label=False)
         page_box = gr.Textbox("1", elem_id="page-state", elem_classes=["state-box"], show_label=False)
         board_go = gr.Button("sort or page", elem_id="board-go", elem_classes=["state-box"])
@@ -175,6 +270,7 @@ def build(shell: Shell) -> Tab | None:
         notes = gr.HTML("", elem_id="notes", js_on_load=None)
 
     filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns, revisions, zero_shot]
+    filter_inputs += [licenses, weights, sources, by]
     view_inputs: list[Any] = [*filter_inputs, sort_box, page_box, shell.overall_set]
     # The benchmark shown is the shell's State: a filter's change event that the page load fires
     # (restoring the link's filters) may read the selector before its own update lands.
@@ -187,12 +283,16 @@ def build(shell: Shell) -> Tab | None:
         return ("1", *render_board(*(*state[:-2], 1, state[-1])))
 
     parameters = {1: "kind", 2: "instr", 3: "size", 4: "q", 5: "cols", 6: "revisions", 7: "zs"}
+    parameters |= {8: "lic", 9: "open", 10: "src", 11: "by"}
     defaults: dict[str, object] = {
         "kind": shell.kinds_present(),
         "instr": "any",
         "size": list(SIZES),
         "cols": list(SHOWN_COLUMNS),
         "zs": "any",
+        "lic": shell.board().licenses,
+        "open": "any",
+        "src": list(SOURCES),
     }
     for position, control in enumerate(filter_inputs, start=1):
         control.change(
@@ -223,6 +323,12 @@ def build(shell: Shell) -> Tab | None:
         chosen_columns = url_state.known(state.columns, COLUMN_CHOICES, list(SHOWN_COLUMNS))
         instruction = state.instructions if state.instructions in ("any", "yes", "no") else "any"
         zero_shot_choice = state.zero_shot if state.zero_shot in ZERO_SHOT else "any"
+        all_licenses = shell.board().licenses
+        chosen_licenses = url_state.known(state.licenses, all_licenses, all_licenses)
+        weights_choice = state.open_weights if state.open_weights in OPEN_WEIGHTS else "any"
+        chosen_sources = url_state.known(state.sources, SOURCES, list(SOURCES))
+        declared = shell.ranking(name)
+        by_choice = state.by if declared is not None and state.by in aggregates.choices(declared)[1:] else ""
         sort = f"{state.sort[0]}.{state.sort[1]}" if state.sort else ""
         chosen_set = url_state.known(state.overall, shell.benchmark_list(), []) if state.overall else []
         drawn = render_board(
@@ -234,6 +340,10 @@ def build(shell: Shell) -> Tab | None:
             chosen_columns,
             state.revisions,
             zero_shot_choice,
+            chosen_licenses,
+            weights_choice,
+            chosen_sources,
+            by_choice,
             sort,
             state.page,
             chosen_set,
@@ -249,6 +359,10 @@ def build(shell: Shell) -> Tab | None:
             changed(chosen_columns, list(SHOWN_COLUMNS)),
             changed(state.revisions, False),
             changed(zero_shot_choice, "any"),
+            changed(chosen_licenses, all_licenses),
+            changed(weights_choice, "any"),
+            changed(chosen_sources, list(SOURCES)),
+            by_update(declared, by_choice),
             changed(sort, ""),
             changed(str(state.page), "1"),
             overall_update(shell.board(), name, chosen_set),
@@ -257,10 +371,11 @@ def build(shell: Shell) -> Tab | None:
 
     def on_switch(switch: Switch, *state) -> list[Any]:
         sort, page, chosen = state[-3:]
-        out: list[Any] = [changed("", sort), changed("1", str(page))]
+        out: list[Any] = [changed("", sort), changed("1", str(page)), by_update(shell.ranking(switch.name))]
         hidden = OVERALL not in (switch.name, switch.previous)  # the Overall set stays hidden
         out.append(gr.skip() if hidden else overall_update(shell.board(), switch.name, chosen))
-        return out + list(render_board(*(switch.name, *state[:-3], "", 1, chosen)))
+        # a new benchmark starts at its own declared aggregate (``by`` is one of the dropped parameters)
+        return out + list(render_board(*(switch.name, *state[:-4], "", "", 1, chosen)))
 
     def on_tick(tick: Tick, *state) -> list[Any]:
         return list(render_board(tick.name, *state)) if tick.changed else skips(board_outputs)
@@ -268,8 +383,8 @@ def build(shell: Shell) -> Tab | None:
     return Tab(
         id=ID,
         load=Hook(on_load, [*filter_inputs, sort_box, page_box, shell.overall_set, *board_outputs]),
-        switch=Hook(on_switch, [sort_box, page_box, shell.overall_set, *board_outputs], view_inputs),
+        switch=Hook(on_switch, [sort_box, page_box, by, shell.overall_set, *board_outputs], view_inputs),
         tick=Hook(on_tick, board_outputs, view_inputs),
-        url_parameters=("sort", "p", "overall"),
+        url_parameters=("sort", "p", "overall", "by"),
         spinner=table,
     )

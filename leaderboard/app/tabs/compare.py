@@ -14,7 +14,7 @@ import gradio as gr
 from leaderboard.app import render, views
 from leaderboard.app.assets import url_state_js
 from leaderboard.app.board import OVERALL
-from leaderboard.app.comparison_view import comparison_html
+from leaderboard.app.comparison_view import comparison_html, plain_difference_html
 from leaderboard.app.landing import HOME
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
@@ -97,8 +97,22 @@ def build(shell: Shell) -> Tab | None:
         rows = found.ordered(shell.ranking(name))  # subsets in the board's column order, strata by number
         labels = views.model_labels([key_a, key_b])
         problems = found.problems() + _unvouched(shell.board(), name, key_a, key_b, labels)
+        every = shell.board().ranking(name, with_stats=False, all_revisions=True)  # the rows the pickers list
+        lines = {line.key: line for line in every.lines} if every is not None else {}
+        plain = ""
+        if key_a in lines and key_b in lines and every is not None:  # the tasks not compared over queries
+            untested = {task for task, _ in found.skipped}
+            plain = plain_difference_html(
+                labels[key_a], labels[key_b], lines[key_a], lines[key_b], every.columns, untested
+            )
         return comparison_html(
-            labels[key_a], labels[key_b], rows, problems, subsets_shown=bool(per_subset), labels=found.labels()
+            labels[key_a],
+            labels[key_b],
+            rows,
+            problems,
+            subsets_shown=bool(per_subset),
+            labels=found.labels(),
+            plain=plain,
         )
 
     with gr.Tab(LABEL, id=ID) as tab:

@@ -1,0 +1,117 @@
+"""Ranking a benchmark by another of its declared aggregates (FollowIR: its score, or the mean p-MRR).
+
+A benchmark declares one aggregate it is ranked by and, in ``also``, other means over its tasks
+(``contract.benchmark.SideAggregate``). The reader may rank by any of them: the board's default is the
+declared aggregate, and the choice is a URL parameter (``by``). Nothing here names a benchmark: the choices
+are the declaration's own labels.
+
+A ranking by another aggregate is derived from the declared one (computed once per ranking, kept in its
+``memo``): the same rows, as copies that share their per-column values and intervals, so the statistics
+computed for the declared ranking's rows fill the derived rows' cells too. Its Score column is the chosen
+mean, and the declared aggregate becomes a column beside it. Only rows ranked by the declared aggregate
+(complete on every task it averages) are ranked, among them those with the chosen mean; a mean over other
+tasks has no interval and no test against #1 here (the rows say so with †).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import TYPE_CHECKING
+
+from leaderboard.contract.benchmark import SideAggregate
+
+if TYPE_CHECKING:
+    from leaderboard.app.ranking import Line, Ranking
+
+NOT_TESTED = "no interval or test for this mean: it is ranked by its value only (†)"
+
+
+def choices(ranking: Ranking) -> list[str]:
+    """The aggregates a reader may rank by: the declared one first, then the benchmark's other means."""
+    from leaderboard.app.render import aggregate_title
+
+    declared = aggregate_title(base(ranking))
+    sides = [side.label for side in getattr(base(ranking).benchmark, "also", ()) or ()]
+    return [declared, *(label for label in sides if label != declared)]
+
+
+def base(ranking: Ranking) -> Ranking:
+    """The declared ranking a derived one was made from (itself when it is the declared one)."""
+    return ranking.memo.get("base", ranking)
+
+
+def ranked_by(ranking: Ranking, label: str | None) -> Ranking:
+    """The ranking by ``label`` (one of ``choices``); the declared ranking for its own label, None or unknown."""
+    sides = {side.label: side for side in getattr(ranking.benchmark, "also", ()) or ()}
+    if not label or label not in sides or label == choices(ranking)[0]:
+        return ranking
+    key = f"by:{label}"
+    found = ranking.memo.get(key)
+    if found is None:
+        found = ranking.memo[key] = _derive(ranking, sides[label])
+    return found
+
+
+def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
+    from leaderboard.app.ranking import Ranking
+    from leaderboard.app.render import aggregate_title
+
+    declared_label = aggregate_title(ranking)
+    aggregated = [c.spec for c in ranking.columns if c.spec.in_aggregate]
+    declared = SideAggregate(declared_label, ranking.benchmark.formula, tuple(aggregated))
+    others = tuple(s for s in ranking.benchmark.also if s.label != side.label)
+    benchmark = dataclasses.replace(
+        ranking.benchmark, aggregate_label=side.label, formula=side.formula, also=(declared, *others)
+    )
+    direction = side.tasks[0].direction if side.tasks else "higher"
+    ranked: list[Line] = []
+    unranked: list[Line] = []
+    for line in ranking.ranked:
+        row = _copy(line, side.label, declared_label)
+        (ranked if row.aggregate is not None else unranked).append(row)
+        if row.aggregate is None:
+            row.missing = [*line.missing, f"no {side.label}: a task of it has no value"]
+    for line in ranking.unranked:
+        row = _copy(line, side.label, declared_label)
+        row.aggregate = None  # not complete on the declared aggregate's tasks: not comparable
+        unranked.append(row)
+    lower = direction == "lower"
+    ranked.sort(key=lambda line: ((line.aggregate or 0.0) if lower else -(line.aggregate or 0.0), line.name))
+    previous, position = None, 0
+    for index, line in enumerate(ranked, start=1):
+        if line.aggregate != previous:  # equal means share a rank
+            position, previous = index, line.aggregate
+        line.rank = position
+    unranked.sort(key=lambda line: (-line.covered, line.name))
+    found = Ranking(
+        benchmark,
+        ranking.columns,
+        ranked,
+        unranked,
+        ranking.aggregated,
+        interval_note=ranking.interval_note,
+        test_note=f"Ranked by {side.label}: {NOT_TESTED}.",
+        by_direction=direction,
+    )
+    found.memo["base"] = ranking
+    return found
+
+
+def _copy(line: Line, label: str, declared_label: str) -> Line:
+    row = copy.copy(line)  # shares values and intervals with the declared row: its statistics fill both
+    row.aggregate = line.side.get(label)
+    row.aggregate_interval = None
+    row.p_value = None
+    row.rank = None
+    row.side = {**{k: v for k, v in line.side.items() if k != label}, declared_label: line.aggregate}
+    return row
+
+
+def originals(ranking: Ranking, lines: list[Line]) -> list[Line]:
+    """The declared ranking's rows behind derived rows (whose statistics the page computes)."""
+    source = base(ranking)
+    if source is ranking:
+        return lines
+    by_key = {line.key: line for line in source.lines}
+    return [by_key[line.key] for line in lines if line.key in by_key]

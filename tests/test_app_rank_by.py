@@ -1,0 +1,127 @@
+"""Ranking by another of a benchmark's declared aggregates, and the filters a reader expects (issue 38.4/38.5):
+the choices come from the declaration, never from a list naming a benchmark."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from test_app_board_table import FakeBoard, make_ranking
+
+from leaderboard.app import aggregates, board_table, pages, url_state
+from leaderboard.app.filters import SOURCES, Filters, source_of
+from leaderboard.app.ranking import Ranking
+from leaderboard.contract.benchmark import BenchmarkTask, SideAggregate
+
+
+def _with_side(n: int = 4) -> Ranking:
+    """A benchmark that declares a second mean ("mean gap", lower is better) beside its aggregate."""
+    found = make_ranking(n, 1)
+    side = SideAggregate("mean gap", "gap = mean of the gaps", (BenchmarkTask("t", "gap", "lower", "gap"),))
+    found.benchmark = dataclasses.replace(found.benchmark, also=(side,))
+    for position, line in enumerate(found.ranked):
+        line.side = {"mean gap": None if position == 1 else float(position)}  # m001 has no gap
+        line.intervals = {"c0": (0.1, 0.2)}
+        line.aggregate_interval, line.p_value = (0.1, 0.9), 0.5
+    found.unranked[0].side = {"mean gap": 0.0}  # the best gap, but incomplete on the declared aggregate
+    return found
+
+
+def test_the_choices_are_the_declared_aggregate_then_the_benchmarks_own_means():
+    assert aggregates.choices(_with_side()) == ["nDCG@10", "mean gap"]
+    assert aggregates.choices(make_ranking(3)) == ["nDCG@10"]  # nothing else declared: no choice offered
+
+
+def test_ranking_by_a_declared_mean_uses_its_direction_and_keeps_the_declared_score_beside_it():
+    declared = _with_side()
+    by = aggregates.ranked_by(declared, "mean gap")
+    assert by is aggregates.ranked_by(declared, "mean gap")  # derived once per ranking
+    assert aggregates.ranked_by(declared, "nDCG@10") is declared and aggregates.ranked_by(declared, "x") is declared
+    # lower is better: m000 (gap 0) first, m002 (2), m003 (3); m001 has no gap and u000 is not complete
+    assert [(line.name, line.rank, line.aggregate) for line in by.ranked] == [
+        ("m000", 1, 0.0),
+        ("m002", 2, 2.0),
+        ("m003", 3, 3.0),
+    ]
+    assert [line.name for line in by.unranked] == ["m001", "u000"]
+    assert "no mean gap" in by.unranked[0].missing[-1]
+    assert by.direction == "lower" and by.aggregate_label == "mean gap"
+    # no interval and no test for the chosen mean (†), and the declared aggregate is a column beside it
+    assert all(line.aggregate_interval is None and line.p_value is None for line in by.ranked)
+    assert [line.marker for line in by.ranked] == ["", "†", "†"]
+    assert by.ranked[1].side["nDCG@10"] == declared.ranked[2].aggregate
+    assert by.ranked[0].intervals is declared.ranked[0].intervals  # statistics of the declared rows fill both
+    # the declared ranking is untouched
+    assert [line.rank for line in declared.ranked] == [1, 2, 3, 4] and declared.ranked[0].aggregate == 1.0
+    assert aggregates.originals(by, by.ranked[:2]) == [declared.ranked[0], declared.ranked[2]]
+
+
+def test_the_page_says_what_ranks_it_and_what_the_default_is():
+    declared = _with_side()
+    board = FakeBoard({"Bench": declared})
+    board.benchmark = lambda name: declared.benchmark  # type: ignore[attr-defined]
+    by = aggregates.ranked_by(declared, "mean gap")
+    assert "ranked by mean gap (chosen; the default is nDCG@10)" in pages.benchmark_summary(board, "Bench", by)  # type: ignore[arg-type]
+    assert "ranked by nDCG@10 (the default; also: mean gap, under Rank by)" in pages.benchmark_summary(
+        board,  # type: ignore[arg-type]
+        "Bench",
+        declared,
+    )
+    html = board_table.board_html(by, board_table.TableRequest())
+    header = re.search(r"<thead>(.*?)</thead>", html, re.S).group(1)
+    assert "mean gap" in header and "nDCG@10" in header
+    assert "Ranked by mean gap: no interval or test" in pages.board_notes(by)
+
+
+def test_the_choice_and_the_new_filters_round_trip_through_the_url():
+    state = url_state.parse("?benchmark=B&by=mean+p-MRR&lic=mit|apache-2.0&open=yes&src=imported|reported")
+    assert state.by == "mean p-MRR" and state.licenses == ("mit", "apache-2.0") and state.open_weights == "yes"
+    assert state.sources == ("imported", "reported")
+    assert url_state.parse("?benchmark=B").by == "" and url_state.parse("").licenses is None
+
+
+def test_license_open_weights_and_source_filters():
+    mit = {"name": "a", "license": "mit", "open_weights": True, "source": "imported"}
+    closed = {"name": "b", "license": None, "open_weights": False, "source": "imported"}
+    unknown = {"name": "c", "source": "run here"}
+    rows = [mit, closed, unknown]
+    assert [r["name"] for r in rows if Filters(licenses=("mit",)).keep(r)] == ["a"]
+    assert [r["name"] for r in rows if Filters(licenses=("unknown",)).keep(r)] == ["b", "c"]
+    assert [r["name"] for r in rows if Filters(open_weights="yes").keep(r)] == ["a"]
+    assert [r["name"] for r in rows if Filters(open_weights="no").keep(r)] == ["b"]  # unknown is neither
+    assert [r["name"] for r in rows if Filters(sources=("run here",)).keep(r)] == ["c"]
+    assert Filters(sources=("run here",)).shows_reported is False and Filters().shows_reported
+    assert source_of(None) == "run here" and source_of("run by mteb 2.18, imported") == "imported"
+    assert source_of("reported by the model's authors (mteb's `external`), imported") == "reported"
+    assert SOURCES == ("run here", "imported", "reported")
+    assert "license mit" in pages.filter_note("B", Filters(licenses=("mit",)))
+    assert "source imported" in pages.filter_note("B", Filters(sources=("imported",)))
+
+
+def test_the_source_filter_hides_or_keeps_the_papers_tier():
+    from test_app_board_table import reported
+
+    from leaderboard.app.reported_tier import reported_lines
+
+    ranking = make_ranking(2)
+    rows = reported_lines(FakeBoard({"Bench": ranking}, [reported("paper-only", 0.9)]), ranking)  # type: ignore[arg-type]
+    shown = board_table.board_html(ranking, board_table.TableRequest(Filters(sources=("reported",))), rows)
+    assert 'class="reported"' in shown and 'tbody class="ranked"></tbody>' in shown  # run-here rows filtered out
+    hidden = board_table.board_html(ranking, board_table.TableRequest(Filters(sources=("run here",))), rows)
+    assert 'class="reported"' not in hidden
+
+
+def test_a_license_given_as_a_link_is_named_short():
+    from leaderboard.app.filters import license_label
+
+    url = "https://huggingface.co/nvidia/llama-embed-nemotron-8b/blob/main/LICENSE"
+    assert license_label(url) == "nvidia/llama-embed-nemotron-8b (link)"
+    assert license_label("apache-2.0") == "apache-2.0" and license_label("https://example.org") == "example.org (link)"
+
+
+def test_a_row_whose_file_many_models_share_names_three_and_counts_the_rest():
+    found = make_ranking(2)
+    line = found.ranked[0]
+    line.identical = {"c0": ["x1", "x2", "x3", "x4", "x5"]}
+    text = board_table.identical_span(line, found)
+    assert "same source file as x1, x2, x3 and 2 more (1 of 2 columns)" in text and "x4, x5" in text  # tooltip
