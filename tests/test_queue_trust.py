@@ -407,3 +407,15 @@ def test_every_test_the_threat_model_names_exists():
     missing = [f"{file}::{test}" for file, test in sorted(named)
                if not re.search(rf"^def {test}\(", (REPO / file).read_text("utf-8"), re.M)]  # fmt: skip
     assert not missing, missing
+
+
+def test_every_test_the_readmes_threat_model_names_exists():
+    """README's short threat model names its tests as `test_FILE.py::test_name`: each must exist."""
+    from conftest import REPO
+
+    section = (REPO / "README.md").read_text("utf-8").split("## Threat model, in short", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"(test_\w+\.py)::(test_\w+)", section))
+    assert len(named) >= 5
+    missing = [f"{file}::{test}" for file, test in sorted(named)
+               if not re.search(rf"^def {test}\(", (REPO / "tests" / file).read_text("utf-8"), re.M)]  # fmt: skip
+    assert not missing, missing
