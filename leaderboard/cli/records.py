@@ -155,11 +155,18 @@ def show(
 def _mark_provenance(directory: Path, rows: list[dict], queue_key: str | None, endpoint: str | None) -> bool:
     """Each row's provenance ("evaluated by the queue", "pushed", ...), when a key is given or any result carries
     an attestation (a folder the queue never touched keeps its listing as it was); a bad attestation is named."""
-    from leaderboard.queue.attestation import attestation_path, check, provenance, queue_key_option
+    import os
+
+    from leaderboard.records.listing import attestation_path
+
+    # The queue's reader (pydantic, cryptography) is imported only when a key or an attestation asks for it:
+    # a cold `show` of a folder the queue never touched stays light.
+    asked = queue_key or os.environ.get("LEADERBOARD_QUEUE_PUBLIC_KEY")
+    if not asked and not any(Path(attestation_path(row["file"])).is_file() for row in rows):
+        return False
+    from leaderboard.queue.attestation import check, provenance, queue_key_option
 
     key = queue_key_option(queue_key, endpoint)
-    if key is None and not any(Path(attestation_path(row["file"])).is_file() for row in rows):
-        return False
     for row in rows:
         verdict = check(Path(row["file"]), key)
         row["provenance"] = provenance(verdict)

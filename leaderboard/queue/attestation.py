@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from leaderboard.errors import BadInput
-from leaderboard.records.listing import ATTESTATION_SUFFIX
+from leaderboard.records.listing import ATTESTATION_SUFFIX, attestation_path
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -162,11 +162,6 @@ def queue_key_option(spec: str | None, endpoint: str | None = None) -> QueueKey 
 
 
 # -- signing (the worker) -------------------------------------------------------------------------
-def attestation_path(result: str) -> str:
-    """``.../<task>.json`` -> ``.../<task>.attestation.json`` (a path in the dataset or on disk)."""
-    return result.removesuffix(".json") + SUFFIX
-
-
 def is_attestation(name: str) -> bool:
     return name.endswith(SUFFIX)
 

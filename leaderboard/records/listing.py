@@ -18,6 +18,11 @@ ATTESTATION_SUFFIX = ".attestation.json"
 REPORTED_FOLDER = "reported"  # scores copied from papers (records/reported.py), beside results/: not results
 
 
+def attestation_path(result: str) -> str:
+    """``.../<task>.json`` -> ``.../<task>.attestation.json`` (a path in the dataset or on disk)."""
+    return result.removesuffix(".json") + ATTESTATION_SUFFIX
+
+
 def holds_reported_scores(folder: Path) -> bool:
     """<root>/reported with no subfolder: the papers' files (a model's folder holds revision folders)."""
     try:
