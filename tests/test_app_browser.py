@@ -138,7 +138,7 @@ def test_first_ranked_score_is_on_the_first_screen(browser, server, size):
     settle(page)  # laid out as the reader sees it
     for cell in (first.locator("td.c-rank"), first.locator("td.c-model"), score):
         assert in_viewport(cell, SIZES[size]), (size, cell.bounding_box())
-    assert first.locator("td.c-model").inner_text() == "bm25"
+    assert first.locator("td.c-model a.to-model").inner_text() == "bm25"
     page.close()
 
 
@@ -338,7 +338,7 @@ def test_the_example_plugin_task_gets_its_own_declared_view(browser, server):
     """No app code names the example task: its view comes from the `views` its results declare."""
     page = open_page(browser, server, query="?benchmark=Example+topics")
     assert "Example topics" in page.locator("#benchmark-summary").inner_text()
-    assert page.locator("#board-table tbody.ranked td.c-model").all_inner_texts() == ["bm25"]
+    assert page.locator("#board-table tbody.ranked td.c-model a.to-model").all_inner_texts() == ["bm25"]
     page.get_by_role("tab", name="Task views").click()
     tab_view(page, "views", benchmark="Example topics")
     page.wait_for_selector("text=example-topics: Reciprocal rank per topic")
@@ -462,7 +462,7 @@ def test_two_revisions_of_a_model_are_one_row_unless_asked(browser, comlq_server
     phone.close()
     page = open_page(browser, comlq_server, DESKTOP, "?benchmark=ComLQ")
     page.wait_for_selector("#board-table tbody.ranked tr")
-    models = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
+    models = page.locator("#board-table tbody.ranked td.c-model a.to-model").all_inner_texts()
     assert [m for m in models if m.startswith("bm25") and "okapi" not in m] == ["bm25"]
     settle(page)
     page.screenshot(path=str(shots / "desktop-board-comlq.png"))
@@ -505,7 +505,7 @@ def test_overall_ranks_over_the_chosen_set_which_is_in_the_url(browser, comlq_se
         summary = page.locator("#benchmark-summary").inner_text()
         assert "mean rank over 2 benchmarks" in summary and "ComLQ, NegConstraint" in summary
         expect(page.locator("#overall-set input:checked")).to_have_count(2)
-        ranked = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
+        ranked = page.locator("#board-table tbody.ranked td.c-model a.to-model").all_inner_texts()
         assert sorted(ranked) == ["bm25", "bm25-okapi"]
         settle(page)
         first = page.locator("#board-table tbody.ranked tr").first.locator("td.c-agg")

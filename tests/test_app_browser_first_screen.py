@@ -188,8 +188,10 @@ def test_identical_source_files_are_flagged_on_both_rows(browser, server, board,
     assert len(flagged) == 2
     page = open_page(browser, server, SIZES[size], "?benchmark=IFIR")
     view = board_view(page, benchmark="IFIR")
-    cells = view.locator("#board-table tbody.ranked td.c-model").evaluate_all("cs => cs.map(c => c.innerText)")
-    by_name = {text.split("\n")[0]: text for text in cells}  # each cell: the name, then its notes
+    cells = view.locator("#board-table tbody.ranked td.c-model").evaluate_all(
+        "cs => cs.map(c => [c.querySelector('a.to-model').innerText, c.innerText])"
+    )
+    by_name = dict(cells)  # each cell: the name (its page's link), then its notes
     for line in flagged:
         (other,) = {name for names in line.identical.values() for name in names}
         assert f"⚠ same source file as {other}" in by_name[line.name]

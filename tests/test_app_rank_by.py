@@ -98,6 +98,23 @@ def test_license_open_weights_and_source_filters():
     assert "source imported" in pages.filter_note("B", Filters(sources=("imported",)))
 
 
+def test_a_license_or_kind_new_since_the_page_was_built_is_never_hidden():
+    """The checkboxes offer the values of the board the page was built on: a model loaded later with a license (or
+    kind) they do not offer stays shown, and only what the reader unticked is hidden."""
+    from leaderboard.app.tabs.board import _filters, shown_values
+
+    offered, current = ["mit"], ["apache-2.0", "mit"]
+    assert shown_values(["mit"], offered, current) == ()  # all offered ticked: no filter, the new one shown
+    assert shown_values([], ["mit", "unknown"], ["apache-2.0", "mit", "unknown"]) == ()  # none ticked: no filter
+    assert shown_values(["mit"], ["mit", "unknown"], ["apache-2.0", "mit", "unknown"]) == ("apache-2.0", "mit")
+    new = {"name": "word-overlap", "license": "apache-2.0", "kind": "sparse"}
+    filters = _filters(
+        ["dense"], ["dense", "sparse"], "any", None, "", licenses=["mit"], all_licenses=current,
+        offered_kinds=["dense"], offered_licenses=offered,
+    )  # fmt: skip
+    assert filters.licenses == () and filters.kinds == () and filters.keep(new)
+
+
 def test_the_source_filter_hides_or_keeps_the_papers_tier():
     from test_app_board_table import reported
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from leaderboard import Pipeline
 from leaderboard.contract.model import ModelKind, ModelMetadata, Reranker, Run, SparseModel
 from leaderboard.engine.evaluation import Context, score_candidates
-from leaderboard.engine.pipeline import Pipeline, PipelineSpec
 
 
 class WordOverlap(Reranker):
@@ -44,7 +44,7 @@ def test_rerankers_score_every_candidate_of_each_row_with_no_first_stage(tmp_pat
 
     for variant, size in (("task1", 2), ("task2", 11)):
         data = DemoMultiConIRTask(variant, data_dir=str(tmp_path)).load()
-        for model in (WordOverlap(), Pipeline(PipelineSpec("never", "overlap", 1), NeverAsked(), WordOverlap())):
+        for model in (WordOverlap(), Pipeline(NeverAsked(), WordOverlap(), depth=1)):
             reranker = model if isinstance(model, WordOverlap) else model.reranker
             scores = score_candidates(model, data.sets, Context(batch_size=8))
             expected = {(s.query, d) for s in data.sets for d in s.candidates}

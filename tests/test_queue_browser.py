@@ -158,7 +158,7 @@ def test_submit_in_the_space_then_a_worker_evaluates_it_and_the_board_and_queue_
 
                 page.get_by_role("tab", name="Leaderboard").click()
                 expect(page.locator("#board-table")).to_contain_text("word-overlap")
-                models = page.locator("#board-table tbody.ranked td.c-model").all_inner_texts()
+                models = page.locator("#board-table tbody.ranked td.c-model a.to-model").all_inner_texts()
                 assert {m.strip() for m in models} >= {"bm25", "word-overlap"}, models
                 settle(page)
                 page.screenshot(path=str(shots / "queue-4-on-the-board.png"))

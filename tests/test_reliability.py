@@ -240,7 +240,7 @@ def test_hostile_plugins_are_reported_and_the_cli_keeps_working(tmp_path):
     assert "hook register_tasks raised SystemExit: 4" in plugins["hook-exits"]["errors"][0]
     assert not plugins["prints"]["errors"] and "hello from import" in listed.stderr
     assert "hello from a hook" in listed.stderr
-    assert plugins["bm25"]["models"] == ["bm25"]
+    assert plugins["bm25"]["models"] == ["bm25", "bm25:mair"]  # the default and its named MAIR variant
     ran = run_cli("run", "-m", "bm25", "-t", "demo", "-o", str(tmp_path / "out"), env=env)
     assert ran.returncode == 0, ran.stderr  # exited 3 (the push-conflict code) with no output; `tasks` hung
     ran = run_cli("run", "-m", "exits-when-built", "-t", "demo", "-o", str(tmp_path / "out"), env=env)

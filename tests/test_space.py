@@ -233,7 +233,7 @@ def _ranked_rows(url: str) -> list[tuple[str, float]]:
         rows = board_view(page, benchmark="ComLQ").locator("#board-table tbody.ranked tr")
         rows.first.wait_for()
         return [
-            (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
+            (row.locator("td.c-model a.to-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
             for row in rows.all()
         ]
 
@@ -314,7 +314,7 @@ def test_the_space_app_over_a_folder_serves_the_public_board_in_chromium(board_f
         rows = board_view(page, benchmark="ComLQ").locator("#board-table tbody.ranked tr")
         rows.first.wait_for()
         ranked = [
-            (row.locator("td.c-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
+            (row.locator("td.c-model a.to-model").inner_text().strip(), float(row.locator("td.c-agg .v").inner_text()))
             for row in rows.all()
         ]
         assert [m for m, _ in ranked] == sorted(expected, key=expected.get, reverse=True)

@@ -38,6 +38,17 @@ COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
 SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
 
 
+def shown_values(ticked: list[str] | None, offered: list[str], current: list[str]) -> tuple[str, ...]:
+    """What a checkbox filter shows: every current value but those the reader unticked (empty: no filter).
+
+    The checkboxes offer the values of the board the page was built on; a value new since (a model with a new
+    license or kind, loaded with a new results revision) is not offered, so it is never hidden."""
+    hidden = set(offered) - set(ticked or ())
+    if not ticked or not hidden:  # nothing ticked is no filter, as every choice ticked is
+        return ()
+    return tuple(sorted(set(current) - hidden))
+
+
 def _filters(
     kinds: list[str] | None,
     all_kinds: list[str],
@@ -49,15 +60,25 @@ def _filters(
     all_licenses: list[str] | None = None,
     weights: str | None = None,
     sources: list[str] | None = None,
+    offered_kinds: list[str] | None = None,
+    offered_licenses: list[str] | None = None,
 ):
+    """The filters of the ticked controls; ``all_*`` are the current board's values, ``offered_*`` the values the
+    checkboxes offer (the board the page was built on; default: the current ones)."""
     return Filters(
-        kinds=tuple(kinds or ()) if set(kinds or ()) != set(all_kinds) else (),
+        kinds=shown_values(kinds, all_kinds if offered_kinds is None else offered_kinds, all_kinds),
         instructions=instructions or "any",
         sizes=tuple(sizes or ()) if set(sizes or ()) != set(SIZES) else (),
         search=(search or "").strip(),
         zero_shot=zero_shot if zero_shot in ZERO_SHOT else "any",
         # every choice ticked is no filter (a license no shown model has is not a reason to hide one)
-        licenses=tuple(licenses or ()) if licenses is not None and set(licenses) != set(all_licenses or ()) else (),
+        licenses=()
+        if licenses is None
+        else shown_values(
+            licenses,
+            list(all_licenses or ()) if offered_licenses is None else offered_licenses,
+            list(all_licenses or ()),
+        ),
         open_weights=weights if weights in OPEN_WEIGHTS else "any",
         sources=tuple(sources or ()) if sources is not None and set(sources) != set(SOURCES) else (),
     )
@@ -92,10 +113,24 @@ def build(shell: Shell) -> Tab | None:
         summary, html, notes = draw_board(name, *view)
         return summary, view_html(ID, html, benchmark=name or HOME, sort=sort or "", page=page_number(page)), notes
 
+    # The values the kind and license checkboxes offer: those of the board the page is built on.
+    offered: dict[str, list[str]] = {"kinds": shell.kinds_present(), "licenses": list(shell.board().licenses)}
+
     def filters_of(kinds, instructions, sizes, search, zero_shot, licenses, weights, sources):
         present = shell.kinds_present()
         return _filters(
-            kinds, present, instructions, sizes, search, zero_shot, licenses, shell.board().licenses, weights, sources
+            kinds,
+            present,
+            instructions,
+            sizes,
+            search,
+            zero_shot,
+            licenses,
+            shell.board().licenses,
+            weights,
+            sources,
+            offered_kinds=offered["kinds"],
+            offered_licenses=offered["licenses"],
         )
 
     def draw_board(
@@ -200,7 +235,7 @@ def build(shell: Shell) -> Tab | None:
     with gr.Tab(LABEL, id=ID) as tab:
         with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
             with gr.Row():
-                kind_names = shell.kinds_present()
+                kind_names = offered["kinds"]
                 kinds = gr.CheckboxGroup(kind_names, value=kind_names, label="Model kind", elem_id="filter-kind")
                 instructions = gr.Radio(
                     ["any", "yes", "no"], value="any", label="Takes instructions", elem_id="filter-instructions"
@@ -229,7 +264,7 @@ def build(shell: Shell) -> Tab | None:
                     "unknown where its model_meta.json names no training data.",
                 )
             with gr.Row():
-                license_names = shell.board().licenses
+                license_names = offered["licenses"]
                 licenses = gr.CheckboxGroup(
                     [(license_label(name), name) for name in license_names],
                     value=license_names,
