@@ -10,7 +10,7 @@ The public API, importable from here:
   a kind of it, for data that cannot be downloaded here (the message names ``--data-dir``).
 * ``per_query_frame(results, metrics=None)``: the per-query values of one result or many (a ``Result``,
   a file, a folder, or a list) as a pandas DataFrame: model, revision, task, result_path, query_id,
-  subsets, metric, value (``leaderboard.records.per_query_frame``).
+  subsets, metric, value (``leaderboard.analysis.per_query_frame``).
 * ``leaderboard.toolkit``: what plugins may use besides the contract (metrics, data helpers, hashing, ...).
 
 Names are loaded on first use, so ``leaderboard --help`` imports neither numpy, pydantic nor pluggy.
@@ -30,7 +30,7 @@ _LAZY = {
     "BadInput": "leaderboard.errors",
     "DataUnavailable": "leaderboard.errors",
     "LeaderboardError": "leaderboard.errors",
-    "per_query_frame": "leaderboard.records.per_query_frame",
+    "per_query_frame": "leaderboard.analysis.per_query_frame",
 }
 _CONTRACT = (
     "Benchmark",
@@ -111,6 +111,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # explicit re-exports ("X as X"): what `mypy --strict` accepts from a plugin's imports
+    from leaderboard.analysis.per_query_frame import (
+        per_query_frame as per_query_frame,
+    )
     from leaderboard.contract.benchmark import (
         Benchmark as Benchmark,
     )
@@ -224,9 +227,6 @@ if TYPE_CHECKING:  # explicit re-exports ("X as X"): what `mypy --strict` accept
     )
     from leaderboard.errors import (
         LeaderboardError as LeaderboardError,
-    )
-    from leaderboard.records.per_query_frame import (
-        per_query_frame as per_query_frame,
     )
 
     __version__: str

@@ -205,8 +205,8 @@ def test_a_zero_width_interval_is_no_interval_and_a_narrow_one_shows_its_width()
 def test_comparison_rows_use_the_boards_subset_labels_and_strata_sort_by_number():
     from types import SimpleNamespace
 
+    from leaderboard.analysis.comparison import natural_key
     from leaderboard.app.comparison_view import comparison_html
-    from leaderboard.records.comparison import natural_key
 
     assert sorted(["cw=11-12", "cw=3-10", "cw=16-28", "cw=13-15"], key=natural_key) == [
         "cw=3-10",

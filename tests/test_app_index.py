@@ -108,7 +108,7 @@ def test_the_live_board_follows_new_commits_to_the_results_dataset(seed, tmp_pat
     from leaderboard.app import loading
     from leaderboard.app.live import LiveBoard
     from leaderboard.app.sources import Source
-    from leaderboard.records.store import HubStore, collect
+    from leaderboard.hub.store import HubStore, collect
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)

@@ -241,13 +241,13 @@ def test_comparison_view_numbers_equal_leaderboard_compare(tmp_path):
         assert ours[field] == pytest.approx(cli[0][field], abs=1e-12), field
     assert ours["p_holm"] == pytest.approx(cli[0]["p_holm"], abs=1e-12)
     # per subset (the engine's content-word strata name their queries): the app's rows are compare_subsets'
-    from leaderboard.records.comparison import compare_subsets
+    from leaderboard.analysis.comparison import compare_subsets
     from leaderboard.records.files import read_result
 
     paths = {line.name: tmp_path / line.paths["demo"] for line in board.ranking("demo", all_revisions=True).lines}
     a, b = read_result(paths["bm25"]), read_result(paths["bm25-okapi"])
     direct = compare_subsets("demo", a, b, str(paths["bm25"]), str(paths["bm25-okapi"]))
-    from leaderboard.records.comparison import with_holm
+    from leaderboard.analysis.comparison import with_holm
 
     with_holm(direct)
     assert direct and [(c.subset, c.metric) for c in direct] == [(c.subset, c.metric) for c in view.subsets["demo"]]

@@ -11,12 +11,12 @@ import pytest
 from conftest import run_cli
 from numbers_fixtures import LSNC10, copy_real_results, forge_second_judge, mean, multiconir_pair, strata_ids
 
+from leaderboard.analysis.comparison import cell_labels, comparison_cells
+from leaderboard.analysis.subset_text import subset_text
 from leaderboard.app import loading
 from leaderboard.app.comparison import compare_models
 from leaderboard.app.comparison_view import comparison_html
-from leaderboard.records.comparison import cell_labels, comparison_cells
 from leaderboard.records.files import read_result
-from leaderboard.records.subset_text import subset_text
 
 RESAMPLES = 500  # the rows' values do not depend on it; the intervals and p are checked elsewhere
 
@@ -146,7 +146,7 @@ def test_lsnc_is_compared_on_the_queries_both_judges_labelled(real, tmp_path):
     read_result_data.write_text(json.dumps(data_b))
     b = read_result(read_result_data)  # still a valid result: its LSNC scores are over its own judged queries
     a = read_result(paths["bm25"]["comlq"])
-    from leaderboard.records.comparison import compare_cell
+    from leaderboard.analysis.comparison import compare_cell
     from leaderboard.records.per_query_columns import of_result
 
     declaration = a.task.model_dump(mode="json")

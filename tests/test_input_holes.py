@@ -61,7 +61,7 @@ def test_space_deploy_build_and_serve_check_their_repo_names(tmp_path, repo):
 
 
 def test_the_one_repo_check_is_huggingface_hubs_and_returns_the_bare_name():
-    from leaderboard.records.repo_names import repo_id
+    from leaderboard.hub.repo_names import repo_id
 
     assert (
         repo_id("hf://datasets/lb/results", prefixed=True) == repo_id("hf://lb/results", prefixed=True) == "lb/results"
@@ -78,7 +78,7 @@ def test_push_refuses_a_license_the_hub_does_not_know_before_reading_any_result(
 
 
 def test_the_card_is_yaml_written_by_huggingface_hub_and_holds_exactly_its_keys():
-    from leaderboard.records.flat_table import dataset_card
+    from leaderboard.hub.flat_table import dataset_card
 
     card = dataset_card("lb/results", [], "mit", "0.2.0")
     front = yaml.safe_load(card.split("---\n")[1])

@@ -132,7 +132,7 @@ def test_per_query_frame_of_one_result_or_many(real):
 
 def test_the_flat_tables_intervals_are_the_boards_and_reused_for_an_unchanged_file(real):
     from leaderboard.cli.serve import registered_benchmarks
-    from leaderboard.records.flat_table import rows_of
+    from leaderboard.hub.flat_table import rows_of
 
     root, paths = real
     board = loading.load(root, registered_benchmarks(), persist=False)
@@ -159,7 +159,7 @@ def test_the_flat_tables_intervals_are_the_boards_and_reused_for_an_unchanged_fi
 def test_the_flat_tables_queries_are_those_behind_the_value_and_the_subsets_size_its_own_column(real):
     """LSNC on ComLQ: the value and its interval cover the 874 judged queries of the 2,909 (``show --subsets``'s
     count); the table round-trips both through Parquet, and a reused interval keeps its count."""
-    from leaderboard.records.flat_table import reusable_intervals, rows_of, table_bytes
+    from leaderboard.hub.flat_table import reusable_intervals, rows_of, table_bytes
 
     root, paths = real
     data = json.loads(paths["bm25"]["comlq"].read_text())

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from conftest import REPO, run_cli
 
+from leaderboard.analysis.comparison import per_query_values
 from leaderboard.metrics.bootstrap import stratified_bootstrap
-from leaderboard.records.comparison import per_query_values
 from leaderboard.records.files import read_result
 
 SUBMISSIONS = REPO / "submissions"

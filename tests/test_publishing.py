@@ -15,9 +15,7 @@ from hub_server import HubServer
 
 from leaderboard.cli import cli
 from leaderboard.errors import BadInput
-from leaderboard.records.files import read_result
-from leaderboard.records.result import decode_per_query
-from leaderboard.records.store import (
+from leaderboard.hub.store import (
     HubStore,
     PushConflict,
     Upload,
@@ -26,6 +24,8 @@ from leaderboard.records.store import (
     merge_benchmarks,
     redact,
 )
+from leaderboard.records.files import read_result
+from leaderboard.records.result import decode_per_query
 
 TOKEN = HUB_TOKEN
 ONLINE = HUB_ONLINE

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from leaderboard.analysis.query_differences import largest_differences
 from leaderboard.records.natural_order import natural_key
-from leaderboard.records.query_differences import largest_differences
 
 
 def test_tied_queries_are_listed_in_numeric_id_order():

@@ -42,7 +42,7 @@ pytestmark = [
 def baseline(hub, work):
     """bm25 on the local NegConstraint data, pushed with the benchmark declarations, as a maintainer would."""
     import leaderboard
-    from leaderboard.records.store import HubStore, collect
+    from leaderboard.hub.store import HubStore, collect
     from leaderboard.registry import get_registry
 
     leaderboard.evaluate(

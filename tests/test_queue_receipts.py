@@ -12,13 +12,13 @@ from conftest import HUB_TOKEN
 from hub_server import HubServer
 from queue_fixtures import BENCHMARK, REQUESTS, RESULTS
 
+from leaderboard.hub.store import HubStore, HubUnreachable, Upload
 from leaderboard.queue.claim import LeaseSettings
 from leaderboard.queue.dataset import RequestsDataset
 from leaderboard.queue.receipts import published, receipt_path, receipt_upload
 from leaderboard.queue.requests import EvalRequest, Event, Lease, new_id, now
 from leaderboard.queue.results_check import RequestFailed
 from leaderboard.queue.worker import Worker, WorkerSettings
-from leaderboard.records.store import HubStore, HubUnreachable, Upload
 
 pytestmark = pytest.mark.usefixtures("hub_online")
 RESULT = "results/m/1.0/negconstraint.json"

@@ -16,13 +16,13 @@ from hub_server import HubServer
 from queue_fixtures import BENCHMARK, REQUESTS, RESULTS, hub_env
 
 from leaderboard.errors import BadInput
+from leaderboard.hub.store import Upload
 from leaderboard.queue.claim import LeaseSettings, claim, plan_claim
 from leaderboard.queue.credentials import Redactor, secret_variables
 from leaderboard.queue.dataset import RequestsDataset, Snapshot
 from leaderboard.queue.requests import EvalRequest, Event, Lease, new_id, now
 from leaderboard.queue.results_check import RequestFailed, only_this_model, replaced_results, requested_model
 from leaderboard.queue.sandbox import Limits, Sandbox, check_process_isolation
-from leaderboard.records.store import Upload
 
 pytestmark = pytest.mark.usefixtures("hub_online")
 
@@ -82,7 +82,7 @@ def card(**fields) -> bytes:
     ],
 )
 def test_a_model_card_follows_the_replace_rule_of_results(theirs, replaced):
-    from leaderboard.records.store import git_blob_sha1
+    from leaderboard.hub.store import git_blob_sha1
 
     path = "results/m/model_card.json"
     remote = {path: git_blob_sha1(theirs)}
@@ -324,7 +324,7 @@ def fail_results_reads(hub):
 
 
 def test_a_hub_error_is_the_workers_failure_retried_until_the_last_attempt(hub, tmp_path, monkeypatch):
-    from leaderboard.records.store import HubStore
+    from leaderboard.hub.store import HubStore
 
     HubStore(RESULTS, hub.endpoint, HUB_TOKEN).create()
     earlier = _pending_after(1)
@@ -345,7 +345,7 @@ def test_a_hub_error_is_the_workers_failure_retried_until_the_last_attempt(hub, 
 
 
 def test_an_install_past_its_time_limit_is_the_workers_failure_and_retried(hub, tmp_path, monkeypatch):
-    from leaderboard.records.store import HubStore
+    from leaderboard.hub.store import HubStore
 
     HubStore(RESULTS, hub.endpoint, HUB_TOKEN).create()
     fresh = request("m", plugin="no-such-plugin==1.0")

@@ -181,7 +181,7 @@ def test_labelled_errors_and_foreign_sys_exit():
 
 
 def test_push_conflict_is_labelled():
-    from leaderboard.records.store import PushConflict
+    from leaderboard.hub.store import PushConflict
 
     assert PushConflict.label == "Push conflict" and PushConflict.exit_code == 3
 

@@ -266,8 +266,8 @@ SPEC = {
     ],
 )
 def test_validate_refuses_placeholders_naming_the_field(tmp_path, field, value, message):
-    from leaderboard.submission.placeholders import placeholder_problems
-    from leaderboard.submission.verification import read_spec
+    from leaderboard.queue.placeholders import placeholder_problems
+    from leaderboard.queue.verification import read_spec
 
     spec = json.loads(json.dumps(SPEC))
     target = spec
@@ -287,7 +287,7 @@ def test_validate_refuses_placeholders_naming_the_field(tmp_path, field, value, 
 def test_the_scaffold_placeholders_are_recognisable(tmp_path):
     from string import Template
 
-    from leaderboard.submission.placeholders import placeholder_problems
+    from leaderboard.queue.placeholders import placeholder_problems
 
     text = (
         __import__("importlib.resources").resources.files("leaderboard.cli")
@@ -308,7 +308,7 @@ def test_pull_writes_what_it_can_and_names_what_it_skipped(tmp_path, monkeypatch
     import huggingface_hub.constants
     from hub_server import HubServer, Repo
 
-    from leaderboard.records.store import HubStore
+    from leaderboard.hub.store import HubStore
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)

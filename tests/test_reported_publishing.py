@@ -12,8 +12,8 @@ from conftest import HUB_ONLINE, HUB_TOKEN, REPO, run_cli
 from hub_server import HubServer
 
 from leaderboard.cli import cli
+from leaderboard.hub.store import HubStore, Upload, collect
 from leaderboard.records.reported import load_reported, reported_uploads
-from leaderboard.records.store import HubStore, Upload, collect
 
 SEED = REPO / "submissions" / "reported"
 ONLINE = {**HUB_ONLINE, "HF_TOKEN": HUB_TOKEN}

@@ -79,7 +79,7 @@ def test_build_writes_a_self_contained_space_with_a_wheel_of_the_running_version
         metadata = archive.read(f"retrieval_leaderboard-{running}.dist-info/METADATA").decode()
     # the checkout's code, tasks and plugins; nothing from tests/, submissions/ or a stale build/
     for module in (
-        "leaderboard/space.py",
+        "leaderboard/hub/space.py",
         "leaderboard/app/ui.py",
         "leaderboard/app/tabs/compare.py",
         "leaderboard_tasks/comlq.py",

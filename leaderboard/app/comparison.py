@@ -1,6 +1,6 @@
 """The two-model comparison view's numbers: per task and per subset, ``leaderboard compare``'s statistics.
 
-Nothing is computed here: each row is ``records.comparison.compare_cell`` (the function behind
+Nothing is computed here: each row is ``analysis.comparison.compare_cell`` (the function behind
 ``leaderboard compare``) on the per-query values the board's index holds for the two models'
 results, and the task rows are Holm-adjusted together by ``with_holm``, as ``compare`` does. Subset
 rows (``compare_cells``, what ``compare --per-subset`` prints) each compare one metric on one
@@ -15,11 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.values import ModelKey
-from leaderboard.errors import BadInput
-from leaderboard.metrics.bootstrap import N_RESAMPLES
-from leaderboard.records.comparison import (
+from leaderboard.analysis.comparison import (
     TaskComparison,
     cell_labels,
     compare_cell,
@@ -27,7 +23,11 @@ from leaderboard.records.comparison import (
     skipped_text,
     with_holm,
 )
-from leaderboard.records.subset_text import subset_text
+from leaderboard.analysis.subset_text import subset_text
+from leaderboard.app.ranking import Ranking
+from leaderboard.app.values import ModelKey
+from leaderboard.errors import BadInput
+from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 
 class ComparisonSource(Protocol):
@@ -60,7 +60,7 @@ class ModelComparison:
         return found + [f"{task}: not compared per subset: {why}" for task, why in self.subset_skipped.items()]
 
     def rows(self) -> list[TaskComparison]:
-        """Each task's row, then its subset rows (in ``records.comparison.comparison_cells``' order)."""
+        """Each task's row, then its subset rows (in ``analysis.comparison.comparison_cells``' order)."""
         out = []
         for task_row in self.tasks:
             out += [task_row, *self.subsets.get(task_row.task, [])]
@@ -103,7 +103,7 @@ def compare_models(
     any revision can be picked. A task where either lacks per-query values for one of them is listed
     in ``skipped`` with the reason, never compared on fewer queries. ``subsets=False``: the task rows
     only (what ``leaderboard compare`` prints; a task with many subsets costs one test per subset).
-    Subset rows are ``records.comparison.compare_cells``: one metric on one subset each, as labelled.
+    Subset rows are ``analysis.comparison.compare_cells``: one metric on one subset each, as labelled.
     """
     ranking = board.ranking(benchmark, with_stats=False, all_revisions=True)
     if ranking is None:

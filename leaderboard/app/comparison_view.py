@@ -1,6 +1,6 @@
 """The Compare tab: two models, per task and subset, the paired difference with its 95% interval and p-value.
 
-The numbers come from ``leaderboard.records.comparison`` (through the app's data layer), the same
+The numbers come from ``leaderboard.analysis.comparison`` (through the app's data layer), the same
 functions ``leaderboard compare`` prints, so the tab and the command agree; this module only lays
 them out. A row is anything with the attributes of ``comparison.TaskComparison`` (``subset``
 defaults to the whole task).
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from leaderboard.analysis.p_value_text import at_floor, format_p
 from leaderboard.app.render import ARROW, Cell, empty, esc, table
 from leaderboard.app.values import MISSING, finite
-from leaderboard.records.p_value_text import at_floor, format_p
 
 MODEL_SEPARATOR = "\x1f"  # between name and revision in a model choice's value
 
@@ -30,7 +30,7 @@ def parse_choice(value: Any) -> tuple[str, str] | None:
 
 
 def p_text(p: Any, resamples: Any = None, exact: bool = False) -> str:
-    """A p-value as ``leaderboard compare`` prints it (``records.comparison.format_p``), "≤" at the floor."""
+    """A p-value as ``leaderboard compare`` prints it (``analysis.comparison.format_p``), "≤" at the floor."""
     value = finite(p)
     if value is None:
         return MISSING

@@ -83,7 +83,7 @@ class LiveBoard:
             try:
                 self.check()
             except Exception as exc:  # keep showing the last good board
-                from leaderboard.records.store import redact
+                from leaderboard.hub.store import redact
 
                 print(f"leaderboard: could not refresh the results: {redact(exc)}", file=sys.stderr)
 

@@ -23,9 +23,9 @@ from leaderboard.app.page_statistics import with_statistics
 if TYPE_CHECKING:
     import pandas as pd
 
+    from leaderboard.analysis.comparison import TaskComparison
     from leaderboard.app.board import Board
     from leaderboard.app.ranking import Column, Line, Ranking
-    from leaderboard.records.comparison import TaskComparison
 
 MIN_PICKS, MAX_PICKS = 2, 8
 IMPORTED = "no interval: imported"

@@ -16,7 +16,7 @@ from leaderboard.errors import BadInput
 from leaderboard.fileio import cache_home
 
 if TYPE_CHECKING:
-    from leaderboard.records.store import HubStore
+    from leaderboard.hub.store import HubStore
 
 
 @dataclass
@@ -31,12 +31,12 @@ class Source:
         """ORG/NAME of an hf:// spec (checked as the hub checks names), None for a local folder."""
         if not self.spec.startswith("hf://"):
             return None
-        from leaderboard.records.repo_names import repo_id
+        from leaderboard.hub.repo_names import repo_id
 
         return repo_id(self.spec, "--results", "the results dataset", prefixed=True)
 
     def _store(self) -> HubStore:
-        from leaderboard.records.store import HubStore
+        from leaderboard.hub.store import HubStore
 
         return HubStore(self.repo or "", self.endpoint, option="--results")
 

@@ -3,8 +3,8 @@
 Results alone suffice: when A's or B's complete result for a task is under ``--results`` (with its
 per-query values and data hash), it is read and said to be "reused"; neither the task's data nor its
 plugin is needed. Only what is missing is run (through the engine), which needs both. ``--per-subset``
-adds the app's per-subset comparison (``records.comparison.compare_subsets``), ``--queries N`` the
-queries where the two differ most (``records.query_differences``), with their text given the data.
+adds the app's per-subset comparison (``analysis.comparison.compare_subsets``), ``--queries N`` the
+queries where the two differ most (``analysis.query_differences``), with their text given the data.
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ def compare(
 
     resamples = resamples or N_RESAMPLES
     check_columns(columns, fmt)
+    from leaderboard.analysis.comparison import compare_task, with_holm
     from leaderboard.errors import BadInput
-    from leaderboard.records.comparison import compare_task, with_holm
 
     fmt = fmt.lower()
     if model_a == model_b:
@@ -194,10 +194,10 @@ def _vouched(task: str, paths: tuple[str, str], key: Any) -> dict[str, Any]:
 
 def _extras(tasks, pairs, paths, per_subset, top_queries, data_dirs, resamples, seed) -> dict[str, Any]:
     """--per-subset rows (with their labels) and --queries lists, per task."""
+    from leaderboard.analysis.comparison import cell_labels, comparable, compare_cells, skipped_text
+    from leaderboard.analysis.query_differences import largest_differences
     from leaderboard.errors import BadInput
-    from leaderboard.records.comparison import cell_labels, comparable, compare_cells, skipped_text
     from leaderboard.records.per_query_columns import of_result
-    from leaderboard.records.query_differences import largest_differences
 
     extra: dict[str, Any] = {"subsets": {}, "queries": {}}
     folders = data_dirs_option(data_dirs, tasks) if top_queries else {}

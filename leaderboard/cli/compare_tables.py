@@ -1,9 +1,9 @@
 """What ``leaderboard compare --per-subset`` and ``--queries N`` print, in every format of ``compare``.
 
-Rows come from ``records.comparison.compare_subsets`` (the app's per-subset comparison: one metric
-on one subset each, named as the task's views name them) and ``records.query_differences``. The
+Rows come from ``analysis.comparison.compare_subsets`` (the app's per-subset comparison: one metric
+on one subset each, named as the task's views name them) and ``analysis.query_differences``. The
 terminal tables go through rich, Markdown and LaTeX through ``paper_tables.render``, and every
-p-value through ``records.p_value_text.format_p``, as the task rows and the app.
+p-value through ``analysis.p_value_text.format_p``, as the task rows and the app.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from leaderboard.analysis.p_value_text import at_floor, format_p
+from leaderboard.analysis.subset_text import subset_text
 from leaderboard.cli.console import escape, out
-from leaderboard.records.p_value_text import at_floor, format_p
-from leaderboard.records.subset_text import subset_text
 
 SUBSET_HEADERS = ["Subset", "Metric", "Queries", "A", "B", "A − B [95% CI]", "p", "p (Holm)"]
 TEXT_WIDTH = 160  # characters of a query's text shown in a table (JSON has all of it)

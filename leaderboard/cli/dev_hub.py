@@ -18,8 +18,8 @@ def dev_hub(port: int, host: str) -> None:
 
     It answers what push, pull, serve --results hf://... and the queue ask of the hub, so they can be
     tried without an account; everything it holds is lost when it stops."""
-    from leaderboard.devhub import HubServer
     from leaderboard.errors import BadInput
+    from leaderboard.hub.devhub import HubServer
 
     try:
         server = HubServer(port=port, host=host)

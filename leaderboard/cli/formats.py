@@ -18,9 +18,9 @@ from typing import Any
 
 import click
 
+from leaderboard.analysis import p_value_text
 from leaderboard.cli import sanitize
 from leaderboard.cli.console import out
-from leaderboard.records import p_value_text
 
 FORMATS = ("table", "json", "csv")
 PIPED_WIDTH = 160  # a table piped to a file or a pager: cells wrap instead of lines of thousands of characters

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from leaderboard.analysis.subset_text import subset_text
 from leaderboard.cli.paper_tables import Cell, Section, render
-from leaderboard.records.subset_text import subset_text
 
 # A letter-size article page holds 18 such rows with a caption of a few lines: 16 leave room for a caption
 # that names long models.

@@ -3,7 +3,7 @@
 Every score carries its 95% interval (from the result: the queries behind that very number), the
 metric is named by its label (nDCG@10, not ``ndcg_at_10``; ``metrics.labels``), the best score of
 a column is bold, and ≈ marks a score not significantly different from the best one, as on the
-board: a paired sign-flip test on the same queries (``records.comparison.compare_cell``, the
+board: a paired sign-flip test on the same queries (``analysis.comparison.compare_cell``, the
 function ``compare`` uses: a macro mean over subsets, such as MultiConIR's over domains, is tested
 as the board tests it, each subset weighted as the score weights it), p ≥ 0.05; † marks a score
 that could not be tested (no per-query values, or other queries).
@@ -278,7 +278,7 @@ def _declaration(result: Any) -> dict[str, Any]:
 
 
 def _interval(result: Any) -> Sequence[float] | None:
-    from leaderboard.records.cell_intervals import interval_of
+    from leaderboard.analysis.cell_intervals import interval_of
     from leaderboard.records.per_query_columns import of_result
 
     split = result.task.main_split
@@ -288,11 +288,11 @@ def _interval(result: Any) -> Sequence[float] | None:
 
 def _mark(task: str, metric: str, direction: str, scored: tuple[Any, float], best: tuple[Any, float]) -> str:
     """≈ when a score is not significantly different from the best one, by the board's test: the paired
-    sign-flip test of ``compare`` (``records.comparison.compare_cell``) on the queries behind both scores,
+    sign-flip test of ``compare`` (``analysis.comparison.compare_cell``) on the queries behind both scores,
     each subset of a macro mean (MultiConIR's domains) weighted as the score weights it; † when the two
     were not scored on the same queries or their per-query values do not give their scores."""
-    from leaderboard.records.cell_intervals import score_strata
-    from leaderboard.records.comparison import compare_cell
+    from leaderboard.analysis.cell_intervals import score_strata
+    from leaderboard.analysis.comparison import compare_cell
     from leaderboard.records.per_query_columns import query_ids
 
     mine, theirs = (score_strata(columns, metric, "default", value) for columns, value in (scored, best))
@@ -310,8 +310,8 @@ def results_table(index: Any, fmt: str, title: str = "", columns: Sequence[str] 
 
     Columns: ``model``, ``revision`` and each task's name; by default the model, the revision only when
     one model name has several, and every task."""
+    from leaderboard.analysis.cell_intervals import interval_of
     from leaderboard.metrics.labels import metric_label
-    from leaderboard.records.cell_intervals import interval_of
 
     complete = [(path, s) for path, s in index.summaries() if s["complete"]]
     if not complete:

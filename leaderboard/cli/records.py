@@ -15,8 +15,8 @@ from leaderboard.cli.formats import (
     emit,
     paper_format_option,
 )
-from leaderboard.records.hub_licenses import license_option
-from leaderboard.records.repo_names import repo_option
+from leaderboard.hub.licenses import license_option
+from leaderboard.hub.repo_names import repo_option
 
 
 def _registry():
@@ -268,13 +268,13 @@ def push(
     The same commit regenerates the dataset's flat table (data/results.parquet) and card
     (README.md) from every result in the dataset after the push.
     """
-    from leaderboard.records.store import PREFIX, HubStore, collect
+    from leaderboard.hub.store import PREFIX, HubStore, collect
 
     reported_dir = _reported_folder(results_dir, reported_dir, no_reported)
     uploads = collect(results_dir, _benchmark_declarations())
     if reported_dir is not None:  # all or none, like results: a file the board would skip stops the push
+        from leaderboard.hub.store import Upload
         from leaderboard.records.reported import reported_uploads
-        from leaderboard.records.store import Upload
 
         uploads += [Upload(path, data) for path, data in reported_uploads(reported_dir)]
     count = sum(1 for u in uploads if u.path_in_repo.startswith(PREFIX) and not u.path_in_repo.endswith("card.json"))
@@ -347,8 +347,8 @@ def _reported_folder(results_dir: Path, given: Path | None, leave_out: bool) -> 
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None, quiet: bool) -> None:
     """Fetch the dataset's results/ and benchmarks.json into DEST (nothing else: no hub cache folder)."""
+    from leaderboard.hub.store import HubStore
     from leaderboard.progress import use_progress
-    from leaderboard.records.store import HubStore
 
     with progress(quiet) as bar, use_progress(bar):
         report = HubStore(repo, endpoint).pull_report(dest, revision)
@@ -358,7 +358,7 @@ def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None, quie
         highlight=False,
     )
     if report.skipped:
-        from leaderboard.records.store import PullIncomplete
+        from leaderboard.hub.store import PullIncomplete
 
         raise PullIncomplete(
             f"skipped {_plural(len(report.skipped), 'file')} that cannot be written: "
@@ -495,8 +495,8 @@ def validate(paths: tuple[Path, ...], data_dirs: tuple[str, ...], require_plugin
     Every problem in every file is listed (exit 2 if any). A submission whose plugin package is not
     installed here is reported as "not verifiable here: plugin not installed" and does not fail.
     """
-    from leaderboard.submission.validation import NOT_VERIFIABLE, task_data_dirs
-    from leaderboard.submission.validation import validate as run_validation
+    from leaderboard.queue.validation import NOT_VERIFIABLE, task_data_dirs
+    from leaderboard.queue.validation import validate as run_validation
 
     report = run_validation(list(paths), _registry(), task_data_dirs(data_dirs), require_plugins)
     for problem in report.problems:

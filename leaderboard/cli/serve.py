@@ -61,7 +61,7 @@ def serve(
 ) -> None:
     """Serve the leaderboard app (Gradio) over a results folder or dataset."""
     if results_spec.startswith("hf://"):  # a name the hub would refuse stops here, before gradio is imported
-        from leaderboard.records.repo_names import repo_id
+        from leaderboard.hub.repo_names import repo_id
 
         repo_id(results_spec, "--results", "the results dataset", prefixed=True)
     from leaderboard.app.live import DEFAULT_POLL_SECONDS

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli.console import escape, out
-from leaderboard.records.repo_names import repo_option
+from leaderboard.hub.repo_names import repo_option
 
 SOURCE_HELP = "The harness checkout to build the wheel from (default: the one running)."
 REQUESTS_HELP = (
@@ -42,7 +42,7 @@ def build_cmd(directory: Path, results: str | None, requests: str | None, source
     README.md (front matter: sdk gradio, python_version), app.py, space.json, requirements.txt naming
     the harness wheel built from this checkout with its app extra, and the wheel itself.
     """
-    from leaderboard.space import build
+    from leaderboard.hub.space import build
 
     folder = build(directory, results, source, requests=requests)
     out().print(
@@ -76,7 +76,7 @@ def deploy_cmd(
     repo: str, results: str, endpoint: str | None, requests: str | None, private: bool, source: Path | None
 ) -> None:
     """Build the Space and upload it to the hub as a Space repo in one commit, with RESULTS_REPO set."""
-    from leaderboard.space import deploy
+    from leaderboard.hub.space import deploy
 
     url = deploy(repo, results, endpoint, source=source, private=private, requests=requests)
     out().print(

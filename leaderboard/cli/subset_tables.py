@@ -1,6 +1,6 @@
 """``leaderboard show DIR --subsets``: each task's per-subset table, with intervals, in every format.
 
-The rows are ``records.subset_table.subset_rows`` (the subsets and metrics each task's views show,
+The rows are ``analysis.subset_table.subset_rows`` (the subsets and metrics each task's views show,
 each with the interval the board shows). JSON and CSV list them as records (one per result, subset
 and metric); the terminal table and Markdown lay out one table per task, a row per model and
 subset, a column per metric ("value [low, high]"), through ``formats.emit`` and
@@ -24,8 +24,8 @@ from typing import Any
 
 import click
 
+from leaderboard.analysis.subset_text import subset_text
 from leaderboard.cli.formats import emit
-from leaderboard.records.subset_text import subset_text
 
 # An article's text is 345pt wide: a subset's column (about 90pt) and three scores of about 83pt each, the widest
 # being a negative interval below its score ("[−4.1394, −1.3743]").
@@ -33,8 +33,8 @@ MODELS_PER_TABLE = 3
 
 
 def show_subsets(paths: Sequence[Path], fmt: str, title: str, columns: Sequence[str] = ()) -> None:
+    from leaderboard.analysis.subset_table import COLUMNS, subset_rows
     from leaderboard.records.files import read_result
-    from leaderboard.records.subset_table import COLUMNS, subset_rows
 
     rows: list[dict[str, Any]] = []
     for path in paths:

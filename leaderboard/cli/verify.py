@@ -71,8 +71,8 @@ def verify(
         _verify_attestations(submission, queue_key, endpoint, fmt)
         return
     from leaderboard.errors import BadInput, DataUnavailable
-    from leaderboard.submission.verification import NO_DATA
-    from leaderboard.submission.verification import verify as run_verify
+    from leaderboard.queue.verification import NO_DATA
+    from leaderboard.queue.verification import verify as run_verify
 
     def log(message: str) -> None:
         err().print(f"[dim]{escape(message)}[/]", highlight=False)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.errors import BadInput
-from leaderboard.records.store import git_blob_sha1
+from leaderboard.hub.store import git_blob_sha1
 
 RESULTS = "results"
 META = "model_meta.json"
@@ -199,7 +199,7 @@ class HubSource(ResultSource):
     """The hub dataset (``mteb/results``): listed once with blob ids, then only the needed files downloaded."""
 
     def __init__(self, repo_id: str, endpoint: str | None = None, revision: str | None = None):
-        from leaderboard.records.store import HubStore
+        from leaderboard.hub.store import HubStore
 
         self.store = HubStore(repo_id, endpoint)
         self.label = f"{repo_id} at {self.store.endpoint_shown}"

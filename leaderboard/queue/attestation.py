@@ -32,8 +32,8 @@ from leaderboard.records.listing import ATTESTATION_SUFFIX, attestation_path
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+    from leaderboard.hub.store import Upload
     from leaderboard.queue.dataset import RequestsDataset
-    from leaderboard.records.store import Upload
 
 FORMAT = "leaderboard-attestation/1"
 SUFFIX = ATTESTATION_SUFFIX
@@ -248,7 +248,7 @@ def _sha256(path: Path) -> str:
 # -- the worker's side ----------------------------------------------------------------------------
 def sidecars(private: Ed25519PrivateKey, results: list[Upload], request: str, plugin: str, worker: str) -> list[Upload]:
     """One attestation upload beside each result upload."""
-    from leaderboard.records.store import Upload
+    from leaderboard.hub.store import Upload
 
     return [
         Upload(attestation_path(u.path_in_repo), sign(private, u.path_in_repo, u.data, request, plugin, worker))
@@ -261,7 +261,7 @@ def publish_key(dataset: RequestsDataset, private: Ed25519PrivateKey) -> str:
 
     A dataset that already publishes another key is refused (BadInput): two keys would make every
     reader's check depend on which one it read; the owner replaces the file on purpose, by hand."""
-    from leaderboard.records.store import PushConflict
+    from leaderboard.hub.store import PushConflict
 
     store = dataset.store
     where = f"{dataset.repo_id}/{PUBLIC_KEY_FILE}"

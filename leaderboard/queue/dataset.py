@@ -22,8 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.hub.store import HubStore, PushConflict
 from leaderboard.queue.requests import REQUEST_ID, REQUESTS_PREFIX, EvalRequest, read_request
-from leaderboard.records.store import HubStore, PushConflict
 
 _REQUEST_FILE = re.compile(f"{REQUESTS_PREFIX}/{REQUEST_ID.strip('^$')}\\.json")
 MAX_TRIES = 20  # commits lost to other writers before giving up: each loss means someone else progressed
@@ -56,8 +56,8 @@ class Change:
 
 
 def repo_id(value: str, option: str) -> str:
-    """ORG/NAME (also written hf://ORG/NAME), checked as every --repo is (``records.repo_names``)."""
-    from leaderboard.records.repo_names import repo_id as checked
+    """ORG/NAME (also written hf://ORG/NAME), checked as every --repo is (``hub.repo_names``)."""
+    from leaderboard.hub.repo_names import repo_id as checked
 
     return checked(value, option, "the dataset", prefixed=True)
 

@@ -23,9 +23,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from leaderboard.errors import BadInput
+from leaderboard.hub.store import HubStore, Upload, git_blob_sha1
 from leaderboard.queue.requests import REQUEST_ID, EvalRequest, Lease, read_record
 from leaderboard.queue.results_check import RequestFailed
-from leaderboard.records.store import HubStore, Upload, git_blob_sha1
 
 RECEIPTS_PREFIX = "queue"
 MAX_RECEIPT_BYTES = 256 * 1024

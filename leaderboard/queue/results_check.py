@@ -1,7 +1,7 @@
 """What a worker checks before it publishes a sandboxed run's results.
 
 The files were written by submitted code, so they are read as hostile input. The checks are
-``validate``'s (``submission.validation.Validator.check_result``: the result schema, complete runs,
+``validate``'s (``queue.validation.Validator.check_result``: the result schema, complete runs,
 no duplicates, the plugin version and model revision the request names, a registered task at its
 current version, run on this worker's data by content hash) plus the queue's own:
 
@@ -12,7 +12,7 @@ current version, run on this worker's data by content hash) plus the queue's own
 - uploads for that model only: its results, its model card and the benchmark declarations;
 - nothing that would replace another run's result file, nor another model's or plugin's model card.
 
-Then ``records.store.collect`` (push's own reader) turns them into the uploads.
+Then ``hub.store.collect`` (push's own reader) turns them into the uploads.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from leaderboard.hub.store import BENCHMARKS_FILE, PREFIX, Upload, collect
 from leaderboard.queue.plugin_spec import PluginSpec
 from leaderboard.queue.requests import EvalRequest
+from leaderboard.queue.validation import Validator, task_data_dirs
 from leaderboard.records.files import read_result, result_path
 from leaderboard.records.listing import result_files
-from leaderboard.records.store import BENCHMARKS_FILE, PREFIX, Upload, collect
 from leaderboard.registry import Registry
-from leaderboard.submission.validation import Validator, task_data_dirs
 
 
 class RequestFailed(Exception):

@@ -4,7 +4,7 @@ In order, cheapest first; the first failing group stops with one message naming 
 
 1. the fields: a model id, a revision when given, a contact, at least one benchmark, each of them
    a public one (``requestable``: a non-public benchmark, demo data, never goes on the public
-   board), none of them a placeholder (``submission.placeholders``, as `validate` refuses them);
+   board), none of them a placeholder (``queue.placeholders``, as `validate` refuses them);
 2. the plugin spec parses (``plugin_spec.parse``) and names something real: a version on the
    package index or a commit in the repository (``plugin_spec.check_exists``);
 3. against the queue as it is at the commit the request is written on (re-checked after a
@@ -23,8 +23,8 @@ from typing import Any
 from leaderboard.errors import BadInput, shorten
 from leaderboard.queue import plugin_spec
 from leaderboard.queue.dataset import Change, RequestsDataset, Snapshot
+from leaderboard.queue.placeholders import is_placeholder
 from leaderboard.queue.requests import MODEL_ID, OPEN, REVISION, EvalRequest, Event, new_id, now
-from leaderboard.submission.placeholders import is_placeholder
 
 DEFAULT_MAX_OPEN = 3
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.hub.store import HubStore, PushConflict, Upload
 from leaderboard.queue import attestation, plugin_spec
 from leaderboard.queue.claim import LeaseKeeper, LeaseLost, LeaseSettings, claim, release, settle
 from leaderboard.queue.credentials import Redactor
@@ -45,8 +46,7 @@ from leaderboard.queue.receipts import published, receipt_path, receipt_upload
 from leaderboard.queue.requests import EvalRequest, Status, log_path
 from leaderboard.queue.results_check import RequestFailed, WorkerTrouble, check_results, replaced_results
 from leaderboard.queue.sandbox import Isolation, Limits, Sandbox, check_process_isolation, protect_memory
-from leaderboard.records.store import HubStore, PushConflict, Upload
-from leaderboard.submission.validation import task_data_dirs
+from leaderboard.queue.validation import task_data_dirs
 
 GIB = 2**30
 DEFAULT_TIME_LIMIT = 6 * 3600.0
@@ -224,7 +224,7 @@ class Worker:
     # -- one evaluation ---------------------------------------------------------------------------
     def evaluate(self, request: EvalRequest, folder: Path, keeper: LeaseKeeper, journal: list[str]) -> dict[str, Any]:
         """Install, run, check, push; the request's new fields. RequestFailed when any step fails."""
-        from leaderboard.submission.verification import make_child_venv
+        from leaderboard.queue.verification import make_child_venv
 
         settings = self.settings
         step = _Journal(journal, self.log, request.id)

@@ -1,2 +1,2 @@
-"""The records: the typed result, result files, stores (local folder, Hugging Face dataset), submissions and
-the mteb export/import."""
+"""The records: the typed result and its files, the per-query field (codec and checks), reading without
+pydantic, the results index, reported scores, and the mteb export."""

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.errors import BadInput, DataUnavailable
+from leaderboard.queue.placeholders import placeholder_problems
+from leaderboard.queue.validation import SPEC_FILE, read_json_file
 from leaderboard.records.files import read_result
 from leaderboard.records.listing import result_files
 from leaderboard.records.result import Result
-from leaderboard.submission.placeholders import placeholder_problems
-from leaderboard.submission.validation import SPEC_FILE, read_json_file
 
 # Same data, settings and code give the same numbers up to floating-point noise: summation order
 # in BLAS kernels differs between machines, and a near-tie may swap two documents. 1e-4 on a

@@ -17,7 +17,7 @@ import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from leaderboard.records.cell_intervals import every_cell, intervals
+from leaderboard.analysis.cell_intervals import every_cell, intervals
 from leaderboard.records.result import Result
 
 TABLE_PATH = "data/results.parquet"
@@ -69,7 +69,7 @@ def rows_of(
 ) -> list[dict[str, Any]]:
     """One row per score in the result: scores[split][subset][metric], with its interval and query count.
 
-    The interval is the one the board shows (``records.cell_intervals``): stored in the result, else the
+    The interval is the one the board shows (``analysis.cell_intervals``): stored in the result, else the
     bootstrap of the score's own per-query values (main split). ``reused``: (result_path, sha256, subset,
     metric) -> interval from the table a previous push wrote, for a file whose bytes are unchanged (the
     bootstrap of a 2,909-query result costs seconds; a push regenerates the table over the whole dataset).
@@ -187,7 +187,7 @@ def dataset_card(repo_id: str, rows: list[dict[str, Any]], license_id: str, harn
     """
     from huggingface_hub import DatasetCardData
 
-    from leaderboard.records.hub_licenses import license_id as checked_license
+    from leaderboard.hub.licenses import license_id as checked_license
 
     license_id = checked_license(license_id)
     models = len({(r["model"], r["revision"]) for r in rows})

@@ -3,9 +3,9 @@
 For one result: a row per (subset, metric) the task's views show (``TaskMetadata.views``: ComLQ per
 query type with LSNC on its negation types, NegConstraint per category with the violation metrics,
 MultiConIR per domain), the whole task first and the main score first, each with the 95% interval
-the board shows for it (``records.cell_intervals``: the result's own, else the bootstrap of the
+the board shows for it (``analysis.cell_intervals``: the result's own, else the bootstrap of the
 per-query values behind the score) and the number of queries behind it. Subsets and metrics are
-named as the views name them (``records.comparison.cell_labels``).
+named as the views name them (``analysis.comparison.cell_labels``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from leaderboard.records.cell_intervals import intervals
+from leaderboard.analysis.cell_intervals import intervals
 
 COLUMNS = (
     "model",
@@ -50,7 +50,7 @@ def table_axes(declaration: Mapping[str, Any]) -> tuple[list[str], list[str]]:
 
 def subset_rows(result: Any, where: str = "") -> list[dict[str, Any]]:
     """One row per (subset, metric) of ``table_axes`` that the result has a score for (main split)."""
-    from leaderboard.records.comparison import cell_labels, direction_of
+    from leaderboard.analysis.comparison import cell_labels, direction_of
 
     declaration = result.task.model_dump(mode="json")
     subsets, metrics = table_axes(declaration)

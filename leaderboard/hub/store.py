@@ -249,7 +249,7 @@ class HubStore:
     def __init__(self, repo_id: str, endpoint: str | None = None, token: str | None = None, option: str = "--repo"):
         from huggingface_hub import HfApi, constants, get_token
 
-        from leaderboard.records.repo_names import repo_id as checked
+        from leaderboard.hub.repo_names import repo_id as checked
 
         self.repo_id, self.endpoint = checked(repo_id, option), endpoint
         self.endpoint_shown = endpoint or constants.ENDPOINT
@@ -382,7 +382,7 @@ class HubStore:
         """
         from concurrent.futures import ThreadPoolExecutor
 
-        from leaderboard.records import flat_table
+        from leaderboard.hub import flat_table
 
         ours = {u.path_in_repo: u.data for u in uploads if _is_result_file(u.path_in_repo)}
         theirs = sorted(p for p in remote if _is_result_file(p) and p not in ours)

@@ -24,11 +24,11 @@ import jsonschema
 from leaderboard import safe_json
 from leaderboard.engine.runner import RunOptions, make_task
 from leaderboard.errors import BadInput, LeaderboardError
+from leaderboard.queue.placeholders import placeholder_problems
 from leaderboard.records.files import build_result, identity, read_result_text
 from leaderboard.records.listing import result_files
 from leaderboard.records.result import validation_errors
 from leaderboard.registry import Registry
-from leaderboard.submission.placeholders import placeholder_problems
 
 SPEC_FILE = "model.json"
 NOT_VERIFIABLE = "not verifiable here: plugin not installed"

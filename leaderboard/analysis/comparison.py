@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
+from leaderboard.analysis.p_value_text import at_floor as at_floor
+from leaderboard.analysis.p_value_text import format_p as format_p
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 from leaderboard.metrics.significance import holm, stratified_paired
 from leaderboard.records.natural_order import natural_key as natural_key
-from leaderboard.records.p_value_text import at_floor as at_floor
-from leaderboard.records.p_value_text import format_p as format_p
 from leaderboard.records.per_query_columns import of_result, strata, subset_ids
 from leaderboard.records.result import Result, decode_per_query
 

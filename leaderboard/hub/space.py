@@ -36,7 +36,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from leaderboard.errors import BadInput
-from leaderboard.records.repo_names import repo_id as checked_repo_id
+from leaderboard.hub.repo_names import repo_id as checked_repo_id
 
 DIST = "retrieval-leaderboard"
 TEMPLATE = "space"  # the checkout's folder holding app.py and README.md.tmpl
@@ -54,7 +54,7 @@ class SpaceFolder:
 
 def checkout_root(source: Path | None = None) -> Path:
     """The source checkout of the running harness (the folder with its pyproject.toml and space/)."""
-    root = Path(source) if source else Path(__file__).resolve().parents[1]
+    root = Path(source) if source else Path(__file__).resolve().parents[2]
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file() or not (root / TEMPLATE / "app.py").is_file():
         raise BadInput(
@@ -236,7 +236,7 @@ def deploy(
 
     Returns the commit URL. Without ``requests`` an existing Space's REQUESTS_REPO is left as it is.
     """
-    from leaderboard.records.store import HubStore
+    from leaderboard.hub.store import HubStore
 
     repo_id = checked_repo_id(repo_id, "--repo", "the Space")
     results = results_repo_id(results)

@@ -73,7 +73,7 @@ def per_query_frame(results: Source, metrics: Iterable[str] | None = None) -> pd
     """Per-query values of one result or many, one row per (result, query, metric); see the module docstring."""
     import pandas as pd
 
-    from leaderboard.records.query_differences import memberships
+    from leaderboard.analysis.query_differences import memberships
 
     wanted = None if metrics is None else set(metrics)
     skipped: list[tuple[str, str]] = []
