@@ -244,24 +244,27 @@ def test_a_long_hostile_link_is_cheap_and_named(board):
 def test_the_tests_are_computed_ahead_and_equal_those_on_demand(root):
     import threading
 
-    from leaderboard.app.many_models import tests_ahead
+    from leaderboard.app import background
+    from leaderboard.app.many_models import AHEAD, tests_ahead
 
     fresh = loading.load(root, public=True, persist=False)  # no comparison cached yet
     picks = picked(fresh, ["bm25", "tiny-dense-model", HOSTILE])
     lines = {line.name: line.key for line in fresh.ranking("Demo retrieval").lines}
     wanted = [("Demo retrieval", lines[a], lines[b], False) for a, b in itertools.combinations(picks.picks, 2)]
     tests_ahead(fresh, picks)
+    assert AHEAD in background.state()["running"]  # said from the moment it is asked, so a waiter cannot miss it
     done = threading.Event()
 
-    def ready() -> None:  # the background's state, polled until it holds (bounded only to fail, not to time)
+    def ready() -> None:  # the server's own background state, polled until idle (bounded only to fail)
         for _ in range(6000):
-            if all(key in fresh._comparisons for key in wanted):
+            if AHEAD not in background.state()["running"]:
                 done.set()
                 return
             threading.Event().wait(0.05)
 
     ready()
     assert done.is_set()
+    assert all(key in fresh._comparisons for key in wanted)
     ahead = {key: fresh._comparisons[key].tasks[0].difference for key in wanted}
     other = board_of(root)
     rows = pairwise(other, picked(other, picks.picks))

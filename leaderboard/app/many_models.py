@@ -139,6 +139,7 @@ class PairRow:
         return None if self.mean_a is None or self.mean_b is None else self.mean_a - self.mean_b
 
 
+AHEAD = "side-by-side tests"  # the background work's name in ``GET /_leaderboard/background``
 _ahead = threading.Condition()
 _wanted: tuple[Board, Picked] | None = None  # the newest picks whose tests are computed ahead (one at a time)
 _worker: threading.Thread | None = None
@@ -150,7 +151,11 @@ def tests_ahead(board: Board, picks: Picked) -> None:
     a second. Only the newest picks are kept; each pair waits until no reader is being served
     (``foreground.wait_for_readers``), as the board's own look-ahead does (``prefetch``)."""
     global _wanted, _worker
+    from leaderboard.app import background
+
     with _ahead:
+        if _wanted is None:  # one ``begin`` per posted picks, ended when the worker is done with them
+            background.begin(AHEAD)
         _wanted = (board, picks)
         if _worker is None:
             _worker = threading.Thread(target=_run_ahead, name="leaderboard-side-tests", daemon=True)
@@ -160,6 +165,7 @@ def tests_ahead(board: Board, picks: Picked) -> None:
 
 def _run_ahead() -> None:
     global _wanted
+    from leaderboard.app import background
     from leaderboard.app.foreground import wait_for_readers
 
     while True:
@@ -168,14 +174,17 @@ def _run_ahead() -> None:
                 _ahead.wait()
             board, picks = _wanted
             _wanted = None
-        for benchmark, a, b in _pairs(picks):
-            if _wanted is not None:  # newer picks: these are no longer on screen
-                break
-            wait_for_readers()
-            try:
-                board.comparison(benchmark, a.key, b.key, subsets=False)
-            except Exception:  # shown (with its reason) when the reader asks for the tests; never a crash here
-                continue
+        try:
+            for benchmark, a, b in _pairs(picks):
+                if _wanted is not None:  # newer picks: these are no longer on screen
+                    break
+                wait_for_readers()
+                try:
+                    board.comparison(benchmark, a.key, b.key, subsets=False)
+                except Exception:  # shown (with its reason) when the reader asks for the tests; never a crash
+                    continue
+        finally:
+            background.end(AHEAD)
 
 
 def _pairs(picks: Picked) -> list[tuple[str, Line, Line]]:
