@@ -144,7 +144,23 @@ def test_a_sandboxed_run_cannot_read_the_queue_key(tmp_path):
     sandbox = Sandbox(tmp_path / "run", "bwrap", hidden=attestation.hidden_from_runs(key_file))
     ran = sandbox.run(["cat", str(key_file)], Limits(60))
     assert not ran.ok and pem.splitlines()[1] not in ran.log
-    assert "No such file" in ran.log  # an empty folder is mounted over the key's
+    assert "No such file" in ran.log or "Permission denied" in ran.log  # an empty folder over the key's, /dev/null on it
+
+
+@pytest.mark.skipif(not __import__("leaderboard.queue.sandbox").queue.sandbox.bwrap_available(), reason="no bwrap")
+def test_the_queue_key_stays_hidden_inside_a_folder_the_run_reads(tmp_path):
+    """A key kept in the checkout, the venv or a data folder: that folder is bound back for the run, the key is not."""
+    from leaderboard.queue.sandbox import Limits, Sandbox
+
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "README").write_text("readable\n")
+    key_file = checkout / "queue-key.pem"
+    _, pem = _write_private(key_file)
+    sandbox = Sandbox(tmp_path / "run", "bwrap", readable=[checkout], hidden=attestation.hidden_from_runs(key_file))
+    ran = sandbox.run(["sh", "-c", f"cat {checkout}/README; cat {key_file}"], Limits(60))
+    assert "readable" in ran.log  # the folder is there
+    assert pem.splitlines()[1] not in ran.log and "PRIVATE KEY" not in ran.log
 
 
 def test_a_worker_without_bubblewrap_refuses_to_hold_the_key(tmp_path):

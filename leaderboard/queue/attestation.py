@@ -302,11 +302,13 @@ def provenance(verdict: Verdict) -> str:
 
 
 def hidden_from_runs(key_file: Path | None) -> list[Path]:
-    """What a sandboxed run must not see: the worker's usual credential folders, and the queue key's folder
-    (bubblewrap mounts an empty folder over it; the run's own paths are bound back on top)."""
+    """What a sandboxed run must not see: the worker's usual credential folders, the queue key's folder
+    (bubblewrap mounts an empty folder over it; the run's own paths are bound back on top) and the key file
+    itself (masked after those, in case a folder the run reads holds it)."""
     from leaderboard.queue.sandbox import hidden_by_default
 
-    return [*hidden_by_default(), *([Path(key_file).resolve().parent] if key_file else [])]
+    key = [Path(key_file).resolve().parent, Path(key_file).resolve()] if key_file else []
+    return [*hidden_by_default(), *key]
 
 
 def refuse_unisolated_key(key_file: Path | None, isolation: str) -> None:

@@ -201,10 +201,11 @@ def checked_pass_env(names: Iterable[str]) -> tuple[str, ...]:
 
 
 def hidden_by_default() -> list[Path]:
-    """Where a worker's credentials live: its home (token files, ~/.netrc, ~/.ssh) and the HF folder."""
+    """Where a worker's credentials live: its home (token files, ~/.netrc, ~/.ssh), the HF folder, and the
+    token files themselves (masked even where a folder a run reads holds them)."""
     from huggingface_hub import constants
 
-    return [Path.home(), Path(constants.HF_HOME), Path(constants.HF_TOKEN_PATH).parent]
+    return [Path.home(), Path(constants.HF_HOME), Path(constants.HF_TOKEN_PATH).parent, *token_files()]
 
 
 def needed_by_python() -> list[Path]:
@@ -273,6 +274,10 @@ class Sandbox:
         for path in self.readable:
             if path.exists() and any(path == h or h in path.parents for h in hidden):
                 args += ["--ro-bind", str(path), str(path)]
+        # A secret file (the queue key, a token file) stays hidden even inside a folder bound back above
+        # (the checkout, the venv, a data folder): masked last, so no later mount shows it again.
+        for path in sorted({h for h in self.hidden if h.is_file()}):
+            args += ["--ro-bind", "/dev/null", str(path)]
         return [*args, "--bind", str(self.folder), str(self.folder), "--chdir", str(self.folder), "--"]
 
     # -- running ------------------------------------------------------------------------------------
