@@ -32,7 +32,7 @@ def write_key(path):
     return private, pem.decode()
 
 
-def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tmp_path):  # noqa: F811
+def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tmp_path, capsys):  # noqa: F811
     private, pem = write_key(tmp_path / "queue-key.pem")
     submitted = request(hub, world, "leaderboard-word-overlap==0.3.0", "word-overlap")
     env = hub_env(hub.endpoint, LEADERBOARD_QUEUE_KEY_FILE=str(tmp_path / "queue-key.pem"))
@@ -68,7 +68,10 @@ def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tm
 
     key = board_queue_key(REQUESTS, hub.endpoint)  # what `serve --requests` and the Space read
     assert key.key_id == attestation.key_id(private.public_key()) and key.source.endswith(attestation.PUBLIC_KEY_FILE)
+    capsys.readouterr()
     assert board_queue_key("lb/no-such-requests", hub.endpoint) is None  # no key: the board loads, marks nothing
+    said = " ".join(capsys.readouterr().err.split())
+    assert "not found (HTTP 404); check --requests." in said, said  # the option serve has, not push's --repo
     board = loading.load(folder, public=True, persist=False, queue_key=key)
     name = board.benchmark_names[0]
     ranking = board.ranking(name, with_stats=False)

@@ -17,6 +17,14 @@ def test_repository_submissions_are_valid():
     ran = run_cli("validate", str(REPO / "submissions"), *data)
     assert ran.returncode == 0, ran.stderr
     assert "✓ 3 submissions valid" in ran.stdout
+    assert "no public benchmark" not in ran.stderr  # ComLQ and NegConstraint are on the public board
+
+
+def test_a_result_no_public_board_shows_is_valid_and_named(submission):
+    ran = run_cli("validate", str(submission.parent))
+    assert ran.returncode == 0, ran.stderr
+    said = " ".join(ran.stderr.split())
+    assert "task demo is in no public benchmark: the public board never shows this result" in said
 
 
 @pytest.fixture

@@ -42,7 +42,9 @@ def board_queue_key(requests: str | None, endpoint: str | None) -> Any:
     from leaderboard.queue.attestation import queue_key_option
 
     try:
-        return queue_key_option(f"hf://{requests}" if requests else None, endpoint)
+        if requests:  # the queue's own dataset, named by serve --requests
+            return queue_key_option(f"hf://{requests}", endpoint, "--requests")
+        return queue_key_option(None, endpoint)
     except LeaderboardError as exc:
         print(f"queue key not read, no result is marked as evaluated by the queue: {exc}", file=sys.stderr)
         return None

@@ -503,6 +503,8 @@ def validate(paths: tuple[Path, ...], data_dirs: tuple[str, ...], require_plugin
         err().print(f"[red]✗[/] {escape(problem)}", highlight=False, soft_wrap=True)
     for note in report.not_verifiable:
         err().print(f"[yellow]?[/] {escape(note)}", highlight=False, soft_wrap=True)
+    for note in report.notes:
+        err().print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
     if report.problems:
         from leaderboard.errors import BadInput
 

@@ -252,6 +252,7 @@ class HubStore:
         from leaderboard.hub.repo_names import repo_id as checked
 
         self.repo_id, self.endpoint = checked(repo_id, option), endpoint
+        self.option = option  # the option that named this repository, for the messages
         self.endpoint_shown = endpoint or constants.ENDPOINT
         self.token = token or get_token()
         self.api = HfApi(endpoint=endpoint, token=self.token)
@@ -286,7 +287,8 @@ class HubStore:
                     "(the token is never printed)."
                 )
             if status == 404:
-                return BadInput(f"Cannot {action} {where}: not found (HTTP 404); check --repo and --revision.")
+                revision = " and --revision" if self.option == "--repo" else ""
+                return BadInput(f"Cannot {action} {where}: not found (HTTP 404); check {self.option}{revision}.")
             return HubError(f"Cannot {action} {where}: the hub answered HTTP {status} ({detail}).")
         if _is_network_error(exc):
             return HubUnreachable(

@@ -137,16 +137,16 @@ def load_public_key(data: bytes, source: str) -> QueueKey:
     return QueueKey(key, key_id(key), source)
 
 
-def read_queue_key(spec: str, endpoint: str | None = None) -> QueueKey:
+def read_queue_key(spec: str, endpoint: str | None = None, option: str = "--queue-key") -> QueueKey:
     """The queue's public key from a PEM file, or from ``hf://ORG/NAME`` (the requests dataset's PUBLIC_KEY_FILE)."""
     if spec.startswith("hf://"):
         from leaderboard.queue.dataset import RequestsDataset
 
-        dataset = RequestsDataset(spec.removeprefix("hf://"), endpoint, option="--queue-key")
+        dataset = RequestsDataset(spec.removeprefix("hf://"), endpoint, option=option)
         store = dataset.store
         head = store.head()
         if PUBLIC_KEY_FILE not in store.files(head):
-            raise BadInput(f"--queue-key {spec}: the requests dataset publishes no {PUBLIC_KEY_FILE}.")
+            raise BadInput(f"{option} {spec}: the requests dataset publishes no {PUBLIC_KEY_FILE}.")
         return load_public_key(store.read(PUBLIC_KEY_FILE, head)[: MAX_KEY_BYTES + 1], f"{spec}/{PUBLIC_KEY_FILE}")
     try:
         data = Path(spec).read_bytes()[: MAX_KEY_BYTES + 1]
@@ -155,10 +155,10 @@ def read_queue_key(spec: str, endpoint: str | None = None) -> QueueKey:
     return load_public_key(data, spec)
 
 
-def queue_key_option(spec: str | None, endpoint: str | None = None) -> QueueKey | None:
+def queue_key_option(spec: str | None, endpoint: str | None = None, option: str = "--queue-key") -> QueueKey | None:
     """The key a reader command was given (--queue-key, else LEADERBOARD_QUEUE_PUBLIC_KEY), or None."""
     spec = spec or os.environ.get(PUBLIC_KEY_ENV) or None
-    return read_queue_key(spec, endpoint) if spec else None
+    return read_queue_key(spec, endpoint, option) if spec else None
 
 
 # -- signing (the worker) -------------------------------------------------------------------------

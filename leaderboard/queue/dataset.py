@@ -76,7 +76,7 @@ def request_paths(listing: Iterable[str]) -> tuple[list[str], list[tuple[str, st
 
 class RequestsDataset:
     def __init__(self, repo: str, endpoint: str | None = None, token: str | None = None, option: str = "--requests"):
-        self.store = HubStore(repo_id(repo, option), endpoint, token)
+        self.store = HubStore(repo_id(repo, option), endpoint, token, option=option)
         self.option = option
         self._cache: dict[str, EvalRequest | str] = {}  # content id -> request, or why it is unreadable
         self._lock = threading.Lock()

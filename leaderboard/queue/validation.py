@@ -91,6 +91,7 @@ class Report:
     submissions: int
     problems: list[str] = field(default_factory=list)
     not_verifiable: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # valid, but worth saying (a result no public board shows)
 
 
 class Validator:
@@ -100,6 +101,8 @@ class Validator:
         self.require_plugins = require_plugins
         self.problems: list[str] = []
         self.not_verifiable: list[str] = []
+        self.notes: list[str] = []
+        self._public_tasks: set[str] | None = None
         self.seen: dict[str, Path] = {}  # result identity -> first file
         self.data_hashes: dict[str, tuple[str | None, str] | LeaderboardError] = {}
 
@@ -244,12 +247,24 @@ class Validator:
                 self.data_hashes[task_name] = LeaderboardError(f"{type(exc).__name__}: {exc}")
         return self.data_hashes[task_name]
 
+    def public_tasks(self) -> set[str]:
+        """The tasks of the installed public benchmarks (``Benchmark.public``): what the public board can show."""
+        if self._public_tasks is None:
+            from leaderboard.registry import installed_benchmarks
+
+            public = [b for b in installed_benchmarks() if getattr(b, "public", False)]
+            self._public_tasks = {t.task for b in public for t in b.tasks}
+        return self._public_tasks
+
     def check_task(self, path: Path, data: dict) -> None:
         task = _get(data, "task", "name")
         if not isinstance(task, str):
             return
         if task not in self.registry.names("task"):
             return self.problem(path, f"unknown task {task!r} (not registered by any installed plugin)")
+        if task not in self.public_tasks():
+            note = "is in no public benchmark: the public board never shows this result"
+            self.notes.append(f"{path}: task {task} {note}")
         current = self.current_data(task)
         if isinstance(current, LeaderboardError):
             return self.problem(
@@ -275,7 +290,7 @@ def validate(
         validator.problem(", ".join(map(str, paths)), f"no submission found (a folder holding {SPEC_FILE})")
     for folder in folders:
         validator.check_folder(folder)
-    return Report(len(folders), validator.problems, validator.not_verifiable)
+    return Report(len(folders), validator.problems, validator.not_verifiable, validator.notes)
 
 
 def validate_paths(paths: list[Path], registry: Registry) -> tuple[int, list[str]]:

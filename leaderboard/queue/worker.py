@@ -30,6 +30,7 @@ import socket
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from leaderboard.queue.dataset import RequestsDataset, repo_id
 from leaderboard.queue.receipts import published, receipt_path, receipt_upload
 from leaderboard.queue.requests import EvalRequest, Status, log_path
 from leaderboard.queue.results_check import RequestFailed, WorkerTrouble, check_results, replaced_results
-from leaderboard.queue.sandbox import Isolation, Limits, Sandbox, check_process_isolation, protect_memory
+from leaderboard.queue.sandbox import Isolation, Limits, Outcome, Sandbox, check_process_isolation, protect_memory
 from leaderboard.queue.validation import task_data_dirs
 
 GIB = 2**30
@@ -252,12 +253,12 @@ class Worker:
 
         python = make_child_venv(folder / "venv")
         step(f"installing {spec.requirement} into a fresh virtual environment")
-        pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-input"]
-        installed = sandbox.run(
-            [*pip, *settings.pip_args, spec.requirement],
+        installed = install_plugin(
+            sandbox,
+            python,
+            [*settings.pip_args, spec.requirement],
             settings.limits(settings.install_time_limit),
-            network=True,
-            stop=keeper.lost,
+            keeper.lost,
         )
         journal.append(installed.log)
         if not installed.ok and installed.reason and installed.reason.startswith("time limit exceeded"):
@@ -426,3 +427,22 @@ def _harness_paths() -> list[Path]:
     import leaderboard
 
     return [Path(leaderboard.__file__).resolve().parent, Path(sysconfig.get_paths()["purelib"])]
+
+
+def install_plugin(
+    sandbox: Sandbox, python: Path, requirement: list[str], limits: Limits, stop: threading.Event | None = None
+) -> Outcome:
+    """Install the submitted plugin into the run's venv, then the submitted distribution itself once more.
+
+    The venv sees this environment's packages (``make_child_venv``), so pip takes a plugin of the same name
+    and version installed beside the worker (an editable checkout, an older build) as already satisfied,
+    and the run would evaluate that copy instead of the release submitted. The second pass
+    (``--force-reinstall --no-deps``) puts the requested distribution into the venv itself, ahead of
+    this environment on its path; its dependencies are those the first pass resolved.
+    """
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-input"]
+    first = sandbox.run([*pip, *requirement], limits, network=True, stop=stop)
+    if not first.ok:
+        return first
+    second = sandbox.run([*pip, "--force-reinstall", "--no-deps", *requirement], limits, network=True, stop=stop)
+    return Outcome(second.returncode, second.reason, first.log + second.log, [*first.changed, *second.changed])
