@@ -46,6 +46,8 @@ from leaderboard.registry import Registry
 
 @dataclass
 class RunOutcome:
+    """One (model, task) pair's outcome: the result written now, or the identical one found and skipped."""
+
     model: str
     task: str
     status: str  # "written" or "skipped"
@@ -55,6 +57,8 @@ class RunOutcome:
 
 @dataclass
 class Timer:
+    """The seconds each phase of a run took (data load, model load, evaluation), as the result records them."""
+
     timings: dict[str, float] = field(default_factory=dict)
 
     @contextmanager
