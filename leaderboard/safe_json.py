@@ -1,12 +1,11 @@
 """JSON parsing that fails with a reason instead of crashing, on any input: ``pydantic_core.from_json``.
 
 ``json.loads`` raises RecursionError on deep nesting, ValueError on integers over 4,300 digits and
-accepts NaN/Infinity. pydantic_core's parser (jiter, in Rust) needs none of the checks this
-module used to hand-write: it stops at a fixed nesting depth (measured with pydantic-core 2.50:
-201 levels parse, 202 are refused, and 100,000 levels fail in microseconds with the same clean
-error, no recursion in Python), refuses escaped lone surrogates and over-long numbers, and is
-faster than ``json``. What remains here: one exception type with a readable message, and the
-finite check for strict files (its ``allow_inf_nan=False`` refuses NaN but parses ``1e400`` as inf).
+accepts NaN/Infinity. pydantic_core's parser (jiter, in Rust) needs no hand-written checks: it
+stops at a fixed nesting depth with a clean error (however deep the input, no recursion in
+Python), refuses escaped lone surrogates and over-long numbers, and is faster than ``json``. What
+remains here: one exception type with a readable message, and the finite check for strict files
+(its ``allow_inf_nan=False`` refuses NaN but parses ``1e400`` as inf).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 A generated SciFact-like corpus (abstracts of 1 to 40 sentences, so 10 to 600+ words, in random
 order) is evaluated with all-MiniLM-L6-v2 through ``leaderboard.evaluate``; its evaluation phase
 (corpus + query encoding, search) is compared with ONE raw ``SentenceTransformer.encode`` call over
-the same distinct texts at the same batch size, and with what the harness did before (the texts in
-corpus order, handed over in blocks of 8 x batch size, so sorting only happened inside a block).
+the same distinct texts at the same batch size, and with block-wise encoding (the texts in corpus
+order, handed over in blocks of 8 x batch size, so sorting only happens inside a block).
 Goal: harness / raw <= 1.0. All three run in this process, interleaved, after a warm-up; the fastest
 of ``--rounds`` rounds of each is kept.
 

@@ -13,7 +13,7 @@ side by side in this run:
 4. the import of the real folder (1,317 files) for the smaller size's peak RSS (memory bounded:
    it must not grow with the repository).
 
-Targets (issue 29): the whole repository in at most 5 minutes on the 2-core machine, bounded memory.
+Targets: the whole repository in at most 5 minutes on the 2-core machine, bounded memory.
 
     python perf/perf_import.py [--replica /tmp/mteb-replica] [--files 105000] [--retrieval 35000]
 """

@@ -1,6 +1,6 @@
 """How long the LLM judge, every limit at its default, takes to give up on an endpoint that never answers.
 
-Issue 31: at most 60 s per run (it took over 240 s). A stub server (tests/openai_stub.py, mode "hang")
+Goal: at most 60 s per run. A stub server (tests/openai_stub.py, mode "hang")
 accepts every request and never replies; 200 items are asked with 8 threads. Prints the seconds to the
 error, the requests sent and the error's start. Run from the repository root:
 

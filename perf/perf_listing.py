@@ -4,8 +4,8 @@ The file is ComLQ's own reported table (``submissions/reported/comlq.json``: its
 printed numbers) with its rows replicated under new model names until it holds ``--cells`` cells
 (a paper's file is tens of kilobytes; this one is the size the reader must survive). Each format is
 run as a user runs it (a fresh ``python -m leaderboard`` process, output to a file), alternating
-formats ``--repeat`` times; the table's time is reported as a ratio to CSV's (the goal: the same order,
-where rich's table layout took minutes). Before the change the table did not finish in 300 s.
+formats ``--repeat`` times; the table's time is reported as a ratio to CSV's (the goal: the same order
+of time, where laying out every row with rich would take minutes).
 
     python perf/perf_listing.py [--cells 100000] [--repeat 3]
 """

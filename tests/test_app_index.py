@@ -9,7 +9,7 @@ import pytest
 from hub_server import HubServer
 
 import leaderboard
-from leaderboard.records import index as index_module
+from leaderboard.records import index_checks as index_module
 from leaderboard.records.index import build_index, index_file
 
 TOKEN = "hf_TestTokenThatMustNeverBePrinted123"

@@ -11,7 +11,7 @@ import pytest
 
 from leaderboard.metrics import bootstrap, draws
 from leaderboard.metrics.significance import sign_flip_test
-from leaderboard.records import index as index_module
+from leaderboard.records import index_checks as index_module
 from leaderboard.records import per_query_columns
 from leaderboard.records.index import build_index, index_file
 from leaderboard.records.plain_read import read_plain

@@ -75,7 +75,8 @@ def test_aggregates_follow_the_papers():
 @pytest.mark.parametrize("name", ["MultiConIR", "ComLQ", "NegConstraint", "MAIR", "demo", "multiconir-demo"])
 def test_columns_and_views_exist_in_the_task_declarations(name):
     """Every metric, subset and view a benchmark names is one the task declares (tasks built offline)."""
-    from leaderboard.engine.runner import RunOptions, make_task
+    from leaderboard.engine.building import make_task
+    from leaderboard.engine.options import RunOptions
     from leaderboard.registry import get_registry
 
     benchmark = registered()[name]

@@ -228,7 +228,7 @@ def test_a_damaged_index_is_moved_aside_and_named_like_the_cache(demo_result, tm
 
 def test_one_damage_policy_for_cache_and_index():
     from leaderboard.engine import cache
-    from leaderboard.records import index
+    from leaderboard.records import index_store as index
     from leaderboard.sqlite_damage import is_damage, move_aside
 
     assert cache.is_damage is is_damage and index.is_damage is is_damage and index.move_aside is move_aside

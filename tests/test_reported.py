@@ -277,7 +277,8 @@ def test_printed_x100_values_are_stored_exactly_on_the_0_1_scale():
 
 def test_harness_names_are_names_the_harness_declares():
     """A cell mapped to a harness task names a metric and subset that task (or its benchmark) declares."""
-    from leaderboard.engine.runner import RunOptions, make_task
+    from leaderboard.engine.building import make_task
+    from leaderboard.engine.options import RunOptions
     from leaderboard.registry import get_registry
 
     registry = get_registry()

@@ -4,8 +4,8 @@ Every cell goes through ``cli.sanitize`` (text from plugins and result files is 
 no control or bidi character reaches the terminal). JSON is the rows as objects; CSV has one header
 line and lists joined by "; ". A table is drawn by rich, at most $COLUMNS or ``PIPED_WIDTH`` columns
 wide when its output is not a terminal, with lists cut to their first ``LIST_ITEMS`` items (JSON and CSV keep
-every item); a table of more than ``RICH_ROWS`` rows is printed as plain aligned columns, which
-costs microseconds a row where rich's layout costs about a millisecond (100,000 rows: minutes).
+every item); a table of more than ``RICH_ROWS`` rows is printed as plain aligned columns, because
+rich lays out every row of a table before printing it, which a listing of a whole import cannot wait for.
 """
 
 from __future__ import annotations

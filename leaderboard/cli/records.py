@@ -459,7 +459,8 @@ def import_cmd(
 
 def _task_naming():
     """How imported tasks are named: a task a plugin registers under mteb's name keeps it (and its declaration)."""
-    from leaderboard.engine.runner import RunOptions, make_task
+    from leaderboard.engine.building import make_task
+    from leaderboard.engine.options import RunOptions
     from leaderboard.errors import LeaderboardError
     from leaderboard.mteb_import import TaskNaming
 

@@ -1,11 +1,12 @@
 """A corpus that stays on disk: a read-only ``Mapping[str, str]`` over a JSONL file.
 
-Sparse models and tasks use it like a dict; the dense path streams it. Memory is about 20 bytes per
-document whatever the text sizes: each line's byte offset, a 64-bit hash of each id (sorted, for
-lookups) and the sort order. Texts and ids are read from the file on demand; a lookup verifies the
+Sparse models and tasks use it like a dict; the dense path streams it. Memory is a few fixed-size
+numbers per document whatever the text sizes: each line's byte offset, a 64-bit hash of each id
+(sorted, for lookups) and the sort order. Texts and ids are read from the file on demand; a lookup verifies the
 id it read, so a hash collision or a file changed under us cannot return the wrong text.
 
-NumPy arrays instead of a dict of ids: a dict costs ~100 bytes per entry (1M ids: ~100 MB).
+NumPy arrays instead of a dict of ids: a dict holds Python objects per entry, several times the
+memory of these arrays on a corpus of millions of documents.
 """
 
 from __future__ import annotations

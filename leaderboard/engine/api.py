@@ -24,20 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from leaderboard.contract.model import Model
 from leaderboard.contract.task import Task
+from leaderboard.engine.building import LoadedModel, build_model, object_model
 from leaderboard.engine.dense import EmbeddingMemo
 from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
-from leaderboard.engine.runner import (
-    LoadedModel,
-    Prepared,
-    RunOutcome,
-    build_model,
-    compute,
-    embedding_memo,
-    finish,
-    object_model,
-    prepare,
-)
+from leaderboard.engine.runner import Prepared, RunOutcome, compute, embedding_memo, finish, prepare
 from leaderboard.errors import BadInput
 from leaderboard.registry import Registry, get_registry
 

@@ -11,7 +11,7 @@ into, so every batch holds texts of similar length over the whole corpus, not wi
 by a small JSON manifest. A corpus that fits in one shard stays in memory. Shards hold float32, or
 float16 when the run asks for float16.
 
-**Reuse is proven, never assumed** (issue 23):
+**Reuse is proven, never assumed:**
 
 * The folder is named by, and its ``store.json`` holds, the store's key: the corpus content (the
   plan's fingerprint over every distinct text's hash and length), the model, its revision and

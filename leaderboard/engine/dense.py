@@ -6,8 +6,9 @@ embeddings) and ``engine.search`` (exact top-k). This module joins them: ``dense
 corpus into a plan, fills the store, encodes the queries and searches shard by shard. Peak memory is
 one shard plus the top-k state plus a few bytes per document, whatever the corpus size.
 
-The names callers used before the split (``EmbeddingMemo``, ``EncodeStats``, ``encode_unique``,
-``ShardJob``, ``encode_shard``, ``exact_top_k``, ``search_store``) are importable from here.
+The names callers of dense retrieval use from those modules (``EmbeddingMemo``, ``EncodeStats``,
+``encode_unique``, ``ShardJob``, ``encode_shard``, ``exact_top_k``, ``search_store``) are importable
+from here, so they import one module.
 """
 
 from __future__ import annotations

@@ -30,20 +30,13 @@ from typing import Any
 import numpy as np
 
 from leaderboard.contract.model import DenseModel, Model, Role
+from leaderboard.engine.building import LoadedModel, build_model, object_model
 from leaderboard.engine.cluster_watch import ClusterUnusable
 from leaderboard.engine.corpus_store import ShardStore, discard
 from leaderboard.engine.encoding import ShardJob, encode_shard
 from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns
-from leaderboard.engine.runner import (
-    LoadedModel,
-    Prepared,
-    build_model,
-    compute,
-    embedding_memo,
-    object_model,
-    search_options,
-)
+from leaderboard.engine.runner import Prepared, compute, embedding_memo, search_options
 from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.progress import use_progress
 

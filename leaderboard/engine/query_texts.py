@@ -33,11 +33,11 @@ def texts_of(data: Any) -> dict[str, str]:
 
 def load_texts(task_spec: str, data_dir: str | None, task_options: dict[str, str]) -> tuple[dict[str, str], str | None]:
     """(query id -> text, the loaded data's content hash) of a task, as ``run`` would load it."""
+    from leaderboard.engine.building import make_task, plugin_call
     from leaderboard.engine.options import RunOptions
-    from leaderboard.engine.runner import _plugin_call, make_task
     from leaderboard.registry import get_registry
 
     options = RunOptions(data_dirs={task_spec: data_dir} if data_dir else {}, task_options=dict(task_options))
     task, _ = make_task(get_registry(), task_spec, options)
-    data = _plugin_call(task.load, f"task {task.metadata.name!r}: load()")
+    data = plugin_call(task.load, f"task {task.metadata.name!r}: load()")
     return texts_of(data), getattr(getattr(data, "source", None), "content_hash", None)

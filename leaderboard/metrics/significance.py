@@ -8,16 +8,15 @@ query order, or mappings query id -> score over the same query ids (aligned by i
   queries are resampled as pairs; we bootstrap the per-query differences d = a - b with the
   harness's one bootstrap (``bootstrap.stratified_bootstrap``, one stratum). It draws the same
   resamples as ``scipy.stats.bootstrap((a, b), paired=True)`` for the same seed, so the interval
-  equals scipy's (the tests check it), about 6x faster on 2,909 queries here.
+  equals scipy's (the tests check it), in a fraction of scipy's time.
 * ``randomization_test`` two-sided p-value of the mean difference under the paired null (each
   query's two scores are exchangeable), i.e. sign flips of d: ``sign_flip_test`` for one pair,
   the test of ``scipy.stats.permutation_test(permutation_type="samples")``. With 2^n <= n_resamples
   every flip is enumerated (an exact p-value, equal to scipy's); otherwise flips are sampled and the
   observed one counted too: p = (hits + 1) / (n_resamples + 1), two-sided as 2 * the smaller
   one-sided p, capped at 1, as scipy (equal to scipy's within Monte-Carlo error). Written out
-  because scipy's took 28.9 s where this takes 1.2 s (2,909 queries, 10,000 resamples, this
-  loaded 2-core machine), and ``leaderboard compare`` and the app's comparison view run it per task
-  and per subset.
+  rather than calling scipy's because scipy's is too slow for ``leaderboard compare`` and the app's
+  comparison view, which run it per task and per subset (docs/development/design-notes.md).
 * ``holm`` Holm-Bonferroni adjusted p-values for a family of comparisons.
 * ``sign_flip_test`` the same randomization test for many models against one at once (the board's
   ≈ marker), over one or several tasks (strata); see its docstring.

@@ -2,8 +2,8 @@
 
 Shipped as ``mteb_tasks.json`` (generated from the installed mteb by ``python -m
 leaderboard.mteb_import.tasks``; a test fails when it differs from a regeneration with the same
-mteb version) rather than read from mteb at import time: ``import mteb`` costs about 7 s and 4,000
-modules here, and mteb is an optional extra (``[mteb]``), while importing result files is plain
+mteb version) rather than read from mteb at import time: ``import mteb`` takes seconds and loads
+thousands of modules, and mteb is an optional extra (``[mteb]``), while importing result files is plain
 JSON work that must run on the core install. Each task's type decides whether its files are read
 at all: a file whose name is a task of another type is counted and never opened.
 

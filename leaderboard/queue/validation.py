@@ -22,7 +22,8 @@ from typing import Any
 import jsonschema
 
 from leaderboard import safe_json
-from leaderboard.engine.runner import RunOptions, make_task
+from leaderboard.engine.building import make_task
+from leaderboard.engine.options import RunOptions
 from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.queue.placeholders import placeholder_problems
 from leaderboard.records.files import build_result, identity, read_result_text

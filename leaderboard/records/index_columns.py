@@ -2,9 +2,9 @@
 
 A result's per-query columns (``{"ids": [...], "values": {metric: [value or None per id]},
 "subsets": {subset: [positions]}, ...}``) are mostly the same from one result to the next: every
-run of a task has the same query ids and the same subsets. In JSON, ComLQ's 2,909 ids, 51 subsets
-and 6 columns of values cost about 230 kB and 2 to 3 ms to parse per result, and a board page reads
-a hundred of them. So the index stores:
+run of a task has the same query ids and the same subsets. As plain JSON, each result's columns
+would be stored and parsed whole (ComLQ's: 2,909 ids, 51 subsets, 6 columns of values), and a
+board page reads a hundred of them. So the index stores:
 
 * the ids and the subsets once per distinct value, in a ``shared`` table keyed by the sha256 of
   their JSON text (a reader checks the key against the text, so an edited row is never used), the
