@@ -144,7 +144,7 @@ def test_a_sandboxed_run_cannot_read_the_queue_key(tmp_path):
     sandbox = Sandbox(tmp_path / "run", "bwrap", hidden=attestation.hidden_from_runs(key_file))
     ran = sandbox.run(["cat", str(key_file)], Limits(60))
     assert not ran.ok and pem.splitlines()[1] not in ran.log
-    assert "No such file" in ran.log or "Permission denied" in ran.log  # an empty folder over the key's, /dev/null on it
+    assert "No such file" in ran.log or "Permission denied" in ran.log  # masked: an empty folder, /dev/null
 
 
 @pytest.mark.skipif(not __import__("leaderboard.queue.sandbox").queue.sandbox.bwrap_available(), reason="no bwrap")
