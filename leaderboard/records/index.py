@@ -1,6 +1,6 @@
 """An index of validated results: each file is validated once, then read back from small records.
 
-Validating a result takes about 1 ms per file (``records.plain_read``: no pydantic).
+Validating a result takes about 1 ms per file (``records.reader``: no pydantic).
 ``show`` and the app read many files many times, so each folder keeps an index (an SQLite file
 under the cache folder, keyed by the folder's absolute path) holding, per file, its size, mtime,
 inode and sha256 with either what readers need of it or the reason it was skipped. An unchanged
@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.fileio import cache_home
-from leaderboard.records import index_columns, per_query_fast
+from leaderboard.records import index_columns, per_query_checks
 from leaderboard.records.index_columns import text_sha256 as _text_sha256
 from leaderboard.records.listing import result_files
 from leaderboard.records.result_checks import Record, direction, is_complete, main_split
@@ -410,13 +410,13 @@ def _digest(path: Path) -> str | None:
 
 
 def _validate(path: Path, rel: str, key: list[int]) -> _Record:
-    from leaderboard.records.plain_read import read_plain
+    from leaderboard.records.reader import read_record
 
     try:
-        record = read_plain(path)
+        record = read_record(path)
         per_query = record["per_query"]
         small = per_query and per_query["count"] <= PER_QUERY_LIMIT
-        columns = per_query_fast.columns(per_query, arrays=True) if small else None
+        columns = per_query_checks.columns(per_query, arrays=True) if small else None
         stored, shared = index_columns.encode(columns) if columns is not None else (None, {})
         return _Record(
             Entry(rel, key, summary(record)),

@@ -34,7 +34,7 @@ def text_sha256(text: str) -> str:
 
 
 def _bytes(column: Any) -> tuple[str, bool]:
-    """A column (a list with None, or a float64 array with NaN: ``per_query_fast``'s ``array("d")``, or
+    """A column (a list with None, or a float64 array with NaN: ``per_query_checks``' ``array("d")``, or
     numpy's) as base64 bytes, and whether it lacks a value somewhere."""
     if hasattr(column, "dtype"):
         data = column.astype("<f8").tobytes()

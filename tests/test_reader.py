@@ -1,8 +1,7 @@
-"""The plain reader (no pydantic) gives the pydantic model's verdict and record on every file.
+"""The one reader (no pydantic) gives the pydantic model's verdict and record on every file.
 
-``records.plain_read`` validates with the core schema shipped beside the JSON Schema and runs the
-model's own checks (``records.result_checks``); ``show`` and the results index read new files
-through it. These tests hold it to ``Result.model_validate``: the shipped schema is the one the
+``records.reader`` validates with the core schema shipped beside the JSON Schema and runs the
+model's own checks (``records.result_checks``); every reader of result files goes through it. These tests hold it to ``Result.model_validate``: the shipped schema is the one the
 model generates, real results give the same record, and mutated results (hypothesis) get the
 same verdict.
 """
@@ -23,7 +22,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError, field_validator
 
 import leaderboard
-from leaderboard.records import plain_read, result
+from leaderboard.records import reader, result
 from leaderboard.records.core_schema import Unconvertible, plain_core_schema
 from leaderboard.records.result import Result
 
@@ -61,7 +60,7 @@ def test_the_shipped_core_schema_is_the_one_the_model_generates():
 def test_real_results_give_the_models_record(documents):
     assert len(documents) == len(TASKS) + 2
     for data in documents:
-        plain = plain_read.plain_record(data)
+        plain = reader.checked(data)[0]
         assert plain is not None, data["task"]["name"]
         assert plain == Result.model_validate(data).model_dump()
 
@@ -109,7 +108,7 @@ def test_mutated_results_get_the_models_verdict(documents, data):
     else:
         holder[last] = data.draw(JSON_VALUES)
     expected = pydantic_verdict(document)
-    assert plain_read.plain_record(document) == expected
+    assert reader.checked(document)[0] == expected
 
 
 def test_a_refused_file_is_named_in_the_pydantic_readers_words(tmp_path, documents):
@@ -121,22 +120,24 @@ def test_a_refused_file_is_named_in_the_pydantic_readers_words(tmp_path, documen
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad), "utf-8")
     with pytest.raises(BadInput) as plain_error:
-        plain_read.read_plain(path)
+        reader.read_record(path)
     with pytest.raises(BadInput) as model_error:
         read_result(path)
     assert str(plain_error.value) == str(model_error.value)
     assert "main_score: 0.123 differs from scores/test/default/ndcg_at_10" in str(plain_error.value)
 
 
-def test_without_the_shipped_schema_the_pydantic_reader_serves(tmp_path, documents, monkeypatch):
-    monkeypatch.setattr(plain_read, "_validator", lambda: None)
+def test_without_the_shipped_schema_the_model_validates(tmp_path, documents, monkeypatch):
+    monkeypatch.setattr(reader, "_validator", lambda: None)
     path = tmp_path / "ok.json"
     path.write_text(json.dumps(documents[0]), "utf-8")
-    assert plain_read.plain_record(documents[0]) is None
-    assert plain_read.read_plain(path) == Result.model_validate(documents[0]).model_dump()
+    bad = copy.deepcopy(documents[0])
+    bad["main_score"] = 0.123
+    assert "main_score: 0.123 differs from scores/test/default/ndcg_at_10" in reader.problems(bad)[0]
+    assert reader.read_record(path) == Result.model_validate(documents[0]).model_dump()
 
 
-def test_a_validator_the_plain_reader_does_not_run_stops_the_conversion():
+def test_a_validator_the_reader_does_not_run_stops_the_conversion():
     class Checked(BaseModel):
         value: int
 
