@@ -443,7 +443,8 @@ def test_a_cold_show_of_real_results_checks_their_values_without_numpy(real_resu
     probe = (
         "import sys\nfrom leaderboard.records import result_checks\n"
         "real, verdicts = result_checks.per_query_problems, []\n"
-        "result_checks.per_query_problems = lambda *a: (lambda found: verdicts.append(found == []) or found)(real(*a))\n"
+        "def checked(*a):\n    found = real(*a)\n    verdicts.append(found == [])\n    return found\n"
+        "result_checks.per_query_problems = checked\n"
         "from leaderboard.cli.main import main\n"
         f"sys.argv = ['leaderboard', 'show', {str(real_results)!r}]\n"
         "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"

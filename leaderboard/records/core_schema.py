@@ -37,9 +37,7 @@ def plain_core_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     plain = _convert(schema, found)
     unknown = sorted(set(found) - set(PYTHON_CHECKS))
     if unknown or sorted(found) != sorted(PYTHON_CHECKS):
-        raise Unconvertible(
-            f"the model's Python validators are {sorted(found)}; the reader runs {list(PYTHON_CHECKS)}"
-        )
+        raise Unconvertible(f"the model's Python validators are {sorted(found)}; the reader runs {list(PYTHON_CHECKS)}")
     json.dumps(plain, allow_nan=False)  # proves it is plain JSON
     return plain
 

@@ -37,7 +37,7 @@ import operator
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 Range = Callable[[str], tuple[float | None, float | None]]
 Picker = Callable[[Any], Any]  # takes some queries' values from a column
@@ -70,7 +70,8 @@ class Table:
                 if isinstance(row, Mapping) and type(row) is not dict:
                     rows[i] = dict(row)
                 elif not isinstance(row, Mapping):
-                    found.append((order[q], -1, f"{where}/{q}: expected an object of metric values, got {type(row).__name__}"))
+                    got = type(row).__name__
+                    found.append((order[q], -1, f"{where}/{q}: expected an object of metric values, got {got}"))
                     rows[i] = {}
         metrics = sorted({m for row in rows for m in row})
         for metric in metrics:
@@ -149,7 +150,7 @@ class Table:
         """What takes these queries' values from a column (a query listed twice: counted twice; one without
         values: left out), in one C call (``itemgetter``), built once for all the metrics."""
         found = list(map(self.position.get, members))
-        positions: list[int] = [p for p in found if p is not None] if None in found else found  # type: ignore[misc]
+        positions = [p for p in found if p is not None] if None in found else cast(list[int], found)
         if len(positions) == 1:  # itemgetter of one position gives the value itself, not a tuple
             return lambda column: (column[positions[0]],)
         return operator.itemgetter(*positions) if positions else lambda column: ()

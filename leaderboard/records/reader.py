@@ -70,7 +70,8 @@ def checked(data: Any) -> tuple[dict[str, Any] | None, list[str]]:
         return None, ["<root>: expected a JSON object"]
     version = data.get("schema_version")
     if str(version) not in READABLE_VERSIONS:
-        return None, [f"unknown schema_version {version!r} (this harness reads versions {', '.join(READABLE_VERSIONS)})"]
+        readable = ", ".join(READABLE_VERSIONS)
+        return None, [f"unknown schema_version {version!r} (this harness reads versions {readable})"]
     validator = _validator()
     if validator is None:
         return _checked_by_the_model(data)
