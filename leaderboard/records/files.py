@@ -14,9 +14,10 @@ from typing import Any
 
 from leaderboard.errors import BadInput
 from leaderboard.fileio import atomic_open
+from leaderboard.records.reader import problems as validation_errors
 from leaderboard.records.reader import read_result as read_result
 from leaderboard.records.reader import result_of
-from leaderboard.records.result import Result, validation_errors
+from leaderboard.records.result import Result
 
 # Re-exported (``X as X``): reading a file's text needs no pydantic (the reader uses it).
 from leaderboard.records.result_text import MAX_RESULT_BYTES as MAX_RESULT_BYTES

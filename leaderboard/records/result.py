@@ -218,13 +218,6 @@ class Result(_Record):
         return self.model_dump(mode="json", exclude_none=False)
 
 
-def validation_errors(data: Any) -> list[str]:
-    """Every problem with a parsed JSON document as 'path: message' (empty when it is a valid result)."""
-    from leaderboard.records.reader import problems
-
-    return problems(data)
-
-
 def model_schema(model: type[BaseModel], title: str) -> dict[str, Any]:
     """A record model's JSON Schema as shipped in ``schema/`` (draft 2020-12, titled)."""
     schema = model.model_json_schema()
