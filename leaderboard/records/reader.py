@@ -91,8 +91,8 @@ def checked(data: Any) -> tuple[dict[str, Any] | None, list[str]]:
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a check must never crash a reader
         return None, [f"cannot be checked ({type(exc).__name__}: {exc})"]
     if problems:
-        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-        return None, ["; ".join(problems[:5]) + more]  # one message, as the model's validator raises it
+        more = f" (and {len(problems) - _LISTED} more)" if len(problems) > _LISTED else ""
+        return None, ["; ".join(problems[:_LISTED]) + more]  # one message, as the model's validator raises it
     return record, []
 
 
