@@ -127,6 +127,25 @@ def test_mutated_results_get_the_models_verdict(documents, data):
         assert problems == pydantic_words(document)  # the model's words, in its order
 
 
+def test_a_typed_result_is_built_from_the_checked_record_without_checking_it_again(tmp_path, documents, monkeypatch):
+    from leaderboard.records import result_checks
+
+    calls = []
+    real = result_checks.record_problems
+    counted = lambda record: calls.append(1) or real(record)
+    monkeypatch.setattr(reader, "record_problems", counted)
+    monkeypatch.setattr(result, "record_problems", counted)
+    path = tmp_path / "ok.json"
+    path.write_text(json.dumps(documents[0]), "utf-8")
+    typed = reader.read_result(path)
+    assert len(calls) == 1  # the reader's checks; the model built from its record does not run them again
+    assert isinstance(typed, Result) and typed.model_dump() == reader.read_record(path)
+    bad = copy.deepcopy(documents[0])
+    bad["main_score"] = 0.123
+    with pytest.raises(ValidationError, match="0.123 differs"):  # the model validated directly still checks
+        Result.model_validate(bad)
+
+
 def test_a_refused_file_is_named_in_the_pydantic_readers_words(tmp_path, documents):
     from leaderboard.errors import BadInput
     from leaderboard.records.files import read_result
