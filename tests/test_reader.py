@@ -205,6 +205,26 @@ def test_show_on_a_new_folder_imports_no_pydantic(tmp_path, documents):
     assert "PYDANTIC []" in done.stdout, done.stdout[-500:]
 
 
+def test_show_names_refused_files_in_the_models_words_without_pydantic(tmp_path, documents):
+    folder = tmp_path / "results" / "bm25"
+    folder.mkdir(parents=True)
+    bad = copy.deepcopy(documents[0])
+    bad["harness"] = 3
+    (folder / "bad.json").write_text(json.dumps(bad), "utf-8")
+    (folder / "ok.json").write_text(json.dumps(documents[0]), "utf-8")
+    probe = (
+        "import sys\nfrom leaderboard.cli.main import main\n"
+        f"sys.argv = ['leaderboard', 'show', {str(tmp_path / 'results')!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        "print('PYDANTIC', sorted(m for m in sys.modules if m == 'pydantic' or m.startswith('pydantic.')))\n"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "250", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "harness: Input should be a valid dictionary or instance of Harness" in done.stderr, done.stderr[-500:]
+    assert "PYDANTIC []" in done.stdout, done.stdout[-500:]
+
+
 def test_every_command_is_found_by_its_lazy_name():
     """``leaderboard.cli.main`` imports a command's module only when it runs: its map names every command."""
     import pkgutil

@@ -80,7 +80,7 @@ def checked(data: Any) -> tuple[dict[str, Any] | None, list[str]]:
     try:
         record: dict[str, Any] = validator.validate_python(data)
     except ValidationError as exc:
-        return None, _schema_problems(exc.errors(), data)
+        return None, _schema_problems(exc.errors(include_url=False), data)  # the URLs would import pydantic
     except RecursionError:  # unreachable below safe_json.MAX_DEPTH; a reader must still never crash
         return None, ["<root>: nested too deeply"]
     problem = scores_problem(record["scores"])
