@@ -14,7 +14,7 @@ from leaderboard.metrics.significance import sign_flip_test
 from leaderboard.records import index_checks as index_module
 from leaderboard.records import per_query_columns
 from leaderboard.records.index import build_index, index_file
-from leaderboard.records.plain_read import read_plain
+from leaderboard.records.reader import read_record as read_plain
 
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 REAL = sorted(p for p in SUBMISSIONS.glob("*/results/**/*.json") if json.loads(p.read_text())["per_query"])
@@ -193,32 +193,74 @@ def test_a_board_keeps_only_the_default_scores_it_shows(real_results, monkeypatc
 
 
 def _plain_record(path):
-    from leaderboard.records.plain_read import _validator
+    from leaderboard.records.reader import _validator
 
     return _validator().validate_python(json.loads(Path(path).read_text()))
 
 
-def _verdicts(record, monkeypatch):
-    """(the fast verdict, the canonical checks' problems) of a plain record."""
-    from leaderboard.records import per_query_checks, per_query_fast
-    from leaderboard.records.per_query_codec import decode_per_query
+def _problems(record):
+    """The per-query checks' problems with a plain record (a complete run: its values are required)."""
+    from leaderboard.records.per_query_checks import per_query_problems
     from leaderboard.records.result_checks import main_split, metric_range
 
-    split, field = main_split(record), record["per_query"]
-    ranges = lambda name: metric_range(record, name)
-    fast = per_query_fast.verified(decode_per_query(field), field, record, split, ranges)
-    with monkeypatch.context() as m:
-        m.setattr(per_query_fast, "verified", lambda *a: False)  # the canonical checks alone
-        return fast, per_query_checks.per_query_problems(record, split, ranges)
+    return per_query_problems(record, main_split(record), lambda name: metric_range(record, name), True)
+
+
+def _rules_hold(record):
+    """The per-query rules (``records.per_query_checks``' docstring) written value by value: the oracle the
+    columnar checks are held to."""
+    import math
+
+    from leaderboard.records.per_query_codec import decode_metric_queries, decode_per_query, decode_subset_queries
+    from leaderboard.records.result_checks import main_split, metric_range
+
+    field, split = record["per_query"], main_split(record)
+    values = decode_per_query(field)
+    for row in values.values():
+        for metric, value in row.items():
+            low, high = metric_range(record, metric)
+            if type(value) not in (int, float) or not math.isfinite(value):
+                return False
+            if (low is not None and value < low) or (high is not None and value > high):
+                return False
+    if record["subset_sizes"].get(split, {}).get("default", len(values)) != len(values):
+        return False
+    if field.get("metric_queries"):
+        declared = decode_metric_queries(field)
+        for metric in {m for row in values.values() for m in row} | set(declared):
+            having = {q for q, row in values.items() if metric in row}
+            if having != set(declared.get(metric, [q for q, row in values.items() if row])):
+                return False
+    members = decode_subset_queries(field) if field.get("subsets") else {}
+
+    def agrees(queries, metric, stored):
+        column = [values[q][metric] for q in queries if q in values and metric in values[q]]
+        return not column or math.isclose(math.fsum(column) / len(column), stored, rel_tol=0, abs_tol=1e-9)
+
+    scores, macro = record["scores"][split], field.get("macro_over") or []
+    if any(s not in members for s in macro):
+        return False
+    for metric, stored in scores.get("default", {}).items():
+        if macro:
+            columns = [[values[q][metric] for q in members[s] if q in values and metric in values[q]] for s in macro]
+            means = [math.fsum(c) / len(c) for c in columns if c]
+            if means and not math.isclose(math.fsum(means) / len(means), stored, rel_tol=0, abs_tol=1e-9):
+                return False
+        elif not agrees(list(values), metric, stored):
+            return False
+    for subset, queries in members.items():
+        if subset != "default" and not all(agrees(queries, m, v) for m, v in scores.get(subset, {}).items()):
+            return False
+    return True
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: f"{p.parent.parent.name}-{p.name}")
-def test_the_fast_checks_accept_real_results_and_give_their_columns(path, monkeypatch):
-    from leaderboard.records import per_query_fast
+def test_the_checks_accept_real_results_and_give_their_columns(path):
+    from leaderboard.records import per_query_checks
 
     record = _plain_record(path)
-    assert _verdicts(record, monkeypatch) == (True, [])
-    assert per_query_fast.columns(record["per_query"]) == per_query_columns.columns(record["per_query"])
+    assert _problems(record) == [] and _rules_hold(record)
+    assert per_query_checks.columns(record["per_query"]) == per_query_columns.columns(record["per_query"])
 
 
 def _mutations():
@@ -298,7 +340,7 @@ def _rescored(scores, values, members):
                 scores[subset][metric] = math.fsum(column) / len(column)
 
 
-def test_the_fast_checks_never_accept_what_the_checks_refuse(monkeypatch):
+def test_the_checks_refuse_exactly_what_the_rules_refuse():
     from hypothesis import given, settings
 
     seen = {True: 0, False: 0}
@@ -306,8 +348,10 @@ def test_the_fast_checks_never_accept_what_the_checks_refuse(monkeypatch):
     @settings(max_examples=120, deadline=None, derandomize=True)
     @given(_mutations())
     def check(case):
-        fast, problems = _verdicts(_mutated(*case), monkeypatch)
-        assert not (fast and problems), (case, problems)  # fast says fine only when the checks do
+        record = _mutated(*case)
+        problems = _problems(record)
+        assert bool(problems) != _rules_hold(record), (case, problems)
+        assert all(p.startswith("per_query") for p in problems)  # each names the field it is about
         seen[bool(problems)] += 1
 
     check()
@@ -391,15 +435,16 @@ def test_side_aggregates_read_each_row_once_not_once_per_model():
 
 
 def test_a_cold_show_of_real_results_checks_their_values_without_numpy(real_results, tmp_path):
-    """numpy costs a cold ``show`` more than the checks themselves: the fast checks run on ``array("d")``."""
+    """numpy costs a cold ``show`` more than the checks themselves: the checks run on ``array("d")``."""
     import subprocess
     import sys
 
-    assert any(p.name == "comlq.json" for p in REAL)  # 2,909 queries: past per_query_fast.MIN_QUERIES
+    assert any(p.name == "comlq.json" for p in REAL)  # 2,909 queries
     probe = (
-        "import sys\nfrom leaderboard.records import per_query_fast\n"
-        "real, verdicts = per_query_fast.verified, []\n"
-        "per_query_fast.verified = lambda *a: verdicts.append(real(*a)) or verdicts[-1]\n"
+        "import sys\nfrom leaderboard.records import result_checks\n"
+        "real, verdicts = result_checks.per_query_problems, []\n"
+        "def checked(*a):\n    found = real(*a)\n    verdicts.append(found == [])\n    return found\n"
+        "result_checks.per_query_problems = checked\n"
         "from leaderboard.cli.main import main\n"
         f"sys.argv = ['leaderboard', 'show', {str(real_results)!r}]\n"
         "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
@@ -409,5 +454,5 @@ def test_a_cold_show_of_real_results_checks_their_values_without_numpy(real_resu
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     verdicts, numpy_loaded = done.stdout.rsplit("VERDICTS", 1)[1].split("NUMPY")
-    assert "comlq" in done.stdout and "True" in verdicts and "False" not in verdicts  # the fast path decided
+    assert "comlq" in done.stdout and "True" in verdicts and "False" not in verdicts  # every file's values checked
     assert numpy_loaded.strip() == "False", done.stdout[-500:]

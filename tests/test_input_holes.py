@@ -174,7 +174,7 @@ def test_results_that_may_lack_per_query_values_still_read(bm25_demo_submission)
     """Version 1 files, imported results, partial results and a task's stated reason stay readable."""
     from conftest import REPO
 
-    from leaderboard.records.plain_read import read_plain
+    from leaderboard.records.reader import read_record as read_plain
 
     (path,) = bm25_demo_submission.rglob("demo.json")
     original = json.loads(path.read_text())
@@ -195,7 +195,7 @@ def test_results_that_may_lack_per_query_values_still_read(bm25_demo_submission)
 def test_every_committed_result_carries_its_per_query_values():
     from conftest import REPO
 
-    from leaderboard.records.plain_read import read_plain
+    from leaderboard.records.reader import read_record as read_plain
 
     files = [p for p in (REPO / "submissions").rglob("results/**/*.json") if p.name != "model_card.json"]
     assert files and all(read_plain(p)["per_query"] is not None for p in files)

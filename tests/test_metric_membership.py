@@ -14,8 +14,8 @@ from scipy import stats
 
 from leaderboard.app import loading
 from leaderboard.metrics.bootstrap import N_RESAMPLES, stratified_bootstrap
-from leaderboard.records.files import read_result
-from leaderboard.records.result import decode_metric_queries, decode_per_query, validation_errors
+from leaderboard.records.files import read_result, validation_errors
+from leaderboard.records.result import decode_metric_queries, decode_per_query
 
 
 def own_interval(values: dict[str, float]) -> tuple[float, float]:

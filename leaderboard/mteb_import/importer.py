@@ -9,7 +9,7 @@
   or revision changed) is removed from the old place. Deleting the manifest costs speed, not
   correctness: every file is then converted and compared byte for byte.
 * One bad file never stops the import: it is skipped with its reason. The records are validated by
-  the readers' own check (``records.plain_read``) before writing; nothing is written half-way.
+  the readers' own check (``records.reader``) before writing; nothing is written half-way.
 """
 
 from __future__ import annotations
@@ -256,14 +256,13 @@ def _write(
     report: ImportReport,
     task: str,
 ) -> None:
-    from leaderboard.records.files import build_result, result_path
-    from leaderboard.records.plain_read import plain_record
+    from leaderboard.records.files import result_path
+    from leaderboard.records.reader import record_of
 
-    if plain_record(record) is None:  # the readers' verdict; pydantic says why
-        try:
-            build_result(record, "the converted record")
-        except Exception as exc:
-            raise Skip("not a valid result once converted", str(exc)) from None
+    try:
+        record_of(record, "the converted record")  # the readers' own verdict and words
+    except Exception as exc:
+        raise Skip("not a valid result once converted", str(exc)) from None
     target = result_path(output, record["model"]["name"], record["model"]["revision"], record["task"]["name"])
     rel = target.relative_to(output).as_posix()
     if rel in targets:

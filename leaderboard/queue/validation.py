@@ -26,9 +26,9 @@ from leaderboard.engine.building import make_task
 from leaderboard.engine.options import RunOptions
 from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.queue.placeholders import placeholder_problems
-from leaderboard.records.files import build_result, identity, read_result_text
+from leaderboard.records import reader
+from leaderboard.records.files import identity, read_result_text
 from leaderboard.records.listing import result_files
-from leaderboard.records.result import validation_errors
 from leaderboard.registry import Registry
 
 SPEC_FILE = "model.json"
@@ -196,18 +196,18 @@ class Validator:
         except BadInput as exc:
             return self.problems.append(str(exc))
         try:
-            errors = validation_errors(data)
+            record, errors = reader.checked(data)
         except Exception as exc:  # a validator must never crash on a file
-            errors = [f"cannot be validated ({type(exc).__name__})"]
+            record, errors = None, [f"cannot be validated ({type(exc).__name__})"]
         for error in errors:
             self.problem(path, error)
         if not isinstance(data, dict):
             return
         self.check_against_spec(path, data, spec, installed, expected_name)
         self.check_task(path, data)
-        if errors:
+        if record is None:
             return
-        typed = build_result(data, str(path))
+        typed = reader.typed(record)
         if not typed.is_complete:
             reason = (typed.coverage.reason if typed.coverage else None) or f"--limit {typed.settings.limit}"
             self.problem(path, f"partial result ({reason}); submit complete runs only")

@@ -1,2 +1,2 @@
-"""The records: the typed result and its files, the per-query field (codec and checks), reading without
-pydantic, the results index, reported scores, and the mteb export."""
+"""The records: the typed result and its files, the one reader of result files (without pydantic), the
+per-query field (codec and checks), the results index, reported scores, and the mteb export."""

@@ -1,7 +1,7 @@
-"""Result files: atomic writes, validated reads, the file layout and a run's identity.
+"""Result files: atomic writes, the file layout and a run's identity.
 
-Every result is built and read through ``records.result.Result``; this module only moves it
-between memory and disk.
+Every result is read and checked by ``records.reader`` (re-exported here: ``read_result``,
+``build_result``); this module moves results between memory and disk and says where they go.
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from leaderboard import safe_json
 from leaderboard.errors import BadInput
 from leaderboard.fileio import atomic_open
-from leaderboard.records.result import Result, validation_errors
+from leaderboard.records.reader import problems as validation_errors
+from leaderboard.records.reader import read_result as read_result
+from leaderboard.records.reader import result_of
+from leaderboard.records.result import Result
 
-# Re-exported (``X as X``): reading a file's text needs no pydantic (the plain reader uses it too).
+# Re-exported (``X as X``): reading a file's text needs no pydantic (the reader uses it).
 from leaderboard.records.result_text import MAX_RESULT_BYTES as MAX_RESULT_BYTES
 from leaderboard.records.result_text import read_result_text as read_result_text
 
@@ -44,14 +44,8 @@ __all__ = [
 
 
 def build_result(record: dict[str, Any], where: str = "result") -> Result:
-    """A Result from a plain record, or BadInput listing what is wrong with it."""
-    try:
-        return Result.model_validate(record)
-    except ValidationError:
-        errors = validation_errors(record)
-        raise BadInput(
-            f"{where} does not match the result schema: " + "; ".join(errors[:5]) + (" ..." if len(errors) > 5 else "")
-        ) from None
+    """A Result from a plain record, or BadInput listing what is wrong with it (``records.reader``)."""
+    return result_of(record, where)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -62,25 +56,6 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 def write_result(path: Path, result: Result) -> None:
     write_json_atomic(path, result.to_json())
-
-
-def read_result(path: Path) -> Result:
-    """A validated result, or BadInput naming the file and what is wrong. Never raises anything else for a file.
-
-    Refused: what is not a regular file (a directory, a broken link, a FIFO: never opened, so
-    never blocks), non-UTF-8 text, JSON nested deeper than safe_json.MAX_DEPTH (checked before
-    parsing), unreadable numbers, schema errors, scores outside their metric's range, a main score
-    that is not the one in the scores.
-    """
-    text = read_result_text(path)
-    try:
-        data = safe_json.loads(text, finite=True)
-    except safe_json.UnsafeJSON as exc:
-        raise BadInput(f"{path}: {exc}; expected a result file.") from None
-    try:
-        return build_result(data, str(path))
-    except RecursionError:  # unreachable below safe_json.MAX_DEPTH; a reader must still never crash
-        raise BadInput(f"{path}: nested too deeply; expected a result file.") from None
 
 
 def slug(name: str) -> str:

@@ -1,6 +1,6 @@
 """Validating result files for the index, and checking what a stored row claims.
 
-A new or changed file is read and validated here (``records.plain_read``, no pydantic) into the
+A new or changed file is read and validated here (``records.reader``, no pydantic) into the
 records ``records.index_rows`` extracts; any file, however hostile, becomes a skipped row with its
 reason. Validating a large real result is costly, so a first start over many new files validates
 them in worker processes (one per core) in batches: memory stays bounded by a batch, and the
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from leaderboard.records import index_columns, per_query_fast
+from leaderboard.records import index_columns, per_query_checks
 from leaderboard.records.index_rows import Entry, Row, detail, summary, task_declaration
 
 # Per-query fields larger than this many queries stay in the result file only (the app then shows no
@@ -38,13 +38,13 @@ def _digest(path: Path) -> str | None:
 
 def _validate(path: Path, rel: str, key: list[int]) -> Row:
     """The file read and validated into its index records, or a skipped row that says why."""
-    from leaderboard.records.plain_read import read_plain
+    from leaderboard.records.reader import read_record
 
     try:
-        record = read_plain(path)
+        record = read_record(path)
         per_query = record["per_query"]
         small = per_query and per_query["count"] <= PER_QUERY_LIMIT
-        columns = per_query_fast.columns(per_query, arrays=True) if small else None
+        columns = per_query_checks.columns(per_query, arrays=True) if small else None
         stored, shared = index_columns.encode(columns) if columns is not None else (None, {})
         return Row(
             Entry(rel, key, summary(record)),

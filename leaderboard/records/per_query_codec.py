@@ -1,6 +1,6 @@
 """Packing per-query values: gzip-compressed JSON in base64 with its sha256, and back.
 
-Its own module, free of pydantic: the plain reader (``records.plain_read``) decodes the field from
+Its own module, free of pydantic: the reader (``records.reader``) decodes the field from
 the plain record, and the pydantic model (``records.per_query``) from its ``PerQuery``; both here.
 """
 

@@ -1,10 +1,11 @@
-"""The result record: one pydantic model that builds, reads and validates every result file.
+"""The result record: one pydantic model that defines every result file's shape.
 
 Like mteb's ``TaskResult``, it is the single place a result's shape is defined. The JSON Schema
-shipped in ``schema/result-2.json`` and the core schema the plain reader validates with
-(``schema/result-2.core.json``, ``records.plain_read``) are generated from it (``python -m
-leaderboard.records.result``); a test fails when a checked-in copy differs. Version 1 files (the first release) are a
-subset of version 2 and still read.
+shipped in ``schema/result-2.json`` and the core schema every file is validated with
+(``schema/result-2.core.json``, ``records.reader``) are generated from it (``python -m
+leaderboard.records.result``); a test fails when a checked-in copy differs. Version 1 files (the first
+release) are a subset of version 2 and still read. Files are read through ``records.reader``, which
+builds this model from the record it has checked.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from leaderboard.contract.model import ModelKind
 from leaderboard.contract.task import EvaluationKind, Metric, View
@@ -28,6 +29,9 @@ from leaderboard.records.per_query import encode_per_query as encode_per_query
 from leaderboard.records.result_checks import READABLE_VERSIONS as READABLE_VERSIONS
 from leaderboard.records.result_checks import SCHEMA_VERSION as SCHEMA_VERSION
 from leaderboard.records.result_checks import record_problems, scores_problem
+
+# The validation context of a record ``records.reader`` has checked: the model's validators do not check it again.
+CHECKED: dict[str, Any] = {"checked_by": "leaderboard.records.reader"}
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 ScoreTable = dict[str, dict[str, dict[str, Finite]]]  # split -> subset -> metric -> value
@@ -163,18 +167,21 @@ class Result(_Record):
     created_at: AwareDatetime | None
     imported_from: ImportedFrom | None = None
 
-    # The checks live in records.result_checks, on the plain record, so that the plain reader
-    # (records.plain_read, no pydantic) runs exactly these (core_schema.PYTHON_CHECKS names them).
+    # The checks live in records.result_checks, on the plain record: the reader (records.reader, no
+    # pydantic) runs exactly these (core_schema.PYTHON_CHECKS names them), and the model too when it is
+    # validated directly; not again on a record the reader has checked (context CHECKED).
     @field_validator("scores")
     @classmethod
-    def _not_empty(cls, scores: ScoreTable) -> ScoreTable:
-        problem = scores_problem(scores)
+    def _not_empty(cls, scores: ScoreTable, info: ValidationInfo) -> ScoreTable:
+        problem = None if info.context is CHECKED else scores_problem(scores)
         if problem:
             raise ValueError(problem)
         return scores
 
     @model_validator(mode="after")
-    def _consistent(self) -> Result:
+    def _consistent(self, info: ValidationInfo) -> Result:
+        if info.context is CHECKED:
+            return self
         problems = record_problems(self.model_dump())
         if problems:
             more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
@@ -211,27 +218,6 @@ class Result(_Record):
         return self.model_dump(mode="json", exclude_none=False)
 
 
-def _message(error: Any) -> str:
-    """'path: message'; the whole-record checks name their own paths ("scores/test/default/x: ...")."""
-    where = "/".join(str(p) for p in error["loc"])
-    message = error["msg"].removeprefix("Value error, ")
-    return f"{where}: {message}" if where else message
-
-
-def validation_errors(data: Any) -> list[str]:
-    """Every problem with a parsed JSON document as 'path: message' (empty when it is a valid result)."""
-    if not isinstance(data, dict):
-        return ["<root>: expected a JSON object"]
-    version = data.get("schema_version")
-    if str(version) not in READABLE_VERSIONS:
-        return [f"unknown schema_version {version!r} (this harness reads versions {', '.join(READABLE_VERSIONS)})"]
-    try:
-        Result.model_validate(data)
-    except ValidationError as exc:
-        return [_message(err) for err in exc.errors()]
-    return []
-
-
 def model_schema(model: type[BaseModel], title: str) -> dict[str, Any]:
     """A record model's JSON Schema as shipped in ``schema/`` (draft 2020-12, titled)."""
     schema = model.model_json_schema()
@@ -250,7 +236,7 @@ def schema_text(schema: dict[str, Any] | None = None) -> str:
 
 
 def core_schema_text() -> str:
-    """The shipped ``schema/result-<version>.core.json``: the model's core schema for the plain reader."""
+    """The shipped ``schema/result-<version>.core.json``: the model's core schema for ``records.reader``."""
     from leaderboard.records.core_schema import core_schema_text as text
     from leaderboard.records.core_schema import plain_core_schema
 

@@ -1,9 +1,9 @@
 """The checks a result's schema cannot express, on the plain record (the validated result as a dict).
 
-One implementation for both readers: the pydantic model (``records.result.Result``, whose
-validators call these on its own ``model_dump()``) and the plain reader (``records.plain_read``,
-which validates with the shipped core schema and then calls these). They read a record as
-``Result.model_dump()`` writes it, which is what the plain validator returns (tested).
+The reader (``records.reader``) runs them on the record the shipped core schema's validator
+returns, and the pydantic model (``records.result.Result``) on its own ``model_dump()`` when it is
+validated directly. They read a record as ``Result.model_dump()`` writes it, which is what the
+reader's validator returns (tested).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""The plain reader (no pydantic) gives the pydantic model's verdict and record on every file.
+"""The one reader (no pydantic) gives the pydantic model's verdict and record on every file.
 
-``records.plain_read`` validates with the core schema shipped beside the JSON Schema and runs the
-model's own checks (``records.result_checks``); ``show`` and the results index read new files
-through it. These tests hold it to ``Result.model_validate``: the shipped schema is the one the
-model generates, real results give the same record, and mutated results (hypothesis) get the
-same verdict.
+``records.reader`` validates with the core schema shipped beside the JSON Schema and runs the
+model's own checks (``records.result_checks``); every reader of result files goes through it.
+These tests hold it to ``Result.model_validate``: the shipped schema is the one the model
+generates, real results give the same record, and mutated results (hypothesis) get the same
+verdict in the same words.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError, field_validator
 
 import leaderboard
-from leaderboard.records import plain_read, result
+from leaderboard.records import reader, result
 from leaderboard.records.core_schema import Unconvertible, plain_core_schema
 from leaderboard.records.result import Result
 
@@ -51,6 +51,18 @@ def pydantic_verdict(data: Any) -> dict[str, Any] | None:
         return None
 
 
+def pydantic_words(data: Any) -> list[str]:
+    """The model's own errors, each as 'path: message'."""
+    try:
+        Result.model_validate(data)
+    except ValidationError as exc:
+        return [
+            "/".join(map(str, e["loc"])) + ": " * bool(e["loc"]) + e["msg"].removeprefix("Value error, ")
+            for e in exc.errors()
+        ]
+    return []
+
+
 def test_the_shipped_core_schema_is_the_one_the_model_generates():
     shipped = resources.files("leaderboard.records").joinpath("schema", f"result-{result.SCHEMA_VERSION}.core.json")
     assert shipped.read_text("utf-8") == result.core_schema_text(), (
@@ -61,7 +73,7 @@ def test_the_shipped_core_schema_is_the_one_the_model_generates():
 def test_real_results_give_the_models_record(documents):
     assert len(documents) == len(TASKS) + 2
     for data in documents:
-        plain = plain_read.plain_record(data)
+        plain = reader.checked(data)[0]
         assert plain is not None, data["task"]["name"]
         assert plain == Result.model_validate(data).model_dump()
 
@@ -109,7 +121,29 @@ def test_mutated_results_get_the_models_verdict(documents, data):
     else:
         holder[last] = data.draw(JSON_VALUES)
     expected = pydantic_verdict(document)
-    assert plain_read.plain_record(document) == expected
+    record, problems = reader.checked(document)
+    assert record == expected
+    if str(document.get("schema_version")) in result.READABLE_VERSIONS:  # else: the version is named first
+        assert problems == pydantic_words(document)  # the model's words, in its order
+
+
+def test_a_typed_result_is_built_from_the_checked_record_without_checking_it_again(tmp_path, documents, monkeypatch):
+    from leaderboard.records import result_checks
+
+    calls = []
+    real = result_checks.record_problems
+    counted = lambda record: calls.append(1) or real(record)
+    monkeypatch.setattr(reader, "record_problems", counted)
+    monkeypatch.setattr(result, "record_problems", counted)
+    path = tmp_path / "ok.json"
+    path.write_text(json.dumps(documents[0]), "utf-8")
+    typed = reader.read_result(path)
+    assert len(calls) == 1  # the reader's checks; the model built from its record does not run them again
+    assert isinstance(typed, Result) and typed.model_dump() == reader.read_record(path)
+    bad = copy.deepcopy(documents[0])
+    bad["main_score"] = 0.123
+    with pytest.raises(ValidationError, match="0.123 differs"):  # the model validated directly still checks
+        Result.model_validate(bad)
 
 
 def test_a_refused_file_is_named_in_the_pydantic_readers_words(tmp_path, documents):
@@ -121,22 +155,24 @@ def test_a_refused_file_is_named_in_the_pydantic_readers_words(tmp_path, documen
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad), "utf-8")
     with pytest.raises(BadInput) as plain_error:
-        plain_read.read_plain(path)
+        reader.read_record(path)
     with pytest.raises(BadInput) as model_error:
         read_result(path)
     assert str(plain_error.value) == str(model_error.value)
     assert "main_score: 0.123 differs from scores/test/default/ndcg_at_10" in str(plain_error.value)
 
 
-def test_without_the_shipped_schema_the_pydantic_reader_serves(tmp_path, documents, monkeypatch):
-    monkeypatch.setattr(plain_read, "_validator", lambda: None)
+def test_without_the_shipped_schema_the_model_validates(tmp_path, documents, monkeypatch):
+    monkeypatch.setattr(reader, "_validator", lambda: None)
     path = tmp_path / "ok.json"
     path.write_text(json.dumps(documents[0]), "utf-8")
-    assert plain_read.plain_record(documents[0]) is None
-    assert plain_read.read_plain(path) == Result.model_validate(documents[0]).model_dump()
+    bad = copy.deepcopy(documents[0])
+    bad["main_score"] = 0.123
+    assert "main_score: 0.123 differs from scores/test/default/ndcg_at_10" in reader.problems(bad)[0]
+    assert reader.read_record(path) == Result.model_validate(documents[0]).model_dump()
 
 
-def test_a_validator_the_plain_reader_does_not_run_stops_the_conversion():
+def test_a_validator_the_reader_does_not_run_stops_the_conversion():
     class Checked(BaseModel):
         value: int
 
@@ -166,6 +202,26 @@ def test_show_on_a_new_folder_imports_no_pydantic(tmp_path, documents):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "multiconir-demo-task1" in done.stdout and "0.8280" in done.stdout
+    assert "PYDANTIC []" in done.stdout, done.stdout[-500:]
+
+
+def test_show_names_refused_files_in_the_models_words_without_pydantic(tmp_path, documents):
+    folder = tmp_path / "results" / "bm25"
+    folder.mkdir(parents=True)
+    bad = copy.deepcopy(documents[0])
+    bad["harness"] = 3
+    (folder / "bad.json").write_text(json.dumps(bad), "utf-8")
+    (folder / "ok.json").write_text(json.dumps(documents[0]), "utf-8")
+    probe = (
+        "import sys\nfrom leaderboard.cli.main import main\n"
+        f"sys.argv = ['leaderboard', 'show', {str(tmp_path / 'results')!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        "print('PYDANTIC', sorted(m for m in sys.modules if m == 'pydantic' or m.startswith('pydantic.')))\n"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "250", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "harness: Input should be a valid dictionary or instance of Harness" in done.stderr, done.stderr[-500:]
     assert "PYDANTIC []" in done.stdout, done.stdout[-500:]
 
 
