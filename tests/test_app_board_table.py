@@ -7,10 +7,13 @@ import re
 
 import pytest
 
-from leaderboard.app import board_table, landing, legacy_links, url_state
+from leaderboard.app import legacy_links, url_state
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Column, Line, Ranking
 from leaderboard.app.reported_tier import reported_lines
+from leaderboard.app.views import board as board_table
+from leaderboard.app.views import landing
+from leaderboard.app.views.board_notes import REPORTED_NOTE, board_notes
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 from leaderboard.records.reported import ReportedScore
 
@@ -147,10 +150,9 @@ def test_reported_rows_are_their_own_tier_with_the_difference_to_the_reproduced_
     tier = re.search(r'<tbody class="reported">(.*?)</tbody>', html, re.S).group(1)
     assert "reported in Paper, Table 3" in tier and "Δ +0.2500" in tier and "reproduced 0.7500" in tier
     assert 'class="ci"' not in tier  # no interval
-    from leaderboard.app import pages
 
-    assert pages.REPORTED_NOTE in pages.board_notes(ranking, len(rows)).replace("&#x27;", "'")
-    only_papers = pages.board_notes(make_ranking(0), len(rows))
+    assert REPORTED_NOTE in board_notes(ranking, len(rows)).replace("&#x27;", "'")
+    only_papers = board_notes(make_ranking(0), len(rows))
     assert "No reproduced runs yet" in only_papers and "Columns:" in only_papers
     assert len(cells(html, "ranked", 1)) == 3
 
@@ -175,19 +177,17 @@ def test_a_models_reported_cells_from_several_tables_of_one_paper_are_one_row_ea
 
 
 def test_a_cell_without_an_interval_says_so_on_the_page_and_the_notes_say_why():
-    from leaderboard.app import pages
-
     ranking = make_ranking(3)
     ranking.ranked[0].interval_notes = {"c1": "the result names no per-query values for this column"}
     ranking.ranked[0].values["c1"] = 0.5
     html = board_table.board_html(ranking, board_table.TableRequest())
     assert html.count('<span class="ci nci">no interval</span>') == 1
-    notes = pages.board_notes(ranking)
+    notes = board_notes(ranking)
     assert "No interval in violator in top 1: the result names no per-query values for this column." in notes
 
 
 def test_a_zero_width_interval_is_no_interval_and_a_narrow_one_shows_its_width():
-    from leaderboard.app import pages, render
+    from leaderboard.app import render
 
     assert render.span((1.0, 1.0)) == render.ZERO_WIDTH == "no interval (zero width)"
     # equal means summed in another order differ in the 16th digit: no width a reader could see, so none
@@ -199,14 +199,14 @@ def test_a_zero_width_interval_is_no_interval_and_a_narrow_one_shows_its_width()
     ranking.ranked[0].aggregate_interval = (0.2, 0.2)
     html = board_table.board_html(ranking, board_table.TableRequest())
     assert "no interval (zero width)" in html and "0.200–0.200" not in html
-    assert render.ZERO_WIDTH_RULE in pages.board_notes(ranking).replace("&#x27;", "'")
+    assert render.ZERO_WIDTH_RULE in board_notes(ranking).replace("&#x27;", "'")
 
 
 def test_comparison_rows_use_the_boards_subset_labels_and_strata_sort_by_number():
     from types import SimpleNamespace
 
     from leaderboard.analysis.comparison import natural_key
-    from leaderboard.app.comparison_view import comparison_html
+    from leaderboard.app.views.compare import comparison_html
 
     assert sorted(["cw=11-12", "cw=3-10", "cw=16-28", "cw=13-15"], key=natural_key) == [
         "cw=3-10",

@@ -14,10 +14,18 @@ import pandas as pd
 import pytest
 from app_fixtures import BENCHMARKS, HOSTILE, build_results
 
-from leaderboard.app import board_table, loading, pages, render, views
+from leaderboard.app import loading, render
+from leaderboard.app import task_views as views
 from leaderboard.app.board import OVERALL, label_of
 from leaderboard.app.filters import DEFAULT_COLUMNS, OPTIONAL_COLUMNS, Filters, size_bucket
 from leaderboard.app.values import MISSING
+from leaderboard.app.views import board as board_table
+from leaderboard.app.views import provenance as provenance_view
+from leaderboard.app.views.about import about_html
+from leaderboard.app.views.board_notes import benchmark_summary, board_notes
+from leaderboard.app.views.overall import overall_summary
+from leaderboard.app.views.provenance import provenance_html
+from leaderboard.app.views.skipped import skipped_html
 from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE
 from leaderboard.metrics.significance import bootstrap_ci, randomization_test
 from leaderboard.records.result import PerQuery, decode_per_query
@@ -85,7 +93,7 @@ def test_a_lower_is_better_benchmark_ranks_ascending(root):
 def test_public_board_hides_non_public_benchmarks_and_unbenchmarked_tasks(board, root):
     assert board.benchmark_names == ["Demo retrieval", "Conditions", "Followish", OVERALL]
     assert "stray-task" not in {r["task"]["name"] for r in board.shown_rows}
-    assert "stray-task" not in pages.provenance_html(board, ["stray-task", "demo"])
+    assert "stray-task" not in provenance_html(board, ["stray-task", "demo"])
     local = loading.load(root, public=False, persist=False)
     assert "Hidden demo" in local.benchmark_names and "stray-task (task in no benchmark)" in local.benchmark_names
     assert label_of(local, "Hidden demo").endswith("not public (local view)")
@@ -154,9 +162,9 @@ def test_filters(board):
 def test_the_summary_says_a_search_filters_the_view_and_counts_the_rows_shown(board):
     # a search restored from a link (?q=tiny) must be visible, with a way to clear it
     ranking = board.ranking("Demo retrieval")
-    plain = pages.benchmark_summary(board, "Demo retrieval", ranking, Filters())
+    plain = benchmark_summary(board, "Demo retrieval", ranking, Filters())
     assert "filtered by" not in plain and f"{len(ranking.ranked)} ranked, " in plain
-    searched = pages.benchmark_summary(board, "Demo retrieval", ranking, Filters(search="TINY"))
+    searched = benchmark_summary(board, "Demo retrieval", ranking, Filters(search="TINY"))
     shown = sum(Filters(search="TINY").keep(line.info) for line in ranking.ranked)
     assert f"{shown} of {len(ranking.ranked)} ranked" in searched and shown < len(ranking.ranked)
     assert "filtered by &#x27;TINY&#x27;" in searched or "filtered by 'TINY'" in searched
@@ -166,7 +174,7 @@ def test_the_summary_says_a_search_filters_the_view_and_counts_the_rows_shown(bo
 def test_provenance_names_its_interval_column_as_the_files_own(board):
     # the board computes intervals from per-query values; Provenance shows only one a file stores
     tasks = [t.task for t in board.benchmark("Demo retrieval").tasks]
-    html = pages.provenance_html(board, tasks)
+    html = provenance_html(board, tasks)
     assert "Stored 95% CI" in html and ">95% CI<" not in html
     headers = re.findall(r'<span class="h">(.*?)</span>', html) or re.findall(r"<th[^>]*>(.*?)</th>", html)
     assert any("File" in h for h in headers[:4])  # the file early, not cut off at the right edge
@@ -176,27 +184,27 @@ def test_provenance_is_paged_and_every_result_is_on_some_page(board, monkeypatch
     """One page of results at a time (a 10,000-file board's full list cost the browser a second), all reachable."""
     tasks = [t.task for t in board.benchmark("Demo retrieval").tasks]
     files = lambda html: re.findall(r'<td data-v="([^"]*)" class="c-file">', html)
-    everything = files(pages.provenance_html(board, tasks))
-    assert len(everything) > 3 and "provenance-pager" not in pages.provenance_html(board, tasks)  # one page
-    monkeypatch.setattr(pages, "PAGE_SIZE", 3)
-    first = pages.provenance_html(board, tasks)
+    everything = files(provenance_html(board, tasks))
+    assert len(everything) > 3 and "provenance-pager" not in provenance_html(board, tasks)  # one page
+    monkeypatch.setattr(provenance_view, "PAGE_SIZE", 3)
+    first = provenance_html(board, tasks)
     assert 'data-box="provenance-page" data-go="provenance-go"' in first and "results 1–3 of" in first
     count = -(-len(everything) // 3)
-    paged = [f for number in range(1, count + 1) for f in files(pages.provenance_html(board, tasks, page=number))]
+    paged = [f for number in range(1, count + 1) for f in files(provenance_html(board, tasks, page=number))]
     assert paged == everything  # the same order, each result once
-    assert files(pages.provenance_html(board, tasks, page=99)) == everything[(count - 1) * 3 :]  # past the end: last
+    assert files(provenance_html(board, tasks, page=99)) == everything[(count - 1) * 3 :]  # past the end: last
 
 
 def test_page_sentences_are_not_garbled(board):
     # no doubled parentheticals, no "Overall: Overall =", no arrow twice in one About row
     for name in ("Demo retrieval", "Conditions", "Followish"):
         ranking = board.ranking(name)
-        notes = pages.board_notes(ranking)
+        notes = board_notes(ranking)
         assert ") (" not in notes, notes
         assert "Score (" in notes or not ranking.benchmark.formula
-    summary = pages.overall_summary(board.overall_ranking())
+    summary = overall_summary(board.overall_ranking())
     assert "Overall = " not in summary and summary.count("mean rank over") == 1
-    about = pages.about_html(board)
+    about = about_html(board)
     for row in re.findall(r"<tr>(.*?)</tr>", about, re.S):
         assert row.count("↓") <= 1 and row.count("↑") <= 1, row
     assert about.count("no description in the results yet") <= 1
@@ -216,12 +224,12 @@ def test_empty_board_says_no_results_yet(tmp_path):
     ranking = empty.ranking("Demo retrieval")
     assert ranking.lines == []
     assert "No results yet" in board_html(ranking, Filters(), DEFAULT_COLUMNS)
-    assert "No results yet" in pages.provenance_html(empty, ["demo"])
-    about = pages.about_html(empty)
+    assert "No results yet" in provenance_html(empty, ["demo"])
+    about = about_html(empty)
     assert all(b["reference"] in about for b in BENCHMARKS if b.get("public", True))
     (tmp_path / "none").mkdir()
     nothing = loading.load(tmp_path / "none", public=True, persist=False)
-    assert nothing.benchmark_names == [] and "No benchmark is declared" in pages.about_html(nothing)
+    assert nothing.benchmark_names == [] and "No benchmark is declared" in about_html(nothing)
 
 
 def test_declared_views_keep_their_order_and_missing_values_are_missing(board):
@@ -290,19 +298,19 @@ def test_schema_valid_results_missing_what_a_view_or_benchmark_expects_never_rai
         if ranking is not None:
             html = board_html(ranking, Filters(), OPTIONAL_COLUMNS)
             assert MISSING in html if ranking.lines else "No results yet" in html
-            pages.board_notes(ranking)
+            board_notes(ranking)
             render.csv_frame(ranking, Filters())
             for task in {c.spec.task for c in ranking.columns}:
                 paths = {line.key: line.paths[task] for line in ranking.lines if task in line.paths}
                 for view in views.views_of(hostile, task):
                     frame = views.view_frame(hostile, view, paths)
                     views.view_table(frame, view)
-        pages.provenance_html(hostile, [t.task for b in hostile.benchmarks for t in b.tasks])
+        provenance_html(hostile, [t.task for b in hostile.benchmarks for t in b.tasks])
     (curve,) = views.views_of(hostile, "multiconir-demo-task1")
     key = ("bm25", "bm25s-0.3.16")
     frame = views.view_frame(hostile, curve, {key: "bm25/bm25s-0.3.16/multiconir-demo-task1.json"})
     assert frame["value"].notna().sum() == 1  # WR_1 drawn, WR_2..10 missing
-    pages.about_html(hostile), pages.skipped_html(hostile)
+    about_html(hostile), skipped_html(hostile)
 
 
 def test_damaged_per_query_data_refuses_the_result_and_costs_nothing_else(root, tmp_path):

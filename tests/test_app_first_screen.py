@@ -7,10 +7,13 @@ import re
 
 from test_app_board_table import FakeBoard, make_ranking
 
-from leaderboard.app import landing, overall, overall_view, pages
+from leaderboard.app import overall
 from leaderboard.app.board import STANDALONE
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Ranking
+from leaderboard.app.views import landing
+from leaderboard.app.views import overall as overall_view
+from leaderboard.app.views.overall import overall_summary
 
 
 def _ranking(name: str, models: list[str]) -> Ranking:
@@ -72,7 +75,7 @@ def test_overall_defaults_to_the_benchmarks_most_models_share():
     # A+B: 8 models x 2 benchmarks = 16 ranks; A+B+C: 1 x 3 = 3; so A and B, and the page names C and D
     assert found.default and found.benchmarks == ["A", "B"] and len(found.ranked) == 8
     assert found.others == ["C", "D"]
-    summary = pages.overall_summary(found)
+    summary = overall_summary(found)
     assert (
         "2 benchmarks most models share (A, B: 8 models ranked in all; tick others above to add them: C, D)" in summary
     )

@@ -16,9 +16,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import leaderboard
-from leaderboard.app import board_table, charts, loading, overall_view, pages, render, views
+from leaderboard.app import charts, loading, render
+from leaderboard.app import task_views as views
 from leaderboard.app.board import OVERALL
 from leaderboard.app.filters import OPTIONAL_COLUMNS, Filters
+from leaderboard.app.views import board as board_table
+from leaderboard.app.views import overall as overall_view
+from leaderboard.app.views.about import about_html
+from leaderboard.app.views.board_notes import benchmark_summary, board_notes
+from leaderboard.app.views.provenance import provenance_html
+from leaderboard.app.views.size import size_frame
+from leaderboard.app.views.skipped import skipped_html
+from leaderboard.app.views.status import status_line
+from leaderboard.app.views.views import view_heading, view_table_html
 from leaderboard.records.result import encode_per_query
 
 
@@ -149,7 +159,7 @@ def test_the_data_layer_never_raises_and_escapes_everything(bases, data_):
         (root / "benchmarks.json").write_text(json.dumps(declared + [{"name": 3}]))
         for public in (True, False):
             board = loading.load(root, public=public, persist=False)
-            pages_html = [pages.about_html(board), pages.skipped_html(board), pages.status_line(board)]
+            pages_html = [about_html(board), skipped_html(board), status_line(board)]
             for name in board.benchmark_names:
                 if name == OVERALL:
                     pages_html.append(overall_view.overall_html(board.overall_ranking(), Filters()))
@@ -158,20 +168,20 @@ def test_the_data_layer_never_raises_and_escapes_everything(bases, data_):
                 filters = Filters(search=data_.draw(st.sampled_from(["", "<", "m"])))
                 pages_html += [
                     board_html(ranking, filters, OPTIONAL_COLUMNS),
-                    pages.board_notes(ranking),
-                    pages.benchmark_summary(board, name, ranking),
-                    pages.provenance_html(board, [c.spec.task for c in ranking.columns]),
+                    board_notes(ranking),
+                    benchmark_summary(board, name, ranking),
+                    provenance_html(board, [c.spec.task for c in ranking.columns]),
                 ]
                 render.csv_frame(ranking, filters).to_csv()
-                frame, _ = pages.size_frame(ranking)
+                frame, _ = size_frame(ranking)
                 charts.size_chart(frame, "score")
                 for task in {c.spec.task for c in ranking.columns}:
                     paths = {line.key: line.paths[task] for line in ranking.lines if task in line.paths}
                     for view in views.views_of(board, task):
                         long = views.view_frame(board, view, paths)
                         wide = views.view_table(long, view)
-                        pages_html.append(pages.view_table_html(board, task, view, wide, "t"))
-                        pages_html.append(pages.view_heading(task, view))
+                        pages_html.append(view_table_html(board, task, view, wide, "t"))
+                        pages_html.append(view_heading(task, view))
                         charts.view_chart(long, view, "value")
             html = "".join(pages_html)
             for record in files:

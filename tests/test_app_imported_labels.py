@@ -12,10 +12,12 @@ from collections import Counter
 import pytest
 from conftest import SHARED_DATA, run_cli
 
-from leaderboard.app import aggregates, board_table, pages
-from leaderboard.app.comparison_view import comparison_html, plain_difference_html
+from leaderboard.app import aggregates
 from leaderboard.app.loading import load
 from leaderboard.app.reported_tier import reported_lines
+from leaderboard.app.views import board as board_table
+from leaderboard.app.views.board_notes import board_notes
+from leaderboard.app.views.compare import comparison_html, plain_difference_html
 
 REAL = SHARED_DATA / "mteb-results" / "results"
 REPOSITORY = "https://github.com/embeddings-benchmark/results"
@@ -61,7 +63,7 @@ def test_byte_identical_source_files_of_two_models_are_flagged_on_both_rows(boar
     html = board_table.board_html(ranking, board_table.TableRequest())
     assert "⚠ same source file as intfloat/e5-mistral-7b-instruct" in html
     assert "⚠ same source file as GritLM/GritLM-7B" in html
-    assert "byte-identical" in pages.board_notes(ranking)
+    assert "byte-identical" in board_notes(ranking)
 
 
 def test_the_papers_tier_names_mtebs_run_never_reproduced(board):
@@ -96,7 +98,7 @@ def test_rows_on_another_dataset_revision_show_their_values_greyed_with_the_revi
     html = board_table.board_html(ranking, board_table.TableRequest(page=10**6))
     cell = re.search(r'<td[^>]*class="other-data"[^>]*>(.*?)</td>', html, re.S)
     assert cell and re.search(r'<span class="v">−?\d\.\d{4}</span><span class="od">dataset revision', cell.group(1))
-    assert "other data" in pages.board_notes(ranking)
+    assert "other data" in board_notes(ranking)
 
 
 def test_followir_ranked_by_mean_p_mrr_matches_the_raw_files(board):

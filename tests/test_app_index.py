@@ -139,9 +139,9 @@ def test_the_live_board_follows_new_commits_to_the_results_dataset(seed, tmp_pat
 
 
 def data_status(board):
-    from leaderboard.app import pages
+    from leaderboard.app.views.status import status_line
 
-    return pages.status_line(board)
+    return status_line(board)
 
 
 def test_a_board_is_kept_out_of_full_collections_and_the_board_it_replaces_is_collected(tmp_path):

@@ -116,7 +116,7 @@ def test_the_fixture_has_five_models_one_imported(board):
 
 
 def test_a_papers_number_is_named_as_copied_never_as_a_run(board):
-    from leaderboard.app.model_page import model_page, model_page_html
+    from leaderboard.app.views.model import model_page, model_page_html
 
     (comlq,) = [part for part in model_page(board, "bm25").parts if part.benchmark == "ComLQ"]
     assert [row.paper for row in comlq.reported] == ["ComLQ"]  # the paper's BM25, matched case-insensitively

@@ -13,10 +13,10 @@ from app_fixtures import HOSTILE, build_results, folder_name
 
 from leaderboard.app import loading, url_state
 from leaderboard.app.many_models import IMPORTED, MAX_PICKS, chart_frame, pairwise, picked
-from leaderboard.app.many_models_view import pairwise_html, profile_chart, side_html
 from leaderboard.app.model_index import model_index
-from leaderboard.app.model_page import BEHIND, CLOSE, LEADS, model_page, model_page_html, page_link
 from leaderboard.app.render import model_cell
+from leaderboard.app.views.model import BEHIND, CLOSE, LEADS, model_page, model_page_html, page_link
+from leaderboard.app.views.side import pairwise_html, profile_chart, side_html
 from leaderboard.records.result import PerQuery, decode_per_query
 
 IMPORTED_MODEL = "mteb-imported-model"
@@ -226,7 +226,7 @@ def test_the_chart_draws_every_value_with_its_interval(board):
 
 
 def test_the_landing_cards_link_each_model_to_its_page(board):
-    from leaderboard.app.landing import landing_html
+    from leaderboard.app.views.landing import landing_html
 
     html = landing_html(board, [b.name for b in board.benchmarks])
     assert f'href="{page_link("bm25")}"' in html and f'href="{page_link("tiny-dense-model")}"' in html

@@ -8,9 +8,11 @@ import re
 
 from test_app_board_table import FakeBoard, make_ranking
 
-from leaderboard.app import aggregates, board_table, pages, url_state
+from leaderboard.app import aggregates, url_state
 from leaderboard.app.filters import SOURCES, Filters, source_of
 from leaderboard.app.ranking import Ranking
+from leaderboard.app.views import board as board_table
+from leaderboard.app.views.board_notes import benchmark_summary, board_notes, filter_note
 from leaderboard.contract.benchmark import BenchmarkTask, SideAggregate
 
 
@@ -61,8 +63,8 @@ def test_the_page_says_what_ranks_it_and_what_the_default_is():
     board = FakeBoard({"Bench": declared})
     board.benchmark = lambda name: declared.benchmark  # type: ignore[attr-defined]
     by = aggregates.ranked_by(declared, "mean gap")
-    assert "ranked by mean gap (chosen; the default is nDCG@10)" in pages.benchmark_summary(board, "Bench", by)  # type: ignore[arg-type]
-    assert "ranked by nDCG@10 (the default; also: mean gap, under Rank by)" in pages.benchmark_summary(
+    assert "ranked by mean gap (chosen; the default is nDCG@10)" in benchmark_summary(board, "Bench", by)  # type: ignore[arg-type]
+    assert "ranked by nDCG@10 (the default; also: mean gap, under Rank by)" in benchmark_summary(
         board,  # type: ignore[arg-type]
         "Bench",
         declared,
@@ -70,7 +72,7 @@ def test_the_page_says_what_ranks_it_and_what_the_default_is():
     html = board_table.board_html(by, board_table.TableRequest())
     header = re.search(r"<thead>(.*?)</thead>", html, re.S).group(1)
     assert "mean gap" in header and "nDCG@10" in header
-    assert "Ranked by mean gap: no interval or test" in pages.board_notes(by)
+    assert "Ranked by mean gap: no interval or test" in board_notes(by)
 
 
 def test_the_choice_and_the_new_filters_round_trip_through_the_url():
@@ -94,8 +96,8 @@ def test_license_open_weights_and_source_filters():
     assert source_of(None) == "run here" and source_of("run by mteb 2.18, imported") == "imported"
     assert source_of("reported by the model's authors (mteb's `external`), imported") == "reported"
     assert SOURCES == ("run here", "imported", "reported")
-    assert "license mit" in pages.filter_note("B", Filters(licenses=("mit",)))
-    assert "source imported" in pages.filter_note("B", Filters(sources=("imported",)))
+    assert "license mit" in filter_note("B", Filters(licenses=("mit",)))
+    assert "source imported" in filter_note("B", Filters(sources=("imported",)))
 
 
 def test_a_license_or_kind_new_since_the_page_was_built_is_never_hidden():

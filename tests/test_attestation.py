@@ -196,8 +196,10 @@ def test_verify_names_another_key(tmp_path, key):
 
 
 def test_the_board_marks_attested_rows_and_its_compare_names_pushed_ones(tmp_path, key):
-    from leaderboard.app import board_table, loading, views
+    from leaderboard.app import loading
+    from leaderboard.app import task_views as views
     from leaderboard.app.tabs.compare import _unvouched
+    from leaderboard.app.views import board as board_table
 
     private, public_file = key
     out = tmp_path / "results"

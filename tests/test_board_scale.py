@@ -381,8 +381,9 @@ def test_perf_replicas_of_real_results_are_valid_results(tmp_path):
 def test_the_next_page_is_computed_while_this_one_is_read(tmp_path, monkeypatch):
     import time
 
-    from leaderboard.app import board_table, loading, prefetch
+    from leaderboard.app import loading, prefetch
     from leaderboard.app.page_statistics import _DONE
+    from leaderboard.app.views import board as board_table
 
     root = tmp_path / "replicas"
     _replicas().write_real_replicas(root, 24)

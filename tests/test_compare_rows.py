@@ -15,7 +15,7 @@ from leaderboard.analysis.comparison import cell_labels, comparison_cells
 from leaderboard.analysis.subset_text import subset_text
 from leaderboard.app import loading
 from leaderboard.app.comparison import compare_models
-from leaderboard.app.comparison_view import comparison_html
+from leaderboard.app.views.compare import comparison_html
 from leaderboard.records.files import read_result
 
 RESAMPLES = 500  # the rows' values do not depend on it; the intervals and p are checked elsewhere

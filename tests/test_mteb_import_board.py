@@ -16,11 +16,13 @@ import pytest
 from conftest import SHARED_DATA, run_cli
 from mteb_fixtures import write_mteb_folder
 
-from leaderboard.app.board_table import EXTRA_COLUMNS, TableRequest, board_html
 from leaderboard.app.filters import OPTIONAL_COLUMNS, Filters
 from leaderboard.app.imported_runs import EXTERNAL_REASON, IMPORTED_NOTE
 from leaderboard.app.loading import load
-from leaderboard.app.pages import about_html, board_notes, provenance_html
+from leaderboard.app.views.about import about_html
+from leaderboard.app.views.board import EXTRA_COLUMNS, TableRequest, board_html
+from leaderboard.app.views.board_notes import board_notes
+from leaderboard.app.views.provenance import provenance_html
 
 REAL = SHARED_DATA / "mteb-results" / "results"
 REPOSITORY = "https://github.com/embeddings-benchmark/results"

@@ -189,7 +189,7 @@ def test_the_flat_tables_queries_are_those_behind_the_value_and_the_subsets_size
 def test_a_p_value_at_the_permutation_floor_reads_the_same_in_the_cli_and_the_app():
     from types import SimpleNamespace
 
-    from leaderboard.app.comparison_view import comparison_html, p_text
+    from leaderboard.app.views.compare import comparison_html, p_text
     from leaderboard.cli.formats import at_floor, format_p
 
     floor = 2 / 10_001

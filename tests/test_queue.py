@@ -358,7 +358,7 @@ def test_a_cancelled_request_is_dropped_by_its_worker_and_a_settled_one_cannot_b
 
 # -- the Queue and Submit tabs ---------------------------------------------------------------------------------
 def test_the_queue_page_shows_each_state_with_its_time_or_reason_and_escapes_everything():
-    from leaderboard.app.queue_page import queue_html
+    from leaderboard.app.views.queue import queue_html
 
     at = now()
     lease = Lease(worker="w<1>", attempt=1, claimed_at=at - timedelta(minutes=3), heartbeat=at)

@@ -346,8 +346,8 @@ def test_the_board_shows_a_reported_rows_note(tmp_path):
     import shutil
 
     from leaderboard.app import loading
-    from leaderboard.app.board_table import TableRequest, board_html
     from leaderboard.app.reported_tier import reported_lines
+    from leaderboard.app.views.board import TableRequest, board_html
 
     root = tmp_path / "board"
     shutil.copytree(SUBMISSIONS / "bm25" / "results", root)

@@ -1,8 +1,8 @@
 """Whether the server's own background work is running: the warm-up after a start and the next page ahead.
 
 A tool that times a reader's clicks (``perf/perf_app.py``) must start each click on a server that has
-finished that work. The server's CPU cannot tell: an idle Gradio server still polls its queue (about
-8% of a core), so "CPU under 5%" never comes. The work itself knows when it runs, so it says so here,
+finished that work. The server's CPU cannot tell: an idle Gradio server still polls its queue, so its
+CPU never drops to nothing. The work itself knows when it runs, so it says so here,
 and ``BackgroundState`` answers ``GET /_leaderboard/background`` with ``{"idle": ..., "running": [...]}``
 before any other middleware, so asking is not a reader's request that the work would give way to.
 """

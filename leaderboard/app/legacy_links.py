@@ -2,7 +2,7 @@
 
 Gradio reads a ``page`` query parameter on ``/`` and ``/config`` for its multipage routing and
 answers a value that names no page of the app with a bare "Internal Server Error" (a KeyError in
-``gradio.routes``). The board's pager once wrote ``page=N``, so such links exist: this ASGI
+``gradio.routes``). Links with ``page=N`` exist (an earlier pager wrote them): this ASGI
 middleware answers them with a redirect (307) to the link with ``page`` renamed ``p`` (``p`` wins
 when both are given), before Gradio sees the request.
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.app.model_index import model_index
-from leaderboard.app.model_page import column_name
 from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.views.model import column_name
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -4,8 +4,8 @@ garbage collector off what lives as long as a board.
 The board computes its statistics in numpy arrays of tens of megabytes (resamples of a page, a
 comparison's draws), from several threads (the server's workers, the warm-up, the next page computed
 ahead). glibc gives each thread its own arena and, once a large block has been freed, serves later
-ones from the arenas rather than the operating system; freed memory then stays in the process. At
-10,000 real results this held the server's RSS hundreds of megabytes above what it used. So, before
+ones from the arenas rather than the operating system; freed memory then stays in the process, and
+a real-size board's server held far more than it used (docs/development/app-notes.md). So, before
 the server starts its threads: at most two arenas, and blocks of a megabyte or more always mapped on
 their own (returned to the system when freed). Elsewhere (another libc, another system) nothing is done.
 """

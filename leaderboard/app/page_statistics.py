@@ -1,13 +1,14 @@
 """Statistics for the rows on screen only: a board of thousands of models stays fast and small.
 
 ``statistics.add_statistics`` computes every cell's bootstrap interval and every model's test
-against #1 for a whole ranking: at 10,000 result files (2,500 models) that is seconds of CPU and
-half a gigabyte of resamples. A reader sees one page (100 rows), so the app ranks without
-statistics and computes them here for the rows it is about to show, once per row (in chunks,
-under one lock per ranking). The numbers are the same as for the whole ranking: each row's
-resamples depend on the seed and its own values only (``metrics.bootstrap`` draws one count
-matrix per stratum for all rows; ``significance.sign_flip_test`` one set of flips), and the test
-always pairs a row with the ranking's #1, which every chunk includes.
+against #1 for a whole ranking: its CPU time and the memory of its resamples grow with the number
+of models, too much for a board of thousands of them (docs/development/app-notes.md). A reader
+sees one page (100 rows), so the app ranks without statistics and computes them here for the rows
+it is about to show, once per row (in chunks, under one lock per ranking). The numbers are the
+same as for the whole ranking: each row's resamples depend on the seed and its own values only
+(``metrics.bootstrap`` draws one count matrix per stratum for all rows;
+``significance.sign_flip_test`` one set of flips), and the test always pairs a row with the
+ranking's #1, which every chunk includes.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The statistics of the page a reader is likely to ask for next, computed while they read this one.
 
-A board page's intervals and tests cost about half a second at real size (ComLQ: 17 columns, 2,909
-queries, 10,000 resamples; ``page_statistics``). After a page is drawn, the next page of the same
+A board page's intervals and tests take a time a reader notices at real size (thousands of queries,
+many columns, ``N_RESAMPLES`` resamples each; ``page_statistics``). After a page is drawn, the next page of the same
 view is computed in one background thread, so "next page" finds it ready. The background gives way:
 it works in small batches and waits while a reader's own page is being computed (``now``), so it never
 holds a ranking's lock when a page is asked for; only the newest request is kept (a reader paging fast

@@ -115,7 +115,7 @@ class Ranking:
     test_note: str = ""
     by_direction: str = ""  # ranked by another of the benchmark's aggregates (``aggregates``): its direction
     # What views derive from a ranking once (its rows and values never change once ranked): the
-    # statistics computed so far (page_statistics), what every page of its table shares (board_table).
+    # statistics computed so far (page_statistics), what every page of its table shares (views.board).
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property

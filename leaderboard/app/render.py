@@ -192,6 +192,16 @@ def empty(message: str) -> str:
 # -- CSV: numbers, not display strings ----------------------------------------------------------------
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 model', '2 models' (the status line said "1 models")."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def link(url: Any, text: str) -> str:
+    safe = safe_url(url)
+    return f'<a href="{esc(safe)}" target="_blank" rel="noopener noreferrer">{esc(text)}</a>' if safe else esc(text)
+
+
 def csv_frame(ranking: Ranking, filters: Filters) -> pd.DataFrame:
     records = []
     for line in (line for line in ranking.lines if filters.keep(line.info)):  # ranked, then unranked

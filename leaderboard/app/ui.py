@@ -3,7 +3,7 @@
 Nothing is inlined into the page at start: the landing page (every benchmark's top models), a board,
 and each tab when first opened, are computed by an event (the page load, a tab's select, the
 selector), from a board that is built once per results revision. The benchmark board is sorted and
-paged on the server over all its rows (``board_table``). The view state (benchmark, tab, filters,
+paged on the server over all its rows (``views.board``). The view state (benchmark, tab, filters,
 search, sort, page, picked models, the Overall set, the compared models) is kept in the URL, so a
 link restores the view (``url_state``).
 
@@ -24,14 +24,15 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 
 import gradio as gr
 
-from leaderboard.app import charts, loading, pages, url_state
+from leaderboard.app import charts, loading, url_state
 from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, chart_preload, url_state_js
-from leaderboard.app.landing import HOME
 from leaderboard.app.live import LiveBoard
 from leaderboard.app.live_queue import LiveQueue
 from leaderboard.app.sources import Source
 from leaderboard.app.tabs import QUEUE_TABS, TABS, Hook, Load, Shell, Switch, Tick
 from leaderboard.app.tabs.model import model_links_head
+from leaderboard.app.views.landing import HOME
+from leaderboard.app.views.status import status_line
 
 
 def board_queue_key(requests: str | None, endpoint: str | None) -> Any:
@@ -88,7 +89,7 @@ def build_app(
         with gr.Row(equal_height=True, elem_id="top"):
             with gr.Column(scale=2, min_width=300):
                 gr.HTML("<h1>Retrieval leaderboard</h1>", elem_id="title", js_on_load=None)
-                status = gr.HTML(pages.status_line(shell.board()), js_on_load=None)
+                status = gr.HTML(status_line(shell.board()), js_on_load=None)
             update = shell.selector_update()
             shell.selector = gr.Dropdown(
                 label="Benchmark",
@@ -150,7 +151,7 @@ def build_app(
             changed = seen != live.generation
             update = shell.selector_update(showing)
             name = update["value"]
-            own = [live.generation, pages.status_line(shell.board()), update, name] if changed else [gr.skip()] * 4
+            own = [live.generation, status_line(shell.board()), update, name] if changed else [gr.skip()] * 4
             return [*own, *_run(ticks, Tick(name, changed), inputs)]
 
         if poll_seconds:

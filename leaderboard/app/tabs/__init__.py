@@ -1,7 +1,10 @@
 """The app's tabs, one module each; ``ui.build_app`` lays out the page around them and wires what they share.
 
-Adding a tab is one module and one line:
+Adding a tab is two modules and one line:
 
+0. Write its view, ``leaderboard/app/views/<name>.py``: functions from the board's data to the HTML (or
+   chart data) the tab shows, with no Gradio in them, so they are tested without a server (``views``;
+   ``tests/test_app_views.py`` checks that every tab has one).
 1. Write ``leaderboard/app/tabs/<name>.py`` with ``ID = "<name>"`` (the URL's ``tab=`` value), ``LABEL``
    and ``build(shell: Shell) -> Tab | None``. ``build`` opens ``with gr.Tab(LABEL, id=ID) as tab:``, lays out
    its components, and wires its own events: ``shell.when_opened(tab, ID, fn, inputs, outputs)``

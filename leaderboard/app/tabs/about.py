@@ -6,8 +6,8 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import pages
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab
+from leaderboard.app.views.about import about_html
 
 ID = "about"
 LABEL = "About"
@@ -16,9 +16,9 @@ LABEL = "About"
 def build(shell: Shell) -> Tab | None:
     with gr.Tab(LABEL, id=ID) as tab:
         about = gr.HTML("", elem_id="about-page", js_on_load=None)
-    shell.when_opened(tab, ID, lambda: (pages.about_html(shell.board()),), [], [about])
+    shell.when_opened(tab, ID, lambda: (about_html(shell.board()),), [], [about])
 
     def on_load(load: Load) -> list[Any]:
-        return [pages.about_html(shell.board()) if load.tab == ID else gr.skip()]
+        return [about_html(shell.board()) if load.tab == ID else gr.skip()]
 
     return Tab(id=ID, load=Hook(on_load, [about]))

@@ -21,11 +21,11 @@ import gradio as gr
 from leaderboard.app import url_state
 from leaderboard.app.assets import SORT_JS, TABLE_CSS, url_js
 from leaderboard.app.board import OVERALL, Board, label_of
-from leaderboard.app.landing import HOME
 from leaderboard.app.live import LiveBoard
 from leaderboard.app.live_queue import LiveQueue
 from leaderboard.app.ranking import Ranking
 from leaderboard.app.render import esc
+from leaderboard.app.views.landing import HOME
 
 
 @dataclass(frozen=True)

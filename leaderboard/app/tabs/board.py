@@ -10,12 +10,11 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import aggregates, board_table, landing, overall_view, pages, prefetch, render, url_state
+from leaderboard.app import aggregates, prefetch, render, url_state
 from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
 from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_label
-from leaderboard.app.landing import HOME
 from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.reported_tier import reported_lines
 from leaderboard.app.tabs.base import (
@@ -31,10 +30,14 @@ from leaderboard.app.tabs.base import (
     table_html,
     view_html,
 )
+from leaderboard.app.views.board import EXTRA_COLUMNS, TableRequest, board_html
+from leaderboard.app.views.board_notes import benchmark_summary, board_notes
+from leaderboard.app.views.landing import HOME, home_summary, landing_html, unknown_benchmark
+from leaderboard.app.views.overall import overall_frame, overall_html, overall_summary
 
 ID = "board"
 LABEL = "Leaderboard"
-COLUMN_CHOICES = board_table.EXTRA_COLUMNS + ("Missing",)
+COLUMN_CHOICES = EXTRA_COLUMNS + ("Missing",)
 SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
 
 
@@ -153,19 +156,17 @@ def build(shell: Shell) -> Tab | None:
         current = shell.board()
         filters = filters_of(kinds, instructions, sizes, search, zero_shot, lic, weights, src)
         if name == HOME or not name:
-            return pages.home_summary(current), landing.landing_html(current, shell.benchmark_list()), ""
+            return home_summary(current), landing_html(current, shell.benchmark_list()), ""
         if name == OVERALL:
             found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
-            return pages.overall_summary(found), overall_view.overall_html(found, filters), ""
+            return overall_summary(found), overall_html(found, filters), ""
         declared = shell.ranking(name, revisions)
         if declared is None:
-            return pages.benchmark_summary(current, name, None), render.empty("No results yet."), ""
+            return benchmark_summary(current, name, None), render.empty("No results yet."), ""
         ranking = aggregates.ranked_by(declared, by)  # the declared ranking unless the reader picked another mean
-        request = board_table.TableRequest(
-            filters, tuple(columns or ()), url_state.parse_sort(sort or ""), page_number(page)
-        )
+        request = TableRequest(filters, tuple(columns or ()), url_state.parse_sort(sort or ""), page_number(page))
         papers = reported_lines(current, ranking)
-        html = board_table.board_html(
+        html = board_html(
             ranking,
             request,
             papers,
@@ -175,8 +176,8 @@ def build(shell: Shell) -> Tab | None:
         )
         if ranking is not declared:
             ranking.interval_note = declared.interval_note
-        notes = pages.board_notes(ranking, len(papers)) if ranking.lines or papers else ""
-        return pages.benchmark_summary(current, name, ranking, filters), html, notes
+        notes = board_notes(ranking, len(papers)) if ranking.lines or papers else ""
+        return benchmark_summary(current, name, ranking, filters), html, notes
 
     # The CSV of each view (its rows, not its sort or page) per results revision.
     csv_paths: dict[tuple, str | None] = {}
@@ -214,7 +215,7 @@ def build(shell: Shell) -> Tab | None:
         current = shell.board()
         if name == OVERALL:
             found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
-            return csv_files.write(overall_view.overall_frame(found, filters), "overall-mean-rank")
+            return csv_files.write(overall_frame(found, filters), "overall-mean-rank")
         declared = shell.ranking(name, revisions)
         if declared is None or not declared.lines:
             return None
@@ -384,7 +385,7 @@ def build(shell: Shell) -> Tab | None:
             chosen_set,
         )
         if state.benchmark and state.benchmark != name:  # a link to a board this one lacks: say so
-            drawn = (pages.unknown_benchmark(state.benchmark) + drawn[0], *drawn[1:])
+            drawn = (unknown_benchmark(state.benchmark) + drawn[0], *drawn[1:])
         return [
             # Only what the link changes: an unchanged control fires no change event (and no second render).
             changed(chosen_kinds, all_kinds),

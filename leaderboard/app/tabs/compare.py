@@ -11,13 +11,13 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import render, views
+from leaderboard.app import render, task_views
 from leaderboard.app.assets import url_state_js
 from leaderboard.app.board import OVERALL
-from leaderboard.app.comparison_view import comparison_html, plain_difference_html
-from leaderboard.app.landing import HOME
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
+from leaderboard.app.views.compare import comparison_html, plain_difference_html
+from leaderboard.app.views.landing import HOME
 
 ID = "compare"
 LABEL = "Compare two models"
@@ -95,7 +95,7 @@ def build(shell: Shell) -> Tab | None:
         except BadInput as exc:
             return render.empty(str(exc))
         rows = found.ordered(shell.ranking(name))  # subsets in the board's column order, strata by number
-        labels = views.model_labels([key_a, key_b])
+        labels = task_views.model_labels([key_a, key_b])
         problems = found.problems() + _unvouched(shell.board(), name, key_a, key_b, labels)
         every = shell.board().ranking(name, with_stats=False, all_revisions=True)  # the rows the pickers list
         lines = {line.key: line for line in every.lines} if every is not None else {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from leaderboard.app import views
+from leaderboard.app import task_views
 from leaderboard.app.ranking import Ranking
 from leaderboard.app.render import esc
 from leaderboard.app.values import ModelKey
@@ -55,7 +55,7 @@ class Picks:
         """(label, value) of the first ``LISTED_AT_MOST`` models (board order) and of each value in ``keep``
         (the picks shown), labelled as the board labels them. Any other model is typed: the pickers take
         custom values, resolved by ``key``."""
-        labels = views.model_labels(self.keys)
+        labels = task_views.model_labels(self.keys)
         listed = [(labels[key], self.value(key)) for key in self.keys[:LISTED_AT_MOST]]
         values = {value for _, value in listed}
         for pick in keep:

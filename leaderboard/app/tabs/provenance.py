@@ -6,10 +6,10 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import pages
 from leaderboard.app.board import OVERALL
-from leaderboard.app.landing import HOME
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html, view_html
+from leaderboard.app.views.landing import HOME
+from leaderboard.app.views.provenance import provenance_html
 
 ID = "provenance"
 LABEL = "Provenance"
@@ -30,7 +30,7 @@ def build(shell: Shell) -> Tab | None:
         else:
             benchmark = current.benchmark(name)
             tasks = [t.task for t in benchmark.tasks] if benchmark else []
-        shown = INTRO + pages.provenance_html(current, tasks, search or "", page_number(page))
+        shown = INTRO + provenance_html(current, tasks, search or "", page_number(page))
         return view_html(ID, shown, benchmark=name or HOME, search=search or "", page=page_number(page))
 
     with gr.Tab(LABEL, id=ID) as tab:

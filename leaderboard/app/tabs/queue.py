@@ -10,8 +10,8 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app.queue_page import queue_html
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, Tick, table_html
+from leaderboard.app.views.queue import queue_html
 from leaderboard.queue.requests import now
 
 ID = "queue"

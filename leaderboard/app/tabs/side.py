@@ -10,9 +10,9 @@ import gradio as gr
 from leaderboard.app import charts
 from leaderboard.app.assets import TABLE_CSS, url_state_js
 from leaderboard.app.many_models import MAX_PICKS, pairwise, picked, tests_ahead
-from leaderboard.app.many_models_view import SIDE_CSS, pairwise_html, profile_chart, side_html
 from leaderboard.app.model_index import model_index
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
+from leaderboard.app.views.side import SIDE_CSS, pairwise_html, profile_chart, side_html
 
 ID = "side"
 LABEL = "Side by side"

@@ -6,10 +6,11 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts, pages, render
+from leaderboard.app import charts, render
 from leaderboard.app.board import Board
 from leaderboard.app.ranking import Ranking
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, skips
+from leaderboard.app.views.size import size_frame
 
 ID = "size"
 LABEL = "Size vs score"
@@ -30,7 +31,7 @@ def draw(ranking: Ranking | None, width: int = charts.WIDTH) -> tuple[Any, str]:
     results revision) and the note below it."""
     if ranking is None:
         return None, render.empty("Pick a benchmark to plot its scores against model size.")
-    frame, unsized = pages.size_frame(ranking)
+    frame, unsized = size_frame(ranking)
     y_label = f"{render.aggregate_title(ranking)} ({render.ARROW[ranking.direction]} better)"
     note = f'<p class="note">Ranked models only. {_unsized_note(unsized)}</p>' if unsized else ""
     if frame.empty:

@@ -6,8 +6,8 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import pages
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, table_html, view_html
+from leaderboard.app.views.skipped import skipped_html
 
 ID = "skipped"
 LABEL = "Skipped"
@@ -15,7 +15,7 @@ LABEL = "Skipped"
 
 def build(shell: Shell) -> Tab | None:
     def render_skipped() -> str:
-        return view_html(ID, pages.skipped_html(shell.board()))
+        return view_html(ID, skipped_html(shell.board()))
 
     with gr.Tab(LABEL, id=ID) as tab:
         table = table_html("", elem_id="skipped")

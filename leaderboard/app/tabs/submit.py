@@ -10,8 +10,8 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app.queue_page import refused_html, submitted_html
 from leaderboard.app.tabs.base import Hook, Shell, Tab, Tick
+from leaderboard.app.views.submit import refused_html, submitted_html
 from leaderboard.errors import LeaderboardError
 from leaderboard.hub.store import redact
 from leaderboard.queue.submit import Submission, requestable

@@ -1,7 +1,7 @@
 """The Task views tab: each task's declared views (tables, curves, bars) for the top N or the picked models.
 
-The model picker lists every model of the benchmark: thousands of choices that cost the browser
-seconds on every redraw. It is filled when the tab opens, for the benchmark shown; a link's
+The model picker lists every model of the benchmark: thousands of choices, slow for the browser to
+redraw. It is filled when the tab opens, for the benchmark shown; a link's
 ``models=`` (model names, see ``picks``) wait in the tab's state until then. Picks that name no model
 of the benchmark, and those past the charts' limit, are named above the views.
 """
@@ -12,14 +12,14 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts, pages, render
-from leaderboard.app import views as task_views
+from leaderboard.app import charts, render, task_views
 from leaderboard.app.assets import url_state_js
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.csv_files import file_name
-from leaderboard.app.landing import HOME
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
+from leaderboard.app.views.landing import HOME
+from leaderboard.app.views.views import view_heading, view_table_html
 
 ID = "views"
 LABEL = "Task views"
@@ -142,10 +142,10 @@ def _draw_views(board: Board, request: dict | None) -> None:
         for number, view in enumerate(declared):
             shown_any = True
             frame = task_views.view_frame(board, view, paths)
-            heading = pages.view_heading(task, view)
+            heading = view_heading(task, view)
             if view.kind == "table":
                 wide = task_views.view_table(frame, view)
-                body = pages.view_table_html(board, task, view, wide, f"view-{file_name(task)}-{number}")
+                body = view_table_html(board, task, view, wide, f"view-{file_name(task)}-{number}")
                 table_html(heading + (body if not wide.empty else render.empty("No results yet.")))
                 continue
             y_label = view.metrics[0]

@@ -1,4 +1,4 @@
-"""HTML of the Queue tab and of the Submit tab's answers: views over the requests dataset's records.
+"""The Queue tab: the requests dataset's records by state (running, pending, finished, failed), with their times.
 
 Every text from a request (model ids, specs, contacts, reasons) is someone's input: it goes through
 ``render.esc``. Contacts are never shown (the queue is public).
@@ -11,7 +11,6 @@ from datetime import datetime
 from leaderboard.app.render import Cell, esc, table
 from leaderboard.queue import view
 from leaderboard.queue.dataset import Snapshot
-from leaderboard.queue.requests import EvalRequest
 
 HEADERS = [
     ("Model", "", "c-name"),
@@ -59,16 +58,3 @@ def _cells(row: dict) -> list[Cell]:
         *(Cell(esc(text), text, "c-text") for text in texts),
         Cell(esc(row["detail"]), row["detail"], "c-reason"),
     ]
-
-
-def submitted_html(request: EvalRequest, repo: str) -> str:
-    return (
-        f'<div class="summary" id="submit-answer">Submitted: request <b>{esc(request.id)}</b> evaluates '
-        f"{esc(request.model)} ({esc(request.plugin)}) on {esc(', '.join(request.benchmarks))}. It is pending "
-        f"in {esc(repo)}; follow it in the Queue tab. Its results appear on the board when a worker has "
-        "evaluated it.</div>"
-    )
-
-
-def refused_html(message: str) -> str:
-    return f'<div class="summary" id="submit-answer"><b>Not submitted.</b> {esc(message)}</div>'

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from leaderboard.app.board_table import shown_columns as board_columns
-from leaderboard.app.comparison_view import _p_cells as p_texts
 from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, PairRow, Picked, chart_frame, shown_columns
-from leaderboard.app.model_page import column_name, page_link
 from leaderboard.app.render import ARROW, esc, score, span
 from leaderboard.app.values import MISSING
+from leaderboard.app.views.board import shown_columns as board_columns
+from leaderboard.app.views.compare import _p_cells as p_texts
+from leaderboard.app.views.model import column_name, page_link
 
 if TYPE_CHECKING:
     import altair as alt

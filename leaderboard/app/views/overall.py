@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.app.filters import Filters
-from leaderboard.app.render import Cell, empty, esc, model_cell, table
+from leaderboard.app.render import Cell, empty, esc, model_cell, plural, table
 from leaderboard.app.values import MISSING
 
 if TYPE_CHECKING:
@@ -92,3 +92,23 @@ def overall_frame(found: Overall, filters: Filters) -> pd.DataFrame:
         if filters.keep(r.line.info)
     ]
     return pd.DataFrame(records)
+
+
+def overall_summary(found: Any) -> str:
+    """Overall: the method and the chosen set, stated on the page (the set is also in the URL)."""
+    unknown = getattr(found, "unknown", [])
+    extra = f" Not on this board (ignored): {esc(', '.join(unknown))}." if unknown else ""
+    names = ", ".join(found.benchmarks) or "none"
+    short = f"mean rank over {plural(len(found.benchmarks), 'benchmark')} ({names})"
+    others = getattr(found, "others", [])
+    if getattr(found, "default", False) and found.benchmarks and others:  # the default, and what it left out
+        shared = len(found.ranked)
+        short = (
+            f"mean rank over the {plural(len(found.benchmarks), 'benchmark')} most models share ({names}: "
+            f"{plural(shared, 'model')} ranked in all; tick others above to add them: {', '.join(others)})"
+        )
+    # On a phone only the short form shows (the table stays near the top); the full method is beside it.
+    return (
+        f'<div class="summary" id="overall-summary"><b>Overall</b>: {esc(short)}'
+        f'<span class="desc">, {esc(getattr(found, "method", ""))}{extra}</span></div>'
+    )

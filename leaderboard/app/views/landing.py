@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.app.board import STANDALONE
 from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.render import ARROW, aggregate_title, esc, score, span
+from leaderboard.app.render import ARROW, aggregate_title, esc, plural, score, span
 
 if TYPE_CHECKING:
     from leaderboard.app.board import Board
@@ -57,7 +57,7 @@ def link(name: str) -> str:
 
 
 def model_link(name: str) -> str:
-    """A model's page (``model_page.page_link``, written here: the landing page imports no view module)."""
+    """A model's page (``views.model.page_link``, written here: the landing page imports no other view module)."""
     return "?" + urllib.parse.urlencode({"model": name})
 
 
@@ -146,3 +146,25 @@ def _card(name: str, ranking: Ranking) -> str:
 
 def _shares_name(ranking: Ranking, name: str) -> bool:
     return sum(1 for line in ranking.ranked if line.name == name) > 1
+
+
+def home_summary(board: Board) -> str:
+    counts = board.counts()
+    loose = len(getattr(board, "standalone", ()))
+    declared = plural(len(board.benchmarks) - loose, "benchmark")
+    if loose:  # a local board's tasks in no benchmark are counted apart (they are folded on the page)
+        declared += f" and {plural(loose, 'task')} in no benchmark"
+    return (
+        '<div class="summary"><b>Every benchmark</b>: its top models by its own score, with 95% intervals; '
+        f"pick one above (or click its name) for the full board. {declared}, "
+        f"{plural(counts['models'], 'model')}.</div>"
+    )
+
+
+def unknown_benchmark(name: str) -> str:
+    """The line above the landing page when a link names a benchmark this board does not show."""
+    return (
+        f'<div class="summary" id="unknown-benchmark">No benchmark named <b>{esc(name)}</b> on this board '
+        "(a task is shown inside its benchmark; non-public ones only on a local board): every benchmark "
+        "is listed below.</div>"
+    )

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.app import protocol_variants
-from leaderboard.app.comparison_view import p_text
 from leaderboard.app.filters import Filters
 from leaderboard.app.ranking import Line, Ranking
 from leaderboard.app.render import (
@@ -37,6 +36,7 @@ from leaderboard.app.render import (
 )
 from leaderboard.app.reported_tier import ReportedLine
 from leaderboard.app.values import MISSING, finite
+from leaderboard.app.views.compare import p_text
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 # Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them,
@@ -217,21 +217,15 @@ def board_html(
 ) -> str:
     """The table of one page of the board, sorted as asked, with its pager.
 
-    ``prepare`` is called with the page's rows before they are drawn (the app computes their statistics),
-    ``ahead`` with the next page's rows once this page is ready (the app computes theirs in the background).
+    The rows come in three tiers, each drawn by its own function: ranked runs (``ranked_rows_html``), runs
+    not ranked (``unranked_rows_html``) and numbers reported in papers (``reported_rows_html``, on the last
+    page). ``prepare`` is called with the page's rows before they are drawn (the app computes their
+    statistics), ``ahead`` with the next page's rows once this page is ready (the app computes theirs in the
+    background).
     """
-    filters, shown = request.filters, set(request.columns)
-    ranked = [line for line in ranking.ranked if filters.keep(line.info)]
-    unranked = [line for line in ranking.unranked if filters.keep(line.info)]
-    # search and source apply; the model filters need metadata the papers do not give
-    papers = [row for row in reported if _named(row, filters)] if filters.shows_reported else []
+    ranked, unranked, papers = _shown(ranking, request, reported)
     if not ranked and not unranked and not papers:
         return empty("No results yet for this benchmark" + (" matching the filters." if ranking.lines else "."))
-    sort = request.sort
-    if sort is not None:
-        value = _sort_value(ranking, sort[0])
-        ranked, unranked = sort_lines(ranked, value, sort[1]), sort_lines(unranked, value, sort[1])
-        papers = sort_lines(papers, _reported_sort_value(sort[0]), sort[1])  # the reported tier follows the sort
     # One page over the two tiers of runs (ranked first); reported rows follow on the last page.
     total = len(ranked) + len(unranked)
     page, pages, start, stop = page_slice(total, request.page, PAGE_SIZE)
@@ -242,8 +236,55 @@ def board_html(
     if ahead is not None and stop < total:
         following = (ranked + unranked)[stop : stop + PAGE_SIZE]
         ahead(following)
-    columns = shown_columns(ranking)
-    sides = list(getattr(ranking.benchmark, "also", ()) or ())
+    layout = _layout(ranking, request, unranked)
+    headers = _headers(layout)
+    head = "".join(
+        _header(k, label, sub, title, cls, i, request.sort) for i, (k, label, sub, title, cls) in enumerate(headers)
+    )
+    width = len(headers)
+    bodies = [ranked_rows_html(layout, page_ranked), unranked_rows_html(layout, page_unranked, len(unranked), width)]
+    if page == pages:
+        bodies.append(reported_rows_html(layout, papers, width))
+    table = (
+        f'<div class="lb-scroll"><table class="lb" id="board-table" data-server-sort>'
+        f"<thead><tr>{head}</tr></thead>{''.join(bodies)}</table></div>"
+    )
+    first, last = (start + 1, min(stop, total)) if total else (0, 0)
+    return table + pager(page, pages, first, last, total, "models", "board-pager", "page-state", "board-go")
+
+
+def _shown(
+    ranking: Ranking, request: TableRequest, reported: Sequence[ReportedLine]
+) -> tuple[list[Line], list[Line], list[ReportedLine]]:
+    """The rows of each tier the reader's filters keep, each tier sorted on its own as asked."""
+    filters = request.filters
+    ranked = [line for line in ranking.ranked if filters.keep(line.info)]
+    unranked = [line for line in ranking.unranked if filters.keep(line.info)]
+    # search and source apply; the model filters need metadata the papers do not give
+    papers = [row for row in reported if _named(row, filters)] if filters.shows_reported else []
+    sort = request.sort
+    if sort is not None:
+        value = _sort_value(ranking, sort[0])
+        ranked, unranked = sort_lines(ranked, value, sort[1]), sort_lines(unranked, value, sort[1])
+        papers = sort_lines(papers, _reported_sort_value(sort[0]), sort[1])  # the reported tier follows the sort
+    return ranked, unranked, papers
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What every row of a page shares: the ranking, the columns shown and the facts their cells are read against."""
+
+    ranking: Ranking
+    columns: list[Any]  # the task columns (``shown_columns``)
+    sides: list[Any]  # the benchmark's other declared means, each a column that is not ranked
+    extra: list[str]  # the optional columns the reader ticked that some row can fill
+    missing: bool  # the "Missing" column: ticked, and some unranked row on the board misses something
+    facts: _Facts
+    best_aggregate: float | None  # #1's score (the best of the Score column)
+
+
+def _layout(ranking: Ranking, request: TableRequest, unranked: list[Line]) -> _Layout:
+    shown = set(request.columns)
     # Dimension and Max tokens only where some model's metadata has them (not a column of dashes).
     facts = _facts(ranking)
     optional = (*MODEL_COLUMNS, *MODEL_FACTS)
@@ -252,9 +293,20 @@ def board_html(
         for c in EXTRA_COLUMNS
         if c in shown and (c in ("Coverage", "Parameters") or c not in optional or c in facts.metadata)
     ]
-    missing = "Missing" in shown and any(line.missing for line in unranked)
-    direction = ranking.direction
+    return _Layout(
+        ranking=ranking,
+        columns=shown_columns(ranking),
+        sides=list(getattr(ranking.benchmark, "also", ()) or ()),
+        extra=extra,
+        missing="Missing" in shown and any(line.missing for line in unranked),
+        facts=facts,
+        best_aggregate=ranking.ranked[0].aggregate if ranking.ranked else None,
+    )
 
+
+def _headers(layout: _Layout) -> list[tuple[str, str, str, str, str]]:
+    """Each column's (key, label, metric line, tooltip, class), in the order the cells of a row follow."""
+    ranking = layout.ranking
     headers = [
         ("rank", "Rank", "", "Rank by the score; ≈ and † are explained below the table", "c-rank"),
         ("model", "Model", "", "Model name (opens its page; ↗ its reference when it has one)", "c-model"),
@@ -262,163 +314,194 @@ def board_html(
         (
             "agg",
             "Score",
-            f"{aggregate_title(ranking)}{'' if ranking.by_direction else ' · 95% CI'} {ARROW[direction]}",
+            f"{aggregate_title(ranking)}{'' if ranking.by_direction else ' · 95% CI'} {ARROW[ranking.direction]}",
             "",
             "c-agg",
         ),
     ]
-    for side in sides:
+    for side in layout.sides:
         arrow = ARROW[side.tasks[0].direction] if side.tasks else ""
         headers.append((f"side:{side.label}", strip_arrow(side.label), f"mean {arrow} · not ranked", side.formula, ""))
-    for column in columns:
+    for column in layout.columns:
         metric = strip_arrow(column.metric_label)
         label = strip_arrow(column.label)
         sub = (metric if metric != label else "") + f" {ARROW[column.direction]}"
         sub += "" if column.spec.in_aggregate else " · not ranked"
         headers.append((column.key, label, sub.strip(), f"{column.spec.metric}: {column.description}".strip(": "), ""))
-    headers += [(c, c, "", "", "") for c in extra]
-    if missing:
+    headers += [(c, c, "", "", "") for c in layout.extra]
+    if layout.missing:
         headers.append(("Missing", "Missing", "", "What keeps the model off the ranking", "c-missing"))
+    return headers
 
-    bounds, best, side_best, shared = facts.bounds, facts.best, facts.side_best, facts.shared
-    best_aggregate = ranking.ranked[0].aggregate if ranking.ranked else None
 
-    def styled(cell: Cell, key: str, value: float | None, column_direction: str) -> str:
-        low, high = bounds.get(key, (None, None))
-        style = heat(value, low, high, column_direction)
-        if style:
-            cell.classes = f"{cell.classes} heat".strip()
-        return _td(cell, style)
+def ranked_rows_html(layout: _Layout, lines: list[Line]) -> str:
+    """The ranked tier: the page's models with complete results on every task of the aggregate, by rank (or as
+    sorted); each row's rank, its score with its interval, and the colour scale."""
+    return f'<tbody class="ranked">{"".join(_run_row(layout, line) for line in lines)}</tbody>'
 
-    def row(line: Line) -> str:
-        rank = Cell(esc(f"{line.rank}{(' ' + line.marker) if line.marker else ''}") if line.rank else MISSING)
-        rank.sort, rank.classes = line.rank, "c-rank"
-        if line.p_value is not None:
-            rank.title = f"paired randomization test against #1: p = {p_text(line.p_value, N_RESAMPLES)}"
-        model = model_cell(line.info)
-        if line.name in shared:  # two rows of one name: each says which revision it is
-            model.text += f'<span class="rev">revision {esc(line.key[1] or MISSING)}</span>'
-        variant, variant_title = protocol_variants.note(line, ranking.lines)  # a paper's protocol of a model
-        if variant:
-            model.text += variant
-            model.title += f" · {variant_title}"
-        if line.attested:  # the queue's worker computed every result behind the row, and signed them
-            model.text += f'<span class="src attested">{esc(line.attested)}</span>'
-            model.title += " · evaluated by the queue: each result's attestation verifies with the queue's public key"
-        if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
-            model.text += source_span(line.imported, next(iter(line.sources.values()), None))
-            model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"
-        if line.identical:
-            model.text += identical_span(line, ranking)
-        parts = [_td(rank), _td(model)]
-        parts.append(
-            styled(
-                _with_mteb(_value(line.aggregate, line.aggregate_interval, best_aggregate, "c-agg"), line, "agg"),
-                "agg",
-                line.aggregate,
-                direction,
-            )
-        )
-        for side in sides:
-            value = line.side.get(side.label)
-            side_direction = side.tasks[0].direction if side.tasks else "higher"
-            parts.append(
-                styled(_value(value, None, side_best.get(side.label)), f"side:{side.label}", value, side_direction)
-            )
-        for column in columns:
-            value = line.values.get(column.key)
-            why = getattr(line, "interval_notes", {}).get(column.key, "")
-            if line.imported:  # the row says it once (†, under the name): not "no interval" in every cell
-                why = ""
-            cell = _value(value, line.intervals.get(column.key), best[column.key] if line.rank else None, "", why)
-            if line.imported and value is not None:
-                cell.title = f"no interval: {line.imported} (mteb's files hold no per-query values)"
-            data = line.other_data.get(column.key)
-            if data is not None:  # readable, greyed, with the data it ran on; never ranked nor coloured
-                cell.text += f'<span class="od">{esc(data)}</span>'
-                cell.classes = f"{cell.classes} other-data".strip()
-                cell.title = (
-                    f"computed on {data}, not the data of the ranked results: shown, not comparable, not ranked"
-                )
-                parts.append(_td(cell))
-                continue
-            if column.key in line.identical:  # ⚠ after the value; the models are named once, under the row's name
-                cell.classes = f"{cell.classes} dup".strip()
-            parts.append(styled(_with_mteb(cell, line, column.key), column.key, value, column.direction))
-        info = line.info
-        cells = {
-            "Coverage": Cell(f"{line.covered}/{ranking.aggregated}", line.covered / max(ranking.aggregated, 1)),
-            "Parameters": Cell(parameters(info.get("n_parameters")), metadata_value(info, "Parameters")),
-            "Dimension": _count(metadata_value(info, "Dimension")),
-            "Max tokens": _count(metadata_value(info, "Max tokens")),
-            "Kind": Cell(esc(info.get("kind", "")), info.get("kind")),
-            **{c: _fact(model_fact(info, c)) for c in MODEL_FACTS},
-            "Instructions": Cell(
-                "yes" if info.get("takes_instructions") else "no", bool(info.get("takes_instructions"))
-            ),
-            "Revision": Cell(esc(line.key[1] or MISSING), line.key[1]),
-            "Harness": Cell(esc(line.harness), line.harness),
-            "Updated": Cell(esc(line.updated[:10] or MISSING), line.updated or None),  # an undated import: —
-        }
-        parts += [_td(cells[c]) for c in extra]
-        if missing:
-            parts.append(_td(Cell(esc("; ".join(line.missing)), "; ".join(line.missing), "c-missing")))
-        return "<tr>" + "".join(parts) + "</tr>"
 
-    def reported_row(item: ReportedLine) -> str:
-        rank = Cell("rep.", None, "c-rank", item.source)
-        model = Cell(
-            f'{esc(item.model)}<span class="src">{esc(item.source)}</span>',
-            item.model,
-            "c-model",
-            f"{item.model}: {item.source} (copied from the paper; not reproduced here, never ranked, no interval)",
-        )
-        if item.notes:  # the row's note (which model, what was checked against the paper), one click away
-            note = " ".join(item.notes)
-            model.text += f'<details class="note"><summary>note</summary>{esc(note)}</details>'
-            model.title += f" · note: {note}"
-        parts = [_td(rank), _td(model), _td(_reported_cell(item.aggregate_value, item.difference, item, "c-agg"))]
-        parts += [_td(Cell(MISSING)) for _ in sides]
-        for column in columns:
-            cell = item.cells.get(column.key)
-            value = cell.value if cell else None
-            parts.append(_td(_reported_cell(value, item.column_difference(column.key), item, "", column.key)))
-        parts += [_td(Cell(MISSING)) for _ in extra]
-        if missing:
-            parts.append(_td(Cell("")))
-        return "<tr>" + "".join(parts) + "</tr>"
-
-    head = "".join(_header(k, label, sub, title, cls, i, sort) for i, (k, label, sub, title, cls) in enumerate(headers))
-    width = len(headers)
-    bodies = [f'<tbody class="ranked">{"".join(row(line) for line in page_ranked)}</tbody>']
-    if page_unranked:
-        heading = (
-            f"Not ranked: incomplete coverage ({len(unranked)} model{'s' if len(unranked) != 1 else ''}). "
-            "Only complete results of every task in the aggregate are ranked; partial (--limit) results never are."
-        )
-        bodies.append(
-            f'<tbody class="unranked"><tr class="section"><td colspan="{width}">'
-            f'<div class="section-text">{esc(heading)}</div></td></tr>'
-            + "".join(row(line) for line in page_unranked)
-            + "</tbody>"
-        )
-    if papers and page == pages:
-        heading = (
-            "Reported in papers (copied; never ranked, no interval; Δ = the board's run − reported, where the run "
-            "is reproduced by this harness or run by mteb and imported)"
-        )
-        bodies.append(
-            f'<tbody class="reported"><tr class="section"><td colspan="{width}">'
-            f'<div class="section-text">{esc(heading)}</div></td></tr>'
-            + "".join(reported_row(item) for item in papers)
-            + "</tbody>"
-        )
-    table = (
-        f'<div class="lb-scroll"><table class="lb" id="board-table" data-server-sort>'
-        f"<thead><tr>{head}</tr></thead>{''.join(bodies)}</table></div>"
+def _unranked_heading(count: int) -> str:
+    return (
+        f"Not ranked: incomplete coverage ({count} model{'s' if count != 1 else ''}). "
+        "Only complete results of every task in the aggregate are ranked; partial (--limit) results never are."
     )
-    first, last = (start + 1, min(stop, total)) if total else (0, 0)
-    return table + pager(page, pages, first, last, total, "models", "board-pager", "page-state", "board-go")
+
+
+def unranked_rows_html(layout: _Layout, lines: list[Line], count: int, width: int) -> str:
+    """The tier of runs that are not ranked (incomplete coverage, other data, `external` numbers), under a heading
+    that counts all ``count`` of them; drawn as the ranked rows are, with a dash for a rank. Empty on a page
+    without such rows."""
+    if not lines:
+        return ""
+    return (
+        f'<tbody class="unranked">{_section(_unranked_heading(count), width)}'
+        + "".join(_run_row(layout, line) for line in lines)
+        + "</tbody>"
+    )
+
+
+REPORTED_HEADING = (
+    "Reported in papers (copied; never ranked, no interval; Δ = the board's run − reported, where the run "
+    "is reproduced by this harness or run by mteb and imported)"
+)
+
+
+def reported_rows_html(layout: _Layout, items: list[ReportedLine], width: int) -> str:
+    """The tier of numbers reported in papers (``reported_tier``): never ranked, no interval, each cell beside the
+    board's own run of the model where it has one. Empty when no paper reports a model the filters keep."""
+    if not items:
+        return ""
+    return (
+        f'<tbody class="reported">{_section(REPORTED_HEADING, width)}'
+        + "".join(_reported_row(layout, item) for item in items)
+        + "</tbody>"
+    )
+
+
+def _section(heading: str, width: int) -> str:
+    """A tier's heading: one row across the whole table."""
+    return f'<tr class="section"><td colspan="{width}"><div class="section-text">{esc(heading)}</div></td></tr>'
+
+
+def _run_row(layout: _Layout, line: Line) -> str:
+    """One run's row (ranked or not): rank, model, score, the other declared means, each task column, the extras."""
+    ranking, facts = layout.ranking, layout.facts
+    parts = [_td(_rank_cell(line)), _td(_model_cell(line, ranking, facts.shared))]
+    aggregate = _value(line.aggregate, line.aggregate_interval, layout.best_aggregate, "c-agg")
+    parts.append(_styled(facts, _with_mteb(aggregate, line, "agg"), "agg", line.aggregate, ranking.direction))
+    for side in layout.sides:
+        value = line.side.get(side.label)
+        side_direction = side.tasks[0].direction if side.tasks else "higher"
+        cell = _value(value, None, facts.side_best.get(side.label))
+        parts.append(_styled(facts, cell, f"side:{side.label}", value, side_direction))
+    parts += [_task_cell(facts, line, column) for column in layout.columns]
+    cells = _extra_cells(line, ranking)
+    parts += [_td(cells[c]) for c in layout.extra]
+    if layout.missing:
+        parts.append(_td(Cell(esc("; ".join(line.missing)), "; ".join(line.missing), "c-missing")))
+    return "<tr>" + "".join(parts) + "</tr>"
+
+
+def _styled(facts: _Facts, cell: Cell, key: str, value: float | None, direction: str) -> str:
+    """A score cell with its colour-scale strength (over every ranked model of the board, not only this page)."""
+    low, high = facts.bounds.get(key, (None, None))
+    style = heat(value, low, high, direction)
+    if style:
+        cell.classes = f"{cell.classes} heat".strip()
+    return _td(cell, style)
+
+
+def _rank_cell(line: Line) -> Cell:
+    """The rank with ≈ or † (a dash when not ranked), the test against #1 in its tooltip."""
+    rank = Cell(esc(f"{line.rank}{(' ' + line.marker) if line.marker else ''}") if line.rank else MISSING)
+    rank.sort, rank.classes = line.rank, "c-rank"
+    if line.p_value is not None:
+        rank.title = f"paired randomization test against #1: p = {p_text(line.p_value, N_RESAMPLES)}"
+    return rank
+
+
+def _model_cell(line: Line, ranking: Ranking, shared: frozenset[str]) -> Cell:
+    """The model's name with what the row is: its revision (two rows of one name), a paper's protocol of a model,
+    evaluated by the queue, run by mteb and imported, or a byte-identical copy of another model's files."""
+    model = model_cell(line.info)
+    if line.name in shared:  # two rows of one name: each says which revision it is
+        model.text += f'<span class="rev">revision {esc(line.key[1] or MISSING)}</span>'
+    variant, variant_title = protocol_variants.note(line, ranking.lines)  # a paper's protocol of a model
+    if variant:
+        model.text += variant
+        model.title += f" · {variant_title}"
+    if line.attested:  # the queue's worker computed every result behind the row, and signed them
+        model.text += f'<span class="src attested">{esc(line.attested)}</span>'
+        model.title += " · evaluated by the queue: each result's attestation verifies with the queue's public key"
+    if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
+        model.text += source_span(line.imported, next(iter(line.sources.values()), None))
+        model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"
+    if line.identical:
+        model.text += identical_span(line, ranking)
+    return model
+
+
+def _task_cell(facts: _Facts, line: Line, column: Any) -> str:
+    """One task column's cell: the value, its interval (or why none), mteb's run of it, or greyed other data."""
+    value = line.values.get(column.key)
+    why = getattr(line, "interval_notes", {}).get(column.key, "")
+    if line.imported:  # the row says it once (†, under the name): not "no interval" in every cell
+        why = ""
+    cell = _value(value, line.intervals.get(column.key), facts.best[column.key] if line.rank else None, "", why)
+    if line.imported and value is not None:
+        cell.title = f"no interval: {line.imported} (mteb's files hold no per-query values)"
+    data = line.other_data.get(column.key)
+    if data is not None:  # readable, greyed, with the data it ran on; never ranked nor coloured
+        cell.text += f'<span class="od">{esc(data)}</span>'
+        cell.classes = f"{cell.classes} other-data".strip()
+        cell.title = f"computed on {data}, not the data of the ranked results: shown, not comparable, not ranked"
+        return _td(cell)
+    if column.key in line.identical:  # ⚠ after the value; the models are named once, under the row's name
+        cell.classes = f"{cell.classes} dup".strip()
+    return _styled(facts, _with_mteb(cell, line, column.key), column.key, value, column.direction)
+
+
+def _extra_cells(line: Line, ranking: Ranking) -> dict[str, Cell]:
+    """The optional columns' cells of a run's row (``EXTRA_COLUMNS``), by column."""
+    info = line.info
+    return {
+        "Coverage": Cell(f"{line.covered}/{ranking.aggregated}", line.covered / max(ranking.aggregated, 1)),
+        "Parameters": Cell(parameters(info.get("n_parameters")), metadata_value(info, "Parameters")),
+        "Dimension": _count(metadata_value(info, "Dimension")),
+        "Max tokens": _count(metadata_value(info, "Max tokens")),
+        "Kind": Cell(esc(info.get("kind", "")), info.get("kind")),
+        **{c: _fact(model_fact(info, c)) for c in MODEL_FACTS},
+        "Instructions": Cell("yes" if info.get("takes_instructions") else "no", bool(info.get("takes_instructions"))),
+        "Revision": Cell(esc(line.key[1] or MISSING), line.key[1]),
+        "Harness": Cell(esc(line.harness), line.harness),
+        "Updated": Cell(esc(line.updated[:10] or MISSING), line.updated or None),  # an undated import: —
+    }
+
+
+def _reported_row(layout: _Layout, item: ReportedLine) -> str:
+    """One paper's numbers for one model: "rep." for a rank, the paper and table under the name, a dash in the
+    columns a paper does not report (the other means, the extras)."""
+    rank = Cell("rep.", None, "c-rank", item.source)
+    model = Cell(
+        f'{esc(item.model)}<span class="src">{esc(item.source)}</span>',
+        item.model,
+        "c-model",
+        f"{item.model}: {item.source} (copied from the paper; not reproduced here, never ranked, no interval)",
+    )
+    if item.notes:  # the row's note (which model, what was checked against the paper), one click away
+        note = " ".join(item.notes)
+        model.text += f'<details class="note"><summary>note</summary>{esc(note)}</details>'
+        model.title += f" · note: {note}"
+    parts = [_td(rank), _td(model), _td(_reported_cell(item.aggregate_value, item.difference, item, "c-agg"))]
+    parts += [_td(Cell(MISSING)) for _ in layout.sides]
+    for column in layout.columns:
+        cell = item.cells.get(column.key)
+        value = cell.value if cell else None
+        parts.append(_td(_reported_cell(value, item.column_difference(column.key), item, "", column.key)))
+    parts += [_td(Cell(MISSING)) for _ in layout.extra]
+    if layout.missing:
+        parts.append(_td(Cell("")))
+    return "<tr>" + "".join(parts) + "</tr>"
 
 
 @dataclass(frozen=True)

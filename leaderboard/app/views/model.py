@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.app import imported_runs
-from leaderboard.app.board_table import MODEL_FACTS, metadata_value, model_fact, strip_arrow
 from leaderboard.app.model_index import Place, model_index, place
 from leaderboard.app.page_statistics import with_statistics
 from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, parameters, safe_url, score, span
 from leaderboard.app.reported_tier import reported_lines
 from leaderboard.app.values import MISSING
+from leaderboard.app.views.board import MODEL_FACTS, metadata_value, model_fact, strip_arrow
 
 if TYPE_CHECKING:
     from leaderboard.app.board import Board
