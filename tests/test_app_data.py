@@ -481,6 +481,28 @@ def test_size_vs_score_is_drawn_once_per_ranking_by_the_warm_up(board):
     assert any(key.startswith("size_plot") for b in board.benchmarks for key in board.ranking(b.name, False).memo)
 
 
+def test_the_warm_up_ends_with_every_rows_statistics(root, monkeypatch):
+    """After the first pages, the warm-up computes every other row's intervals (a batch at a time, readers
+    first), so a model's page, a pick side by side or a search finds its row ready. The first page is made
+    one row long here, so that most rows are past it."""
+    from leaderboard.app import live, page_statistics
+    from leaderboard.app.views import board as board_view
+
+    monkeypatch.setattr(page_statistics, "first_pages", lambda board, names, rows=100: None)
+    monkeypatch.setattr(board_view, "PAGE_SIZE", 1)
+    fresh = loading.load(root, public=True, persist=False)
+    live._warm(fresh, [])
+    checked = 0
+    for benchmark in fresh.benchmarks:
+        ranking = fresh.ranking(benchmark.name, with_stats=False)
+        if ranking is None or len(ranking.lines) < 3:
+            continue
+        done = ranking.memo[page_statistics._DONE]["keys"]
+        assert {line.key for line in ranking.lines} <= done, benchmark.name
+        checked += 1
+    assert checked
+
+
 def test_the_chart_module_preload_names_a_module_of_the_installed_gradio():
     """``assets.chart_preload`` finds Gradio's chart module by its file name; a Gradio that names it otherwise
     would silently lose the preload (the browser test then fails too, where Chromium is installed)."""

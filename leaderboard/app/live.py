@@ -93,10 +93,13 @@ def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
     tabs draw first (``warmers``: the chart library loaded, Size vs score's charts), then Overall, then what
     the Compare tab opens on: every revision ranked (its model pickers) and #1 against #2, per task and per
     subset (a comparison of ComLQ's 51 subsets takes seconds), then the first page a click on each column's
-    header shows (its best first: at most a page per column, fewer as their top rows overlap).
+    header shows (its best first: at most a page per column, fewer as their top rows overlap), then every
+    other row's statistics.
 
-    Statistics of other rows are computed when a reader pages to them (``page_statistics``): at
-    thousands of models, all of them at once would cost seconds and hundreds of megabytes.
+    Those are computed a batch of rows at a time (``prefetch.quietly``), each batch once no reader is
+    served: all rows at once would hold hundreds of megabytes of resamples at thousands of models, and a
+    reader who pages, searches, opens a model's page or picks models side by side before the end gets
+    their rows computed first (``page_statistics``).
     """
     try:
         _warm_steps(board, warmers)
@@ -136,5 +139,9 @@ def _warm_steps(board: Board, warmers: list[Callable[[Board], None]]) -> None:
                 continue
             for column in sorted_by.columns:  # after a reader's pages (``prefetch.quietly``)
                 quietly(board, sorted_by, first_sorted(sorted_by, column.key, "desc", PAGE_SIZE))
+        for name in names:  # last, every other row: a model's page, a pick side by side or a search finds it ready
+            every = board.ranking(name, with_stats=False)
+            if every is not None:
+                quietly(board, every, every.lines)
     except Exception as exc:  # a ranking that fails here fails again, visibly, when it is asked for
         print(f"leaderboard: could not precompute the rankings: {exc}", file=sys.stderr)
