@@ -198,9 +198,12 @@ def test_dev_hub_serves_push_and_pull_until_interrupted(two_tasks, tmp_path):
     port = closed_port()
     endpoint = f"http://127.0.0.1:{port}"
     env = {**os.environ, "COLUMNS": "250"}
+    # Ctrl-C as at a terminal: a suite started in the background (nohup, `cmd &`) passes SIGINT on ignored,
+    # and a Python started with SIGINT ignored never raises KeyboardInterrupt.
     hub = subprocess.Popen(
         [sys.executable, "-m", "leaderboard", "dev-hub", "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120  # a bound on a busy machine; the loop ends as soon as it answers
