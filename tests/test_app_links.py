@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from leaderboard.app import url_state
 from leaderboard.app.legacy_links import LegacyPageLinks, repaired
-from leaderboard.app.tabs.picks import Picks, unknown_note
+from leaderboard.app.tabs.picks import Picks, listed_names, unknown_note
 
 LONG = "x" * 100_000
 
@@ -109,6 +109,19 @@ def test_a_picker_lists_the_first_models_and_the_picks_shown_the_others_are_type
     kept = picks.choices(keep=["org/model", "nope", "bm25"])  # a typed name, resolved; unknown names dropped
     assert [value for _, value in kept] == ["bm25", "bm25@v1-older", "Org/Model"]
     assert picks.key("bm25-okapi") == ("bm25-okapi", "r1")  # an unlisted model is still resolved when typed
+
+
+def test_the_model_pickers_list_the_first_names_and_the_picks_shown(monkeypatch):
+    """The model page's and the side-by-side pickers list the first models (most benchmarks first), as Compare's
+    do: 10,000 listed names cost the browser about 0.4 s of every click (perf_app, docs/development/app-notes.md)."""
+    from leaderboard.app.tabs import picks as module
+
+    monkeypatch.setattr(module, "LISTED_AT_MOST", 3)
+    names = ["e5-large", "bm25", "E5-small", "gte-base", "e5-mistral", "contriever"]
+    first = ["e5-large", "bm25", "E5-small"]
+    assert listed_names(names) == first
+    assert listed_names(names, keep=["contriever", "bm25", "contriever"]) == [*first, "contriever"]
+    assert listed_names(names[:2]) == names[:2]
 
 
 def test_picks_are_resolved_in_order_capped_and_unknown_ones_named():

@@ -86,11 +86,16 @@ def board(results):
     return loading.load(results, registered_benchmarks(), persist=False)
 
 
+def _served(root, cache):
+    """``leaderboard serve`` over ``root`` with its own cache folder, every installed plugin loaded."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "XDG_CACHE_HOME": str(cache)}
+    env.pop("LEADERBOARD_PLUGINS", None)
+    return serve_results(root, env)
+
+
 @pytest.fixture(scope="module")
 def server(results, tmp_path_factory):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "XDG_CACHE_HOME": str(tmp_path_factory.mktemp("cache"))}
-    env.pop("LEADERBOARD_PLUGINS", None)
-    with serve_results(results, env) as url:
+    with _served(results, tmp_path_factory.mktemp("cache")) as url:
         yield url
 
 
@@ -206,3 +211,61 @@ def test_five_models_side_by_side_with_the_chart_and_the_tests(browser, server, 
         wait_url(page, "side", "|".join(name for name in FIVE if name != "contriever"))
     assert not page.dialogs
     page.close()
+
+
+EXTRA = 510  # models past the pickers' listing limit (tabs.picks.LISTED_AT_MOST)
+
+
+@pytest.fixture(scope="module")
+def many_results(results, tmp_path_factory):
+    """The five models plus ``EXTRA`` copies of bm25's NegConstraint run, named ``zz-extra-NNNN``: the last
+    ones sort after the first ``LISTED_AT_MOST`` of every picker."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("many") / "results"
+    shutil.copytree(results, root)
+    source = json.loads((root / folder_name("bm25")).glob("*/negconstraint.json").__next__().read_text())
+    for number in range(EXTRA):
+        name = f"zz-extra-{number:04d}"
+        data = json.loads(json.dumps(source))
+        data["model"].update(name=name, revision="v1")
+        data["model"]["metadata"].update(name=name)
+        target = root / folder_name(name) / "v1" / "negconstraint.json"
+        target.parent.mkdir(parents=True)
+        target.write_text(json.dumps(data))
+    return root
+
+
+@pytest.fixture(scope="module")
+def many_server(many_results, tmp_path_factory):
+    with _served(many_results, tmp_path_factory.mktemp("cache-many")) as url:
+        yield url
+
+
+def test_a_model_past_those_the_pickers_list_is_typed_whole_or_linked(browser, many_results, many_server):
+    """The model page's and the side-by-side pickers list the first ``LISTED_AT_MOST`` models (thousands of
+    listed choices slow every click in the browser): any other is typed whole, or opened by a link."""
+    from leaderboard.app.model_index import model_index
+    from leaderboard.app.tabs.picks import LISTED_AT_MOST, listed_names
+
+    last = f"zz-extra-{EXTRA - 1:04d}"
+    page = open_page(browser, many_server, SIZES["desktop"], "?model=bm25", ready=".model-view")
+    tab_view(page, "model", model="bm25")
+    box = page.locator("#model-pick input")
+    box.click()
+    box.press("Control+a")  # the name shown, replaced by the one typed
+    box.press_sequentially(last, delay=10)
+    box.press("Enter")
+    tab_view(page, "model", model=last)
+    wait_url(page, "model", last)
+    page.goto(many_server + "?" + urllib.parse.urlencode({"side": f"bm25|{last}"}))
+    tab_view(page, "side", models=f"bm25|{last}")
+    expect(page.locator("#side-pick .token")).to_have_text(["bm25", last])
+    page.close()
+    # the server's side: what the pickers were sent
+    from leaderboard.app import loading
+    from leaderboard.cli.serve import registered_benchmarks
+
+    names = model_index(loading.load(many_results, registered_benchmarks(), persist=False)).names
+    assert len(names) == EXTRA + len(FIVE) and last in names[LISTED_AT_MOST:]
+    assert listed_names(names, [last]) == [*names[:LISTED_AT_MOST], last]

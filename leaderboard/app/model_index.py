@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -41,9 +42,9 @@ class ModelIndex:
         for name in self.entries:
             self._folded.setdefault(name.casefold(), []).append(name)
 
-    @property
+    @cached_property
     def names(self) -> list[str]:
-        """Every model name, most benchmarks first, then by name (the pickers' order)."""
+        """Every model name, most benchmarks first, then by name (the pickers' order; sorted once)."""
         return sorted(self.entries, key=lambda name: (-len(self.entries[name]), name.casefold()))
 
     def of(self, name: str) -> list[Entry]:

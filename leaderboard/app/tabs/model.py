@@ -1,7 +1,8 @@
 """The Model tab: one model's page (``model_page``), by a link's ``?model=NAME`` or the picker.
 
 Every model name on the board links here. The page does not depend on the benchmark selector: it shows
-every benchmark the model is on. The picker lists every model of the board (``model_index``).
+every benchmark the model is on. The picker lists the board's first models (``model_index``: the most
+benchmarks first; ``picks.LISTED_AT_MOST``); any other is typed whole, or opened by its name on the board.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from leaderboard.app.assets import TABLE_CSS, url_state_js
 from leaderboard.app.board import Board
 from leaderboard.app.model_index import model_index
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
+from leaderboard.app.tabs.picks import as_list, listed_names
 from leaderboard.app.views.model import COPY_JS, FROM_URL_JS, MODEL_CSS, MODEL_LINKS_HEAD, model_page_html
 
 ID = "model"
@@ -34,9 +36,9 @@ def build(shell: Shell) -> Tab | None:
         return view_html(ID, shown, model=name)
 
     def picker(name=""):
-        names = model_index(shell.board()).names
-        value = model_index(shell.board()).resolve(name) if name else None
-        return gr.update(choices=names, value=value)
+        index = model_index(shell.board())
+        value = index.resolve(name) if name else None
+        return gr.update(choices=listed_names(index.names, as_list(value)), value=value)
 
     with gr.Tab(LABEL, id=ID) as tab:
         pick = gr.Dropdown([], value=None, label="Model", elem_id="model-pick", allow_custom_value=True)

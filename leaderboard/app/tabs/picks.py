@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from leaderboard.app import task_views
 from leaderboard.app.ranking import Ranking
@@ -19,8 +20,9 @@ from leaderboard.app.values import ModelKey
 
 OLD_SEPARATOR = "\x1f"  # between name and revision in the values pages wrote before
 NAMED_AT_MOST = 5  # unknown picks named in a note; the rest are counted
-# A picker lists at most this many models: the browser redraws every listed choice when a tab opens
-# (thousands of imported models cost seconds per tab switch); the others are typed.
+# A picker lists at most this many models; the others are typed, or opened by a link. Gradio's frontend
+# copies a menu's every choice several times per event, in any tab (its state snapshots): 10,000 listed
+# models cost the browser about 0.4 s of every later click (docs/development/app-notes.md).
 LISTED_AT_MOST = 500
 
 
@@ -105,6 +107,21 @@ class Picks:
             else:
                 values.append(self.value(key))
         return Resolved(values, over, unknown)
+
+
+def as_list(value: Any) -> list[str]:
+    """A picker's value as a list of picks (a single picker's one name, a multiselect's names)."""
+    if isinstance(value, str):
+        return [value] if value else []
+    return [str(v) for v in value or [] if v]
+
+
+def listed_names(names: list[str], keep: Iterable[str] = ()) -> list[str]:
+    """The names a picker lists: the first ``LISTED_AT_MOST`` (in their order), then each name of ``keep`` (the
+    picks shown) not among them."""
+    listed = names[:LISTED_AT_MOST]
+    shown = set(listed)
+    return listed + [name for name in dict.fromkeys(keep) if name not in shown]
 
 
 def unknown_note(unknown: list[str], benchmark: str, parameter: str = "") -> str:

@@ -12,21 +12,16 @@ from leaderboard.app.assets import TABLE_CSS, url_state_js
 from leaderboard.app.many_models import MAX_PICKS, pairwise, picked, tests_ahead
 from leaderboard.app.model_index import model_index
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
+from leaderboard.app.tabs.picks import as_list, listed_names
 from leaderboard.app.views.side import SIDE_CSS, pairwise_html, profile_chart, side_html
 
 ID = "side"
 LABEL = "Side by side"
 
 
-def _names(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value] if value else []
-    return [str(v) for v in value or [] if v]
-
-
 def build(shell: Shell) -> Tab | None:
     def draw(names, width=charts.WIDTH):
-        names = _names(names)
+        names = as_list(names)
         picks = picked(shell.board(), names)
         plot = None
         if len(picks.parts) and charts.available():
@@ -38,14 +33,14 @@ def build(shell: Shell) -> Tab | None:
         return plot, html, view_html("side-pairs", "", models="|".join(picks.picks))
 
     def tests(names):
-        picks = picked(shell.board(), _names(names))
+        picks = picked(shell.board(), as_list(names))
         shown = pairwise_html(pairwise(shell.board(), picks)) if picks.parts else ""
         return view_html("side-pairs", shown, models="|".join(picks.picks), tested=1)
 
     def picker(names):
         index = model_index(shell.board())
-        value = [found for name in _names(names) if (found := index.resolve(name))][:MAX_PICKS]
-        return gr.update(choices=index.names, value=value)
+        value = [found for name in as_list(names) if (found := index.resolve(name))][:MAX_PICKS]
+        return gr.update(choices=listed_names(index.names, value), value=value)
 
     with gr.Tab(LABEL, id=ID) as tab:
         pick = gr.Dropdown(
