@@ -98,6 +98,19 @@ def run_cli(
     )
 
 
+def cold_show(results: Path, cache: Path, before: str = "", after: str = "", timeout: int = 120):
+    """``leaderboard show RESULTS`` in a new interpreter (nothing imported yet), with ``before`` run first and
+    ``after`` run once it has exited 0: what a cold ``show`` imports and checks. The finished process."""
+    probe = (
+        f"import sys\n{before}from leaderboard.cli.main import main\n"
+        f"sys.argv = ['leaderboard', 'show', {str(results)!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        f"{after}"
+    )
+    env = {"XDG_CACHE_HOME": str(cache), "COLUMNS": "250", "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=timeout)
+
+
 def make_plugin_dist(
     root: Path, dist_name: str, module_name: str, source: str, entry_points: dict[str, str], version: str = "0.1.0"
 ) -> Path:

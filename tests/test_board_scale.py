@@ -437,22 +437,17 @@ def test_side_aggregates_read_each_row_once_not_once_per_model():
 
 def test_a_cold_show_of_real_results_checks_their_values_without_numpy(real_results, tmp_path):
     """numpy costs a cold ``show`` more than the checks themselves: the checks run on ``array("d")``."""
-    import subprocess
-    import sys
+    from conftest import cold_show
 
     assert any(p.name == "comlq.json" for p in REAL)  # 2,909 queries
-    probe = (
-        "import sys\nfrom leaderboard.records import result_checks\n"
+    spy = (
+        "from leaderboard.records import result_checks\n"
         "real, verdicts = result_checks.per_query_problems, []\n"
         "def checked(*a):\n    found = real(*a)\n    verdicts.append(found == [])\n    return found\n"
         "result_checks.per_query_problems = checked\n"
-        "from leaderboard.cli.main import main\n"
-        f"sys.argv = ['leaderboard', 'show', {str(real_results)!r}]\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
-        "print('VERDICTS', verdicts, 'NUMPY', 'numpy' in sys.modules)\n"
     )
-    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "250", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
+    after = "print('VERDICTS', verdicts, 'NUMPY', 'numpy' in sys.modules)\n"
+    done = cold_show(real_results, tmp_path / "cache", before=spy, after=after, timeout=300)
     assert done.returncode == 0, done.stderr
     verdicts, numpy_loaded = done.stdout.rsplit("VERDICTS", 1)[1].split("NUMPY")
     assert "comlq" in done.stdout and "True" in verdicts and "False" not in verdicts  # every file's values checked

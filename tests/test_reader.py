@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from importlib import resources
 from typing import Any
 
 import pytest
-from conftest import REPO
+from conftest import REPO, cold_show
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError, field_validator
@@ -185,21 +183,16 @@ def test_a_validator_the_reader_does_not_run_stops_the_conversion():
         plain_core_schema(Checked.__pydantic_core_schema__)
 
 
+PYDANTIC_LOADED = "print('PYDANTIC', sorted(m for m in sys.modules if m == 'pydantic' or m.startswith('pydantic.')))\n"
+
+
 def test_show_on_a_new_folder_imports_no_pydantic(tmp_path, documents):
     """What keeps a cold ``show`` fast: the index validates with pydantic_core alone (perf/perf_core.py)."""
     folder = tmp_path / "results" / "bm25"
     folder.mkdir(parents=True)
     for position, data in enumerate(documents[: len(TASKS)]):
         (folder / f"{position}.json").write_text(json.dumps(data), "utf-8")
-    probe = (
-        "import sys\nfrom leaderboard.cli.main import main\n"
-        f"sys.argv = ['leaderboard', 'show', {str(tmp_path / 'results')!r}]\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
-        "loaded = sorted(m for m in sys.modules if m == 'pydantic' or m.startswith('pydantic.'))\n"
-        "print('PYDANTIC', loaded)\n"
-    )
-    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "250", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    done = cold_show(tmp_path / "results", tmp_path / "cache", after=PYDANTIC_LOADED)
     assert done.returncode == 0, done.stderr
     assert "multiconir-demo-task1" in done.stdout and "0.8280" in done.stdout
     assert "PYDANTIC []" in done.stdout, done.stdout[-500:]
@@ -212,14 +205,7 @@ def test_show_names_refused_files_in_the_models_words_without_pydantic(tmp_path,
     bad["harness"] = 3
     (folder / "bad.json").write_text(json.dumps(bad), "utf-8")
     (folder / "ok.json").write_text(json.dumps(documents[0]), "utf-8")
-    probe = (
-        "import sys\nfrom leaderboard.cli.main import main\n"
-        f"sys.argv = ['leaderboard', 'show', {str(tmp_path / 'results')!r}]\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
-        "print('PYDANTIC', sorted(m for m in sys.modules if m == 'pydantic' or m.startswith('pydantic.')))\n"
-    )
-    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "250", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    done = cold_show(tmp_path / "results", tmp_path / "cache", after=PYDANTIC_LOADED)
     assert done.returncode == 0, done.stderr
     assert "harness: Input should be a valid dictionary or instance of Harness" in done.stderr, done.stderr[-500:]
     assert "PYDANTIC []" in done.stdout, done.stdout[-500:]

@@ -128,6 +128,11 @@ def table(
     return "".join(parts)
 
 
+def header_cells(columns: Sequence[tuple[str, str]]) -> str:
+    """A table's header cells from (text, class) pairs: the text escaped, each cell a column header."""
+    return "".join(f'<th scope="col" class="{cls}">{esc(text)}</th>' for text, cls in columns)
+
+
 PAGE_SIZE = 100  # rows of a page of a server-paged table (the board, provenance)
 
 

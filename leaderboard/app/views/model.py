@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from leaderboard.app import imported_runs
 from leaderboard.app.model_index import Place, model_index, place
 from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, parameters, safe_url, score, span
+from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
 from leaderboard.app.reported_tier import reported_lines
 from leaderboard.app.values import MISSING
 from leaderboard.app.views.board import MODEL_FACTS, metadata_value, model_fact, strip_arrow
@@ -300,9 +300,8 @@ def _benchmark_html(part: BenchmarkPart) -> str:
             {"benchmark": part.benchmark, "tab": "compare", "a": line.name, "b": leader_rank.name}
         )
         caption += f' <a href="{esc(compare)}">Paired test against #1 (Compare tab)</a>.'
-    headers = "".join(
-        f'<th scope="col" class="{cls}">{esc(text)}</th>'
-        for text, cls in (
+    headers = header_cells(
+        (
             ("Column", "c-text"),
             ("Score · 95% CI", ""),
             ("vs leader", "c-text"),

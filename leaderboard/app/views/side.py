@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, PairRow, Picked, chart_frame, shown_columns
-from leaderboard.app.render import ARROW, esc, score, span
+from leaderboard.app.render import ARROW, esc, header_cells, score, span
 from leaderboard.app.values import MISSING
 from leaderboard.app.views.board import shown_columns as board_columns
 from leaderboard.app.views.compare import _p_cells as p_texts
@@ -133,9 +133,8 @@ def pairwise_html(rows: list[PairRow]) -> str:
             f'<td class="c-text">{esc(row.benchmark)}</td><td class="c-text">{esc(row.column_label)}</td>'
             f'<td class="c-text">{esc(row.a)}</td><td class="c-text">{esc(row.b)}</td>{cells}</tr>'
         )
-    headers = "".join(
-        f'<th scope="col" class="{cls}">{text}</th>'
-        for text, cls in (
+    headers = header_cells(
+        (
             ("Benchmark", "c-text"),
             ("Task", "c-text"),
             ("A", "c-text"),
