@@ -1,7 +1,7 @@
 """The Task views tab: each task's declared views (tables, curves, bars) for the top N or the picked models.
 
-The model picker lists every model of the benchmark: thousands of choices, slow for the browser to
-redraw. It is filled when the tab opens, for the benchmark shown; a link's
+The model picker lists the benchmark's first models (``picks.LISTED_AT_MOST``; the others are typed or
+linked). It is filled when the tab opens, for the benchmark shown; a link's
 ``models=`` (model names, see ``picks``) wait in the tab's state until then. Picks that name no model
 of the benchmark, and those past the charts' limit, are named above the views.
 """
