@@ -6,6 +6,7 @@ one copy marked as imported from mteb (no per-query values): five models, one of
 Screenshots go to a temporary folder, and to docs/screenshots/ with LEADERBOARD_UPDATE_SCREENSHOTS=1.
 """
 
+import copy
 import json
 import os
 import urllib.parse
@@ -224,10 +225,10 @@ def many_results(results, tmp_path_factory):
 
     root = tmp_path_factory.mktemp("many") / "results"
     shutil.copytree(results, root)
-    source = json.loads((root / folder_name("bm25")).glob("*/negconstraint.json").__next__().read_text())
+    source = json.loads(next((root / folder_name("bm25")).glob("*/negconstraint.json")).read_text())
     for number in range(EXTRA):
         name = f"zz-extra-{number:04d}"
-        data = json.loads(json.dumps(source))
+        data = copy.deepcopy(source)
         data["model"].update(name=name, revision="v1")
         data["model"]["metadata"].update(name=name)
         target = root / folder_name(name) / "v1" / "negconstraint.json"

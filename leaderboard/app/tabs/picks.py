@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from leaderboard.app import task_views
 from leaderboard.app.ranking import Ranking
@@ -24,6 +24,7 @@ NAMED_AT_MOST = 5  # unknown picks named in a note; the rest are counted
 # copies a menu's every choice several times per event, in any tab (its state snapshots): 10,000 listed
 # models cost the browser about 0.4 s of every later click (docs/development/app-notes.md).
 LISTED_AT_MOST = 500
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,8 @@ class Picks:
         (the picks shown), labelled as the board labels them. Any other model is typed: the pickers take
         custom values, resolved by ``key``."""
         labels = task_views.model_labels(self.keys)
-        listed = [(labels[key], self.value(key)) for key in self.keys[:LISTED_AT_MOST]]
-        values = {value for _, value in listed}
-        for pick in keep:
-            key = self.key(pick)
-            if key is not None and self.value(key) not in values:
-                listed.append((labels[key], self.value(key)))
-                values.add(self.value(key))
-        return listed
+        kept = [key for pick in keep if (key := self.key(pick)) is not None]
+        return [(labels[key], self.value(key)) for key in listed_names(self.keys, kept)]
 
     def key(self, pick: object) -> ModelKey | None:
         """The model a pick names, or None."""
@@ -116,9 +111,9 @@ def as_list(value: Any) -> list[str]:
     return [str(v) for v in value or [] if v]
 
 
-def listed_names(names: list[str], keep: Iterable[str] = ()) -> list[str]:
-    """The names a picker lists: the first ``LISTED_AT_MOST`` (in their order), then each name of ``keep`` (the
-    picks shown) not among them."""
+def listed_names(names: list[T], keep: Iterable[T] = ()) -> list[T]:
+    """What a picker lists (model names, or ``Picks``' keys): the first ``LISTED_AT_MOST`` (in their order), then
+    each of ``keep`` (the picks shown) not among them."""
     listed = names[:LISTED_AT_MOST]
     shown = set(listed)
     return listed + [name for name in dict.fromkeys(keep) if name not in shown]
