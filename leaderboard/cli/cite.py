@@ -41,15 +41,9 @@ def cite(benchmarks: tuple[str, ...]) -> None:
     from leaderboard.registry import get_registry
 
     registry = get_registry()
-    names = {name.lower(): name for name in registry.names("benchmark")}
-    unknown = [b for b in benchmarks if b.lower() not in names]
-    if unknown:
-        raise BadInput(
-            f"unknown benchmark {unknown[0]!r}; expected one of: {', '.join(sorted(names.values()))} "
-            "(see `leaderboard benchmarks`)."
-        )
+    names = [registry.resolve("benchmark", b).registration.name for b in benchmarks]  # unknown: did you mean
     entries = []
-    for name in dict.fromkeys(names[b.lower()] for b in benchmarks):
+    for name in dict.fromkeys(names):
         try:
             declaration = registry.entries["benchmark"][name].factory()
         except Exception as exc:  # a plugin's bug is named, not a traceback

@@ -30,6 +30,7 @@ from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
 from leaderboard.engine.runner import Prepared, RunOutcome, compute, embedding_memo, finish, prepare
 from leaderboard.errors import BadInput
+from leaderboard.fileio import unwritable
 from leaderboard.registry import Registry, get_registry
 
 if TYPE_CHECKING:
@@ -47,6 +48,19 @@ class Session:
     built: dict[str, LoadedModel] = field(default_factory=dict)
     memos: dict[int, EmbeddingMemo] = field(default_factory=dict)  # per model: a text is encoded once per run
     first_stage: FirstStageRuns = field(default_factory=FirstStageRuns)
+    output_checked: bool = False
+
+    def check_output(self) -> None:
+        """A results folder that cannot be written fails before any work, naming the folder."""
+        if self.output_checked:
+            return
+        why = unwritable(self.options.output)
+        if why is not None:
+            raise BadInput(
+                f"Cannot write results to {str(self.options.output)!r} (--output): {why}; choose a folder you can "
+                "write to."
+            )
+        self.output_checked = True
 
     def model(self, spec: str | Model) -> LoadedModel:
         if isinstance(spec, Model):
@@ -62,6 +76,7 @@ class Session:
         return self.memos[id(handle)]
 
     def run(self, model: str | Model, task: str | Task) -> RunOutcome:
+        self.check_output()
         handle = self.model(model)
         prepared = prepare(self.registry, handle, task, self.options)
         if isinstance(prepared, RunOutcome):
@@ -71,6 +86,7 @@ class Session:
 
     def run_all(self, models: Sequence[str | Model], tasks: Sequence[str | Task]) -> list[RunOutcome]:
         """Every (model, task) pair, in order: here, or with ``options.ray`` as jobs on a Ray cluster."""
+        self.check_output()
         if self.options.ray is None:
             return [self.run(model, task) for model in models for task in tasks]
         from leaderboard.engine.distributed import RayBackend

@@ -20,6 +20,7 @@ from leaderboard.errors import BadInput
 
 DEFAULT_DEPTH = 100
 _ARROW = re.compile(r"\s*>>(\d*)\s*")
+_SPACED_DEPTH = re.compile(r"(\d+)\s+(\S.*)")
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,13 @@ def parse(spec: str) -> PipelineSpec | None:
         raise BadInput(
             f"Model {spec!r}: a pipeline is 'FIRST >> RERANKER' or 'FIRST >>K RERANKER' (one stage of reranking), "
             'e.g. "bm25 >>50 ce:<model>".'
+        )
+    spaced = _SPACED_DEPTH.match(parts[2])
+    if not parts[1] and spaced:  # "bm25 >> 20 ce:x": a depth written apart from its arrow
+        first, depth_text, reranker = parts[0].strip(), spaced[1], spaced[2]
+        raise BadInput(
+            f"Model {spec!r}: the reranker {parts[2].strip()!r} starts with a number; a rerank depth goes right "
+            f'after the arrow: "{first} >>{depth_text} {reranker}".'
         )
     depth = int(parts[1]) if parts[1] else DEFAULT_DEPTH
     if depth < 1:
