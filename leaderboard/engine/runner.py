@@ -343,7 +343,7 @@ def _compute(
             f"task {meta.name!r} did not report its main score {meta.main_score!r} for split {main_split!r}"
         ) from None
     if report.incomplete:  # the task's own word: e.g. its judge stopped answering
-        if not options.allow_partial:  # a partial result only when asked for (issue 36): nothing is written
+        if not options.allow_partial:  # a partial result only when asked for: nothing is written
             raise BadInput(
                 f"{meta.name}: {report.incomplete}. Nothing was written; run again when the cause is fixed, or "
                 "pass --allow-partial to write what was computed as a partial result (never ranked or pushed)."
