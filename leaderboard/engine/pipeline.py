@@ -79,7 +79,16 @@ class Pipeline(Model):
     """A first-stage retriever, then a reranker on its top ``depth`` documents: ``Pipeline(bm25, ce, depth=20)``.
 
     Any model objects will do (no plugin needs to be installed); the CLI's ``"bm25 >>20 ce:<model>"``
-    builds the same object from two registered names, which it passes as ``labels`` for its messages.
+    builds the same object from two registered names.
+
+    Args:
+        first_stage: The retriever: a dense or sparse model.
+        reranker: The reranker, which scores the first stage's top documents again.
+        depth: How many of each query's top documents the reranker scores.
+        labels: The two stages' names in messages (default: their metadata names).
+
+    Raises:
+        BadInput: ``depth`` is not a whole number of at least 1, or a stage is of the wrong kind.
     """
 
     def __init__(

@@ -46,7 +46,15 @@ from leaderboard.registry import Registry
 
 @dataclass
 class RunOutcome:
-    """One (model, task) pair's outcome: the result written now, or the identical one found and skipped."""
+    """One (model, task) pair's outcome: the result written now, or the identical one found and skipped.
+
+    Attributes:
+        model: The model's name, as its result records it.
+        task: The task's name.
+        status: ``"written"`` (run now) or ``"skipped"`` (an identical result was there).
+        path: The result file.
+        result: The result, read back as a typed record.
+    """
 
     model: str
     task: str
