@@ -84,7 +84,7 @@ class Pipeline(Model):
     Args:
         first_stage: The retriever: a dense or sparse model.
         reranker: The reranker, which scores the first stage's top documents again.
-        depth: How many of each query's top documents the reranker scores.
+        depth: How many of each query's top documents the reranker scores (100 by default).
         labels: The two stages' names in messages (default: their metadata names).
 
     Raises:
