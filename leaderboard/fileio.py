@@ -65,6 +65,29 @@ def cache_home() -> Path:
     return user_cache_path("retrieval-leaderboard", appauthor=False)
 
 
+def unwritable(folder: Path) -> str | None:
+    """Why files cannot be written into ``folder`` (None: they can), found by writing a probe file there.
+
+    Leaves nothing behind: the probe and any folder made for it are removed. A run checks its output
+    folder with this before any work, so a folder it cannot write fails at once, not after the run."""
+    import tempfile
+
+    folder = Path(folder)
+    missing = [f for f in [folder, *folder.parents] if not f.exists()]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-probe.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    finally:
+        for made in missing:  # deepest first
+            with contextlib.suppress(OSError):
+                made.rmdir()
+    return None
+
+
 def _make_parents(folder: Path) -> list[Path]:
     """mkdir -p, returning the folders it created (deepest last) so a failed write can remove them."""
     missing = []

@@ -77,17 +77,30 @@ def check_hub(model_id: str, revision: str | None, what: str) -> None:
         ) from None
 
 
-def load_from_source(loader: Callable[..., Any], source: str, what: str, revision: str | None, **kwargs: Any) -> Any:
-    """Load a hub id or a local folder with ``loader``; a load that fails is bad input (exit 2)."""
+def load_from_source(
+    loader: Callable[..., Any] | str, source: str, what: str, revision: str | None, **kwargs: Any
+) -> Any:
+    """Load a hub id or a local folder with ``loader``; a load that fails is bad input (exit 2).
+
+    ``loader`` may be named as ``"module:attribute"`` (``"sentence_transformers:SentenceTransformer"``):
+    it is then imported only after the source is found, so a model missing from an offline cache fails
+    in a second, not after torch's import."""
     folder, is_local = check_source(source, what)
     if not is_local:
         check_hub(source, revision, what)
+    if isinstance(loader, str):
+        from importlib import import_module
+
+        module, _, attribute = loader.partition(":")
+        load: Callable[..., Any] = getattr(import_module(module), attribute)
+    else:
+        load = loader
     from transformers.utils import logging as hf_logging
 
     disable_progress_bar: Callable[[], None] = hf_logging.disable_progress_bar  # transformers leaves it untyped
     disable_progress_bar()  # the runner draws its own progress bars
     try:
-        return loader(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)
+        return load(str(folder) if is_local else source, revision=None if is_local else revision, **kwargs)
     except OSError as exc:
         raise BadInput(f"Could not load {what} {source!r}: {exc}") from None
 

@@ -78,6 +78,23 @@ class PluginInfo:
     errors: list[str] = field(default_factory=list)
 
 
+class UnknownName(BadInput):
+    """A name no plugin registered (``kind`` and ``name`` say which); its message suggests close ones."""
+
+    def __init__(self, message: str, kind: str, name: str):
+        super().__init__(message)
+        self.kind, self.name = kind, name
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """ " Did you mean 'x'?" naming up to three of ``candidates`` close to ``name`` (case aside), or "".
+
+    Every command that takes a name suggests through this: `run`, `compare`, `cite`, `show --task`."""
+    folded = {c.casefold(): c for c in candidates}  # suggestions ignore case too ("BM26" -> bm25)
+    close = [folded[c] for c in difflib.get_close_matches(name.casefold(), list(folded), n=3)]
+    return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+
 @dataclass
 class Resolved:
     registration: Registration
@@ -149,15 +166,15 @@ class Registry:
         folded = [n for n in entries if n.casefold() == spec.casefold()]
         if len(folded) == 1:  # unique up to case: "ComLQ" is comlq
             return self.resolve(kind, folded[0])
-        folded_names = {n.casefold(): n for n in entries}  # suggestions ignore case too ("BM26" -> bm25)
-        close = [folded_names[c] for c in difflib.get_close_matches(spec.casefold(), list(folded_names), n=3)]
-        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         unloaded = ""
         if self.load_failures:  # the name may well be theirs: say so first, the submitter's name may be right
             unloaded = f"{'; '.join(self.load_failures.values())}, so its {kind}s are unknown. "
-        raise BadInput(
-            f"{unloaded}Unknown {kind} {spec!r}.{hint} Known {kind}s: {', '.join(self.names(kind)) or 'none'}"
-            f" (see `leaderboard {kind}s`; a {kind} comes from an installed plugin, see `leaderboard plugins`)."
+        raise UnknownName(
+            f"{unloaded}Unknown {kind} {spec!r}.{did_you_mean(spec, entries)} Known {kind}s: "
+            f"{', '.join(self.names(kind)) or 'none'}"
+            f" (see `leaderboard {kind}s`; a {kind} comes from an installed plugin, see `leaderboard plugins`).",
+            kind,
+            spec,
         )
 
     @staticmethod

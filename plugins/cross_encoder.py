@@ -41,10 +41,8 @@ class CrossEncoderModel(Reranker):
     def load(self) -> None:
         if self.model is not None:
             return
-        from sentence_transformers import CrossEncoder
-
         self.model = load_from_source(
-            CrossEncoder,
+            "sentence_transformers:CrossEncoder",  # imported once the weights are found
             self.source,
             "cross-encoder",
             self.hub_revision,

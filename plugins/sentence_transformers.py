@@ -66,10 +66,8 @@ class SentenceTransformerModel(DenseModel):
     def load(self) -> None:
         if self.model is not None:
             return
-        from sentence_transformers import SentenceTransformer
-
         self.model = load_from_source(
-            SentenceTransformer,
+            "sentence_transformers:SentenceTransformer",  # imported once the weights are found
             self.source,
             "sentence-transformers model",
             self.hub_revision,

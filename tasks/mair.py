@@ -1,35 +1,12 @@
 """MAIR (Sun et al., EMNLP 2024): instructed retrieval, each query with its own instruction.
 
-Sources read (repository sunnweiwei/MAIR): ``README.md`` (the data layout and fields), ``mair.py``
-(``eval_embedding``, ``eval_bm25``, ``trec_eval``, ``print_results``: how MAIR scores) and
-``config.py`` (the task names). The InF-IR paper (seed 003, "Evaluation Datasets", Tables 2, 5 and 8)
-reports five of them, nDCG@10 each, and their mean as its "MAIR" column.
-
-Published layout (hub datasets ``MAIR-Bench/MAIR-Queries`` and ``MAIR-Bench/MAIR-Docs``, one folder
-per task, one JSON object per line):
-
-* ``MAIR-Queries/<Task>/queries.jsonl``: ``qid``, ``instruction``, ``query``,
-  ``labels`` = [{``id``, ``score``}] (the relevant documents and their grades);
-* ``MAIR-Docs/<Task>/docs.jsonl``: ``id``, ``doc``.
-
-A task whose queries come in several splits has ``<Split>_queries.jsonl`` beside
-``<Split>_docs.jsonl`` (MAIR's ``eval_*``: ``split.replace('_queries', '_docs')``); MAIR searches
-each split's own documents. Such a task is run one split at a time here (``--task-option split=``).
-
-Scoring, as MAIR's ``trec_eval``: pytrec_eval's ``ndcg_cut_10`` with the labels' integer grades as
-gains (relevance level 1), on the top 100 retrieved documents, mean over queries. Where this harness
-differs from MAIR's code, on purpose and recorded in the result:
-
-* a judged query with no retrieved document scores 0 (``trec_eval -c``); MAIR's pytrec_eval call
-  drops it from the mean (and its BM25 searches for the word "NONE" when the query has no terms);
-* no rounding: MAIR rounds each split's mean to 5 decimals;
-* the instruction reaches a model the way the model declares (its instruction template) and only
-  if it takes instructions; MAIR's ``eval_embedding`` passes it as the sentence-transformers
-  ``prompt`` (instruction + query, no separator) and its ``eval_bm25`` prepends it to every query.
-
-The InF-IR "MAIR" column is the unweighted mean of the five tasks (e5-base-v2, Table 5:
-(40.3 + 31.5 + 32.7 + 29.4 + 61.5) / 5 = 39.08, printed 39.1); MAIR's own ``print_results``
-averages over queries instead. The benchmark declaration follows InF-IR.
+Reads MAIR's published layout (hub datasets ``MAIR-Bench/MAIR-Queries`` and ``MAIR-Bench/MAIR-Docs``:
+``<Task>/queries.jsonl`` with ``qid``, ``instruction``, ``query`` and graded ``labels``;
+``<Task>/docs.jsonl`` with ``id`` and ``doc``). A task with several splits runs one split at a time
+(``--task-option split=``), because MAIR searches each split's own documents. Scored as MAIR's
+``trec_eval``: pytrec_eval's nDCG@10 over the top 100, the labels' grades as gains. Where this differs
+from MAIR's code (a query with no hit scores 0, no rounding, instructions only for models that take
+them) is said in the result and on the Benchmarks page of the documentation.
 """
 
 from __future__ import annotations

@@ -113,7 +113,7 @@ def test_a_picker_lists_the_first_models_and_the_picks_shown_the_others_are_type
 
 def test_the_model_pickers_list_the_first_names_and_the_picks_shown(monkeypatch):
     """The model page's and the side-by-side pickers list the first models (most benchmarks first), as Compare's
-    do: 10,000 listed names cost the browser about 0.4 s of every click (perf_app, docs/development/app-notes.md)."""
+    do: 10,000 listed names cost the browser about 0.4 s of every click (perf_app, docs/development/perf.md)."""
     from leaderboard.app.tabs import picks as module
 
     monkeypatch.setattr(module, "LISTED_AT_MOST", 3)

@@ -34,7 +34,7 @@ RUNNABLE_PAGES = [README, *TUTORIALS]
 HOOKS = sorted(name for name, _ in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("register_"))
 REGISTER_KEYWORDS = [p.name for p in inspect.signature(_make_register(Registry(), "task", "docs")).parameters.values()]
 CLI_PAGE = DOCS / "reference" / "cli.md"
-# Named in the docs before the code that provides them lands (issue 39, item 4, on another branch):
+# Named in the docs before the code that provides them lands (work on another branch):
 # the reverse check below lets them be missing from the CLI, never from the docs.
 PENDING_CLI: set[tuple[str, ...]] = set()
 

@@ -5,7 +5,9 @@ LEADERBOARD_UPDATE_SCREENSHOTS=1 (site-home.png, site-tutorial.png)."""
 from __future__ import annotations
 
 import functools
+import html
 import http.server
+import re
 import subprocess
 import sys
 import threading
@@ -16,9 +18,10 @@ from browser_helpers import DESKTOP, chromium, chromium_missing, new_page, publi
 from conftest import REPO
 from playwright.sync_api import expect
 
-pytestmark = pytest.mark.skipif(
+needs_chromium = pytest.mark.skipif(
     chromium_missing(), reason="Debian's chromium is not installed (apt-get install chromium)"
 )
+ISSUE_NUMBER = re.compile(r"\b[Ii]ssues? #?\d+|#\d{2,}\b")
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +59,41 @@ def test_the_site_builds_every_section(site):
     cli = (site / "reference" / "cli" / "index.html").read_text()
     assert "--batch-size" in cli and "leaderboard run" in cli  # mkdocs-click rendered the commands
     api = (site / "reference" / "python-api" / "index.html").read_text()
-    assert 'id="leaderboard.engine.api.evaluate"' in api  # mkdocstrings rendered the API
+    assert 'id="leaderboard.evaluate"' in api  # mkdocstrings rendered the API
     assert not (site / "checks").exists()  # docs/checks holds scripts, not pages
 
 
+def _text(page: Path) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", page.read_text("utf-8")))
+
+
+def test_the_api_reference_names_the_public_api_with_a_parameter_table_per_function(site):
+    page = site / "reference" / "python-api" / "index.html"
+    text = _text(page)
+    for call in ("leaderboard.evaluate(", "leaderboard.Pipeline(", "leaderboard.per_query_frame("):
+        assert call in text, f"the Python API page does not show {call}"
+    assert "leaderboard.engine" not in text  # no module path a user does not import from
+    evaluate = page.read_text("utf-8").split('id="leaderboard.evaluate"', 1)[1].split('id="leaderboard.Pipeline"', 1)[0]
+    table = _text_of(evaluate.split("<table", 1)[1].split("</table>", 1)[0])
+    assert "Parameters:" in _text_of(evaluate) and all(name in table for name in ("models", "tasks", "output"))
+    contract = _text(site / "reference" / "plugin-contract" / "index.html")
+    assert "leaderboard.DenseModel" in contract and "leaderboard.RetrievalTask" in contract
+
+
+def _text_of(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", fragment))
+
+
+def test_the_site_holds_no_issue_number_and_no_working_notes(site):
+    found = []
+    for page in sorted(site.rglob("*.html")):
+        name = page.relative_to(site).as_posix()
+        assert not re.search(r"\d+[a-z]*-notes|-notes/", name), f"a working-notes page is built: {name}"
+        found += [f"{name}: {m.group()!r}" for m in ISSUE_NUMBER.finditer(_text(page))]
+    assert not found, "\n".join(found)
+
+
+@needs_chromium
 def test_home_page_and_a_tutorial_in_chromium(served, tmp_path):
     requests_outside: list[str] = []
     with chromium() as browser:

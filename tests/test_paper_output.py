@@ -173,7 +173,7 @@ def test_cite_several_a_built_entry_and_an_unknown_name():
     assert "% built by leaderboard cite from the NegConstraint declaration's citation line" in ran.stdout
     assert "@misc{negconstraint," in ran.stdout and r"\url{https://arxiv.org/abs/2505.22299}" in ran.stdout
     ran = run_cli("cite", "ComLQ", "NoSuchBench")
-    assert ran.returncode == 2 and "unknown benchmark 'NoSuchBench'" in ran.stderr and "ComLQ" in ran.stderr
+    assert ran.returncode == 2 and "Unknown benchmark 'NoSuchBench'" in ran.stderr and "ComLQ" in ran.stderr
     assert ran.stdout == "" and "Traceback" not in ran.stderr
 
 

@@ -70,7 +70,19 @@ def _entries(source: Source, skipped: list[tuple[str, str]]) -> Iterable[Entry]:
 
 
 def per_query_frame(results: Source, metrics: Iterable[str] | None = None) -> pd.DataFrame:
-    """Per-query values of one result or many, one row per (result, query, metric); see the module docstring."""
+    """Per-query values of one result or many as a DataFrame, one row per (result, query, metric).
+
+    Args:
+        results: A ``Result``, a result file, a folder (read as ``leaderboard show`` reads it), or a
+            list of these.
+        metrics: Keep only these metrics (default: every metric with per-query values).
+
+    Returns:
+        Columns ``model``, ``revision``, ``task``, ``result_path``, ``query_id``, ``subsets``,
+        ``metric`` and ``value``. A metric computed on some queries only (LSNC) has rows for those
+        only. ``frame.attrs["skipped"]`` lists the files skipped, with why, and
+        ``frame.attrs["without_per_query"]`` the results that hold no per-query values.
+    """
     import pandas as pd
 
     from leaderboard.analysis.query_differences import memberships

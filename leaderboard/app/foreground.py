@@ -3,7 +3,7 @@
 After a start the server precomputes rankings, charts and comparisons (``live``'s warm-up), and after
 each page the next one (``prefetch``). That work is Python, so it shares the interpreter's lock with
 whatever a reader asked for: on a large board, a page opened during the warm-up waited for it (the
-measurements are in docs/development/app-notes.md). Each request (``ReadersFirst``, an ASGI middleware; the
+measurements are in docs/development/perf.md). Each request (``ReadersFirst``, an ASGI middleware; the
 event streams that stay open are not requests being served) and each event (``serve_events``) counts
 as served; the background calls ``wait_for_readers`` between its steps, which returns once nothing has
 been served for ``QUIET`` seconds (a page load is a dozen requests with pauses between them, while the

@@ -5,7 +5,7 @@ The board computes its statistics in numpy arrays of tens of megabytes (resample
 comparison's draws), from several threads (the server's workers, the warm-up, the next page computed
 ahead). glibc gives each thread its own arena and, once a large block has been freed, serves later
 ones from the arenas rather than the operating system; freed memory then stays in the process, and
-a real-size board's server held far more than it used (docs/development/app-notes.md). So, before
+a real-size board's server held far more than it used (docs/development/perf.md). So, before
 the server starts its threads: at most two arenas, and blocks of a megabyte or more always mapped on
 their own (returned to the system when freed). Elsewhere (another libc, another system) nothing is done.
 """

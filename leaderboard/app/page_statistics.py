@@ -2,7 +2,7 @@
 
 ``statistics.add_statistics`` computes every cell's bootstrap interval and every model's test
 against #1 for a whole ranking: its CPU time and the memory of its resamples grow with the number
-of models, too much for a board of thousands of them (docs/development/app-notes.md). A reader
+of models, too much for a board of thousands of them (docs/development/perf.md). A reader
 sees one page (100 rows), so the app ranks without statistics and computes them here for the rows
 it is about to show, once per row (in chunks, under one lock per ranking). The numbers are the
 same as for the whole ranking: each row's resamples depend on the seed and its own values only

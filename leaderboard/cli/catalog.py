@@ -116,7 +116,25 @@ def benchmarks(fmt: str, results_dir: Path) -> None:
     eq. 1 of Complexity-Aware Training), as its newest complete result under --results records it.
     """
     rows = _registrations("benchmark", mean_cw_from_results(results_dir))
-    emit(rows, fmt, "Benchmarks (mean CW: eq. 1 of Complexity-Aware Training, from --results)", COLUMNS["benchmark"])
+    title = "Benchmarks (mean CW: eq. 1 of Complexity-Aware Training, from --results)"
+    if fmt.lower() != "table":
+        emit(rows, fmt, title, COLUMNS["benchmark"])
+        return
+    # Three columns, names one a line and never cut in two: the benchmark (its plugin, public or not), each
+    # task with its mean CW, and the score (the description, then the formula).
+    table = []
+    for row in rows:
+        cw = row["mean_cw"] or {}
+        public = {True: "public", False: "not public"}.get(row["public"], "")
+        score = ": ".join(str(part) for part in (row["description"], row["aggregate"]) if part)
+        table.append(
+            {
+                "benchmark": [row["name"], f"plugin {row['plugin']}", *([public] if public else [])],
+                "tasks": [f"{t} (CW {cw[t]:.2f})" if t in cw else t for t in row["tasks"] or ()] or None,
+                "score": score,
+            }
+        )
+    emit(table, fmt, title, ("benchmark", "tasks", "score"), whole=("benchmark", "tasks"))
 
 
 @click.command()

@@ -14,6 +14,13 @@ from leaderboard.errors import BadInput
 __all__ = ["COMMANDS", "benchmark_bibtex", "harness_bibtex"]
 
 HARNESS_KEY = "retrieval_leaderboard"
+# The harness's software entry; the repository's CITATION.cff says the same (a test keeps them equal).
+HARNESS_TITLE = (
+    "retrieval-leaderboard: a plugin-based evaluation harness and leaderboard for retrievers and rerankers on "
+    "hard queries"
+)
+HARNESS_AUTHOR = "retrieval-leaderboard contributors"
+HARNESS_NOTE = "Scores with per-query 95% bootstrap intervals and paired significance tests"
 
 
 def harness_bibtex() -> str:
@@ -23,13 +30,13 @@ def harness_bibtex() -> str:
         release = version("retrieval-leaderboard")
     except PackageNotFoundError:  # run from a checkout that is not installed
         release = "unknown"
+    note = HARNESS_NOTE.replace("%", "\\%")
     return (
         f"@software{{{HARNESS_KEY},\n"
-        "  title = {retrieval-leaderboard: a plugin-based evaluation harness and leaderboard for retrievers and "
-        "rerankers on hard queries},\n"
-        "  author = {{retrieval-leaderboard contributors}},\n"
+        f"  title = {{{HARNESS_TITLE}}},\n"
+        f"  author = {{{{{HARNESS_AUTHOR}}}}},\n"
         f"  version = {{{release}}},\n"
-        "  note = {Scores with per-query 95\\% bootstrap intervals and paired significance tests}\n"
+        f"  note = {{{note}}}\n"
         "}"
     )
 
@@ -41,15 +48,9 @@ def cite(benchmarks: tuple[str, ...]) -> None:
     from leaderboard.registry import get_registry
 
     registry = get_registry()
-    names = {name.lower(): name for name in registry.names("benchmark")}
-    unknown = [b for b in benchmarks if b.lower() not in names]
-    if unknown:
-        raise BadInput(
-            f"unknown benchmark {unknown[0]!r}; expected one of: {', '.join(sorted(names.values()))} "
-            "(see `leaderboard benchmarks`)."
-        )
+    names = [registry.resolve("benchmark", b).registration.name for b in benchmarks]  # unknown: did you mean
     entries = []
-    for name in dict.fromkeys(names[b.lower()] for b in benchmarks):
+    for name in dict.fromkeys(names):
         try:
             declaration = registry.entries["benchmark"][name].factory()
         except Exception as exc:  # a plugin's bug is named, not a traceback

@@ -102,6 +102,7 @@ def compare(
     check_columns(columns, fmt)
     from leaderboard.analysis.comparison import compare_task, with_holm
     from leaderboard.errors import BadInput
+    from leaderboard.registry import UnknownName
 
     fmt = fmt.lower()
     if model_a == model_b:
@@ -118,7 +119,10 @@ def compare(
     comparisons, pairs, found_paths = [], [], []
     with progress(quiet) as bar:
         for task in tasks:
-            found = [finder.find(spec, task) or runner.run(spec, task, bar) for spec in (model_a, model_b)]
+            try:
+                found = [finder.find(spec, task) or runner.run(spec, task, bar) for spec in (model_a, model_b)]
+            except UnknownName as exc:
+                raise finder.unknown(exc) from None
             for status, path, _ in found:
                 err().print(f"{status}: {escape(path)}", highlight=False, soft_wrap=True)
             (_, path_a, a), (_, path_b, b) = found
@@ -217,16 +221,16 @@ def _extras(tasks, pairs, paths, per_subset, top_queries, data_dirs, resamples, 
             found = largest_differences(of_result(a), of_result(b), metric, a.direction, top_queries)
             if isinstance(found, str):
                 raise BadInput(f"{task}: {found}.")
-            if task in folders:
-                texts = _texts(task, folders[task], a, path_a)
-                for row in (*found[0], *found[1]):
-                    row.text = texts.get(row.query_id)
+            texts = _texts(task, folders[task], a, path_a) if task in folders else _texts_at_hand(task, a, path_a)
+            for row in (*found[0], *found[1]):
+                row.text = texts.get(row.query_id)
             extra["queries"][task] = (metric, found)
     return extra
 
 
-def _texts(task: str, folder: str, result: Any, where: str) -> dict[str, str]:
-    """The task's query texts from ``folder``, refused when that data is not the data the result was scored on."""
+def _texts(task: str, folder: str | None, result: Any, where: str) -> dict[str, str]:
+    """The task's query texts from ``folder`` (None: where ``run`` finds the task's data), refused when that
+    data is not the data the result was scored on."""
     from leaderboard.engine.query_texts import load_texts
     from leaderboard.errors import BadInput
 
@@ -234,11 +238,34 @@ def _texts(task: str, folder: str, result: Any, where: str) -> dict[str, str]:
     texts, content_hash = load_texts(task, folder, {str(k): str(v) for k, v in options.items()})
     expected = result.task.source.content_hash
     if expected and content_hash and content_hash != expected:
+        given = f"--data-dir {folder}: its data" if folder else "the task's data here"
         raise BadInput(
-            f"--data-dir {folder}: its data ({content_hash}) is not the data {where} was scored on ({expected}): "
+            f"{given} ({content_hash}) is not the data {where} was scored on ({expected}): "
             "the texts would not be the queries compared."
         )
     return texts
+
+
+def _texts_at_hand(task: str, result: Any, where: str) -> dict[str, str]:
+    """The query texts from the task's own data when it loads here without --data-dir (embedded, cached or
+    named by its environment variable); else none, and a note saying why and how to get them."""
+    from leaderboard.errors import LeaderboardError
+
+    try:
+        texts = _texts(task, None, result, where)
+    except LeaderboardError as exc:
+        why = str(exc)
+    else:
+        if texts:
+            return texts
+        why = "its data names no query texts before a run"
+    hint = "" if "--data-dir" in why else f" Give --data-dir {task}=DIR to show them."
+    err().print(
+        f"{escape(task)}: no query texts shown: {escape(why.rstrip('.'))}.{escape(hint)}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return {}
 
 
 class _Finder:
@@ -249,15 +276,34 @@ class _Finder:
         self._rows: list[tuple[Path, dict[str, Any]]] | None = None
 
     def rows(self, task: str) -> list[tuple[Path, dict[str, Any]]]:
+        return [
+            (path, s)
+            for path, s in self.rows_all()
+            if s["task"]["name"] == task and s["complete"] and s["has_per_query"] and not s["task_options"]
+        ]
+
+    def unknown(self, exc: Any) -> Exception:
+        """An unknown model's error, its suggestions taken from the models with results here as well."""
+        if exc.kind != "model" or not self.rows_all():
+            return exc
+        from leaderboard.registry import UnknownName, did_you_mean, get_registry
+
+        here = sorted({s["model"]["name"] for _, s in self.rows_all()})
+        known = get_registry().names("model")
+        return UnknownName(
+            f"Unknown model {exc.name!r}: no result of it under {self.root} and no plugin provides it."
+            f"{did_you_mean(exc.name, [*here, *known])} Models with results there: {', '.join(here)}; "
+            f"known models: {', '.join(known)} (see `leaderboard models`).",
+            exc.kind,
+            exc.name,
+        )
+
+    def rows_all(self) -> list[tuple[Path, dict[str, Any]]]:
         if self._rows is None:
             from leaderboard.records.index import build_index
 
             self._rows = build_index(self.root).rows if self.root.is_dir() else []
-        return [
-            (path, s)
-            for path, s in self._rows
-            if s["task"]["name"] == task and s["complete"] and s["has_per_query"] and not s["task_options"]
-        ]
+        return self._rows
 
     def find(self, spec: str, task: str) -> tuple[str, Path, Any] | None:
         """("reused", path, result) for the model's result of the task, or None to run it.

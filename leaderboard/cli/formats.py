@@ -73,6 +73,15 @@ def check_columns(columns: Sequence[str], fmt: str) -> None:
         raise BadInput(f"--columns chooses the columns of --format markdown or latex, not of --format {fmt}.")
 
 
+def _lines(value: Any) -> str:
+    """A list as one item a line (the first ``LIST_ITEMS``, then how many more); anything else as ``_cell``."""
+    if not isinstance(value, (list, tuple)):
+        return _cell(value)
+    shown = [_cell(v) for v in value[:LIST_ITEMS]]
+    more = len(value) - len(shown)
+    return "\n".join(shown + ([f"… and {more} more"] if more else []))
+
+
 def _cell(value: Any, items: int | None = None) -> str:
     """A value as cell text; ``items``: show at most that many items of a list (then "… and N more")."""
     if value is None:
@@ -96,8 +105,12 @@ def emit(
     title: str,
     columns: Sequence[str],
     styles: dict[str, str] | None = None,
+    whole: Sequence[str] = (),
 ) -> None:
-    """Print rows (dicts) in the chosen format; ``columns`` are the table's and the CSV's, in order."""
+    """Print rows (dicts) in the chosen format; ``columns`` are the table's and the CSV's, in order.
+
+    In a table, a ``whole`` column lists one item a line and is as wide as its longest item: names in it
+    wrap between names, never inside one."""
     fmt = fmt.lower()
     if fmt == "json":
         click.echo(sanitize.json_text(list(rows)))
@@ -114,10 +127,17 @@ def emit(
     from rich.table import Table
 
     table = Table(title=sanitize.terminal(title))
-    for column in columns:
-        table.add_column(column.replace("_", " "), overflow="fold", style=(styles or {}).get(column))
-    for row in rows:
-        table.add_row(*(sanitize.terminal(_cell(row.get(c), LIST_ITEMS)) for c in columns))
+    cells = [
+        [sanitize.terminal(_lines(row.get(c)) if c in whole else _cell(row.get(c), LIST_ITEMS)) for c in columns]
+        for row in rows
+    ]
+    for i, column in enumerate(columns):
+        widest = max((len(line) for row in cells for line in row[i].splitlines()), default=0) if column in whole else 0
+        table.add_column(
+            column.replace("_", " "), overflow="fold", style=(styles or {}).get(column), min_width=widest or None
+        )
+    for row_cells in cells:
+        table.add_row(*row_cells)
     console = out()
     console.print(table, width=None if console.is_terminal else piped_width())
 

@@ -20,8 +20,13 @@ def chosen_tasks(tasks: Sequence[str], benchmarks: Sequence[str], present: Itera
     for name in tasks:
         found = name if name in present else by_fold.get(name.casefold())
         if found is None:
+            from leaderboard.registry import did_you_mean
+
             known = ", ".join(present) or "none"
-            raise BadInput(f"--task {name!r}: no results of that task under {directory}; its tasks: {known}.")
+            raise BadInput(
+                f"--task {name!r}: no results of that task under {directory}.{did_you_mean(name, present)} "
+                f"Its tasks: {known}."
+            )
         chosen.add(found)
     if benchmarks:
         chosen |= _benchmark_tasks(benchmarks)

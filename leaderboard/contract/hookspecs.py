@@ -59,6 +59,10 @@ def register_tasks(register: Callable[..., None]) -> None:
 
     A prefix such as ``beir:`` handles every ``--task beir:<argument>``; with ``claims_directory``
     it also handles a bare ``--task DIR`` that it recognises.
+
+    Args:
+        register: Call once per task: ``register(name, factory, description=..., ...)``; its keywords
+            are on the Hooks page.
     """
 
 
@@ -68,6 +72,9 @@ def register_models(register: Callable[..., None]) -> None:
 
     A prefix such as ``st:`` gets ``st:<hub id or path>``. The factory must not load weights:
     the runner calls ``Model.load()`` only when the model is about to be used.
+
+    Args:
+        register: Call once per model: ``register(name, factory, description=..., ...)``.
     """
 
 
@@ -77,6 +84,9 @@ def register_benchmarks(register: Callable[..., None]) -> None:
 
     A benchmark groups tasks, names each task's main metric and direction, and states its
     aggregate as a formula; the leaderboard ranks models within a benchmark by that aggregate.
+
+    Args:
+        register: Call once per benchmark: ``register(name, factory, description=...)``.
     """
 
 
@@ -86,4 +96,7 @@ def register_judges(register: Callable[..., None]) -> None:
 
     A judge decides whether a retrieved passage violates a query's negated condition; metrics
     such as LSNC name the judge that supplied their labels.
+
+    Args:
+        register: Call once per judge: ``register(name, factory, description=...)``.
     """

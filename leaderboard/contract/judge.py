@@ -71,4 +71,11 @@ class Judge(ABC):
 
     @abstractmethod
     def judge(self, items: Sequence[JudgeItem]) -> list[bool | None]:
-        """One label per item: True violates, False does not, None when the judge cannot tell."""
+        """Label whether each document violates its query's constraint.
+
+        Args:
+            items: At most ``batch_size`` items of one call.
+
+        Returns:
+            One label per item: True violates, False does not, None when the judge cannot tell.
+        """

@@ -115,7 +115,15 @@ class DenseModel(Model):
 
     @abstractmethod
     def encode(self, texts: Sequence[str], role: Role) -> np.ndarray:
-        """Return one embedding row per text (float32, shape [len(texts), dim])."""
+        """Embed texts; the harness deduplicates, sorts by length, batches and caches before calling this.
+
+        Args:
+            texts: The texts of one batch.
+            role: ``"query"`` or ``"document"``, for models that embed the two differently.
+
+        Returns:
+            One embedding row per text: a float32 array of shape ``[len(texts), dim]``.
+        """
 
 
 class SparseModel(Model):
@@ -123,11 +131,28 @@ class SparseModel(Model):
 
     @abstractmethod
     def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
-        """Return each query's top-k documents with their scores."""
+        """Retrieve each query's best documents from the corpus.
+
+        Args:
+            corpus: Document id to text (a mapping that may read texts from disk as they are asked for).
+            queries: Query id to text.
+            top_k: How many documents to return per query.
+
+        Returns:
+            Query id to {document id: score}, at most ``top_k`` documents each; higher scores are better.
+        """
 
     @abstractmethod
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        """Score one query against a small candidate set (the candidates form the corpus)."""
+        """Score one query against a small candidate set (the candidates form the corpus).
+
+        Args:
+            query: The query text.
+            documents: The candidates' texts.
+
+        Returns:
+            One score per document, in their order; higher is more relevant.
+        """
 
 
 class Reranker(Model):
@@ -135,7 +160,14 @@ class Reranker(Model):
 
     @abstractmethod
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """One score per pair, higher is more relevant."""
+        """Score (query, document) pairs.
+
+        Args:
+            pairs: (query text, document text) pairs of one batch.
+
+        Returns:
+            One score per pair, in their order; higher is more relevant.
+        """
 
 
 def kind_of(model: Model) -> ModelKind | None:

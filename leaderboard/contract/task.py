@@ -18,7 +18,7 @@ A task's version (``TaskMetadata.version``) must change whenever its output for 
 a score, a subset or its members, an interval, a per-query value, a task detail or a declared metric.
 Results of different versions are never compared or ranked together, and ``validate`` refuses a result
 whose version is not the installed task's. The repository's baselines (``submissions/``) are re-run in
-CI (``tests/test_baselines_reproduce.py``), so a changed output without a new version fails there.
+CI, so a changed output without a new version fails there.
 """
 
 from __future__ import annotations
@@ -198,7 +198,15 @@ class Task(ABC):
 
     @abstractmethod
     def load(self) -> Any:
-        """Load and validate the data; raise BadInput naming file/line/field on bad data."""
+        """Load and validate the task's data.
+
+        Returns:
+            The data of the task's kind: ``RetrievalData``, ``CandidateData`` or ``ExternalData``.
+
+        Raises:
+            BadInput: The data is wrong; the message names the file, line and field.
+            DataUnavailable: The data cannot be had here; the message names ``--data-dir``.
+        """
 
 
 class RetrievalTask(Task):
@@ -209,7 +217,15 @@ class RetrievalTask(Task):
 
     @abstractmethod
     def compute_scores(self, data: RetrievalData, run: Run) -> ScoreReport:
-        """Turn a run (top-k per query) into metric values, with the per-query values behind them."""
+        """Turn a model's run into metric values, with the per-query values behind them.
+
+        Args:
+            data: What ``load`` returned.
+            run: Query id to {document id: score}: each query's top documents.
+
+        Returns:
+            The scores, per split and subset, and the per-query values of the main metrics.
+        """
 
 
 @dataclass
@@ -236,7 +252,15 @@ class CandidateTask(Task):
 
     @abstractmethod
     def compute_scores(self, data: CandidateData, scores: dict[str, list[float]]) -> ScoreReport:
-        """scores: candidate-set key -> one score per candidate, in the candidates' order."""
+        """Turn the model's scores of each candidate set into metric values.
+
+        Args:
+            data: What ``load`` returned.
+            scores: Candidate-set key to one score per candidate, in the candidates' order.
+
+        Returns:
+            The scores, per split and subset, and the per-query (per-record) values behind them.
+        """
 
 
 @dataclass
@@ -263,4 +287,14 @@ class ExternalTask(Task):
     def load(self) -> ExternalData: ...
 
     @abstractmethod
-    def evaluate_model(self, model: Any, data: ExternalData, batch_size: int) -> ScoreReport: ...
+    def evaluate_model(self, model: Any, data: ExternalData, batch_size: int) -> ScoreReport:
+        """Run the other framework's evaluation of ``model`` on the data.
+
+        Args:
+            model: The model, wrapped for the other framework by the task's bridge.
+            data: What ``load`` returned.
+            batch_size: The run's batch size.
+
+        Returns:
+            The scores and, where the framework's output allows, the per-query values behind them.
+        """

@@ -30,6 +30,7 @@ from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
 from leaderboard.engine.runner import Prepared, RunOutcome, compute, embedding_memo, finish, prepare
 from leaderboard.errors import BadInput
+from leaderboard.fileio import unwritable
 from leaderboard.registry import Registry, get_registry
 
 if TYPE_CHECKING:
@@ -47,6 +48,19 @@ class Session:
     built: dict[str, LoadedModel] = field(default_factory=dict)
     memos: dict[int, EmbeddingMemo] = field(default_factory=dict)  # per model: a text is encoded once per run
     first_stage: FirstStageRuns = field(default_factory=FirstStageRuns)
+    output_checked: bool = False
+
+    def check_output(self) -> None:
+        """A results folder that cannot be written fails before any work, naming the folder."""
+        if self.output_checked:
+            return
+        why = unwritable(self.options.output)
+        if why is not None:
+            raise BadInput(
+                f"Cannot write results to {str(self.options.output)!r} (--output): {why}; choose a folder you can "
+                "write to."
+            )
+        self.output_checked = True
 
     def model(self, spec: str | Model) -> LoadedModel:
         if isinstance(spec, Model):
@@ -62,6 +76,7 @@ class Session:
         return self.memos[id(handle)]
 
     def run(self, model: str | Model, task: str | Task) -> RunOutcome:
+        self.check_output()
         handle = self.model(model)
         prepared = prepare(self.registry, handle, task, self.options)
         if isinstance(prepared, RunOutcome):
@@ -71,6 +86,7 @@ class Session:
 
     def run_all(self, models: Sequence[str | Model], tasks: Sequence[str | Task]) -> list[RunOutcome]:
         """Every (model, task) pair, in order: here, or with ``options.ray`` as jobs on a Ray cluster."""
+        self.check_output()
         if self.options.ray is None:
             return [self.run(model, task) for model in models for task in tasks]
         from leaderboard.engine.distributed import RayBackend
@@ -122,13 +138,41 @@ def evaluate(
     ray_encoders: int | None = RunOptions.ray_encoders,
     allow_partial: bool = RunOptions.allow_partial,
 ) -> list[RunOutcome]:
-    """Evaluate each model on each task; one ``RunOutcome`` (written or skipped) per pair, in order.
+    """Evaluate each model on each task and write one result file per pair, as ``leaderboard run`` does.
 
-    A model is a registered name (``"bm25"``, ``"bm25 >>20 ce:<id>"``) or a ``Model`` object, a
-    ``Pipeline`` of two included; a task is a registered name or a ``Task`` object.
+    A pair whose identical result is already in ``output`` is skipped, not run again. The keywords are
+    the fields of ``RunOptions``, with its defaults.
 
-    The keywords are ``RunOptions``' fields, with its defaults (``data_dirs`` and ``task_options``:
-    none). Raises ``BadInput`` for a user's mistake.
+    Args:
+        models: Registered names (``"bm25"``, ``"bm25 >>20 ce:<id>"``) or ``Model`` objects, a
+            ``Pipeline`` of two included.
+        tasks: Registered task names, data folders (``"beir:DIR"``) or ``Task`` objects.
+        registry: The plugins to resolve names with (default: every installed plugin).
+        output: The results folder.
+        batch_size: Texts per batch a model encodes or scores.
+        device: The torch device, e.g. ``"cpu"`` or ``"cuda:0"`` (default: the model's choice).
+        max_length: Truncate model inputs to this many tokens.
+        limit: Evaluate only the first N queries; the result is partial.
+        overwrite: Run again and replace existing results.
+        seed: Seed of sampling and of the bootstrap.
+        use_cache: Read and write the on-disk embedding cache.
+        data_dirs: Task name to local data folder (as ``--data-dir TASK=DIR``).
+        dtype: Weights dtype: ``"float32"``, ``"float16"`` or ``"bfloat16"`` (default: the model's own).
+        task_options: Task settings (as ``--task-option KEY=VALUE``), recorded in the result.
+        shard_dir: Folder for corpus embedding shards (default: the cache folder).
+        keep_shards: Keep the shard files after the search.
+        shard_rows: Distinct texts per shard.
+        corpus_sample: Search a seeded sample of N documents; the result is partial.
+        ray: Run on a Ray cluster: its address, or ``"auto"``.
+        ray_encoders: Encoder actors per corpus on Ray (default: one per node or GPU).
+        allow_partial: Write a result found incomplete while scoring as a partial result.
+
+    Returns:
+        One ``RunOutcome`` per (model, task) pair, in order: ``status`` is ``"written"`` or ``"skipped"``.
+
+    Raises:
+        BadInput: A user's mistake (an unknown name, a bad option, data that does not load), with a
+            message that says what to change.
     """
     if isinstance(models, (str, Model)) or isinstance(tasks, (str, Task)):
         raise BadInput("evaluate(models, tasks): pass lists, e.g. evaluate(['bm25'], ['demo'])")

@@ -360,7 +360,7 @@ def discard(folder: Path) -> bool:
     """Remove a shard folder's work files once its result is written (False: another run holds it; kept).
 
     A Ray job keeps the shards it searched; the driver calls this after writing the job's result, so
-    a run whose cluster dies before that leaves every finished shard for the re-run (issue 31).
+    a run whose cluster dies before that leaves every finished shard for the re-run.
     """
     from filelock import FileLock, Timeout
 
@@ -408,7 +408,7 @@ def _acquire(path: Path, what: str, waiting_note: str | None = None) -> Any:
 def writer_lock(root: Path | None, key: Mapping[str, Any]) -> Iterator[None]:
     """One run at a time for ``key`` (a model and the data it encodes) on a shard folder root, held for the run.
 
-    Taken before the model loads (issue 31): a second run of the same model on the same data and shard
+    Taken before the model loads: a second run of the same model on the same data and shard
     folder learns at once that it must wait, instead of after loading the model and hashing the corpus,
     when the store's own lock (``ShardStore.open``, which stays the guarantee) would have told it. It
     waits, as the store's lock does, and then reuses what the first run wrote.

@@ -17,6 +17,9 @@ from leaderboard.errors import BadInput
 
 @dataclass
 class RunOptions:
+    """Every setting of one evaluation: the keywords of ``leaderboard.evaluate`` (each described there), with
+    their defaults, and the flags of ``leaderboard run``."""
+
     output: Path = Path("results")
     batch_size: int = DEFAULT_BATCH_SIZE
     device: str | None = None  # torch device; None: the model's choice

@@ -20,6 +20,7 @@ from leaderboard.errors import BadInput
 
 DEFAULT_DEPTH = 100
 _ARROW = re.compile(r"\s*>>(\d*)\s*")
+_SPACED_DEPTH = re.compile(r"(\d+)\s+(\S.*)")
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,13 @@ def parse(spec: str) -> PipelineSpec | None:
         raise BadInput(
             f"Model {spec!r}: a pipeline is 'FIRST >> RERANKER' or 'FIRST >>K RERANKER' (one stage of reranking), "
             'e.g. "bm25 >>50 ce:<model>".'
+        )
+    spaced = _SPACED_DEPTH.match(parts[2])
+    if not parts[1] and spaced:  # "bm25 >> 20 ce:x": a depth written apart from its arrow
+        first, depth_text, reranker = parts[0].strip(), spaced[1], spaced[2]
+        raise BadInput(
+            f"Model {spec!r}: the reranker {parts[2].strip()!r} starts with a number; a rerank depth goes right "
+            f'after the arrow: "{first} >>{depth_text} {reranker}".'
         )
     depth = int(parts[1]) if parts[1] else DEFAULT_DEPTH
     if depth < 1:
@@ -71,7 +79,16 @@ class Pipeline(Model):
     """A first-stage retriever, then a reranker on its top ``depth`` documents: ``Pipeline(bm25, ce, depth=20)``.
 
     Any model objects will do (no plugin needs to be installed); the CLI's ``"bm25 >>20 ce:<model>"``
-    builds the same object from two registered names, which it passes as ``labels`` for its messages.
+    builds the same object from two registered names.
+
+    Args:
+        first_stage: The retriever: a dense or sparse model.
+        reranker: The reranker, which scores the first stage's top documents again.
+        depth: How many of each query's top documents the reranker scores (100 by default).
+        labels: The two stages' names in messages (default: their metadata names).
+
+    Raises:
+        BadInput: ``depth`` is not a whole number of at least 1, or a stage is of the wrong kind.
     """
 
     def __init__(

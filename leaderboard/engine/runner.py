@@ -46,7 +46,15 @@ from leaderboard.registry import Registry
 
 @dataclass
 class RunOutcome:
-    """One (model, task) pair's outcome: the result written now, or the identical one found and skipped."""
+    """One (model, task) pair's outcome: the result written now, or the identical one found and skipped.
+
+    Attributes:
+        model: The model's name, as its result records it.
+        task: The task's name.
+        status: ``"written"`` (run now) or ``"skipped"`` (an identical result was there).
+        path: The result file.
+        result: The result, read back as a typed record.
+    """
 
     model: str
     task: str
@@ -343,7 +351,7 @@ def _compute(
             f"task {meta.name!r} did not report its main score {meta.main_score!r} for split {main_split!r}"
         ) from None
     if report.incomplete:  # the task's own word: e.g. its judge stopped answering
-        if not options.allow_partial:  # a partial result only when asked for (issue 36): nothing is written
+        if not options.allow_partial:  # a partial result only when asked for: nothing is written
             raise BadInput(
                 f"{meta.name}: {report.incomplete}. Nothing was written; run again when the cause is fixed, or "
                 "pass --allow-partial to write what was computed as a partial result (never ranked or pushed)."

@@ -208,10 +208,10 @@ def dataset_card(repo_id: str, rows: list[dict[str, Any]], license_id: str, harn
 
 # Retrieval leaderboard results: {repo_id}
 
-Evaluation results of retrievers and rerankers, produced with
-[retrieval-leaderboard](https://pypi.org/project/retrieval-leaderboard/) and published with
-`leaderboard push`. This card and `{TABLE_PATH}` are regenerated from every result file in this
-dataset on each push: do not edit them by hand (an edit is overwritten by the next push).
+Evaluation results of retrievers and rerankers, produced with the retrieval-leaderboard harness
+(each row's `harness_version` names its release) and published with `leaderboard push`. This card
+and `{TABLE_PATH}` are regenerated from every result file in this dataset on each push: do not edit
+them by hand (an edit is overwritten by the next push).
 
 It holds {results} result file(s) of {models} model revision(s) on {len(tasks)} task(s): {task_list}.
 

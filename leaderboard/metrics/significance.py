@@ -16,7 +16,7 @@ query order, or mappings query id -> score over the same query ids (aligned by i
   observed one counted too: p = (hits + 1) / (n_resamples + 1), two-sided as 2 * the smaller
   one-sided p, capped at 1, as scipy (equal to scipy's within Monte-Carlo error). Written out
   rather than calling scipy's because scipy's is too slow for ``leaderboard compare`` and the app's
-  comparison view, which run it per task and per subset (docs/development/design-notes.md).
+  comparison view, which run it per task and per subset (docs/development/perf.md).
 * ``holm`` Holm-Bonferroni adjusted p-values for a family of comparisons.
 * ``sign_flip_test`` the same randomization test for many models against one at once (the board's
   ≈ marker), over one or several tasks (strata); see its docstring.

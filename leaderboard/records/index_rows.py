@@ -73,7 +73,7 @@ def summary(record: Record) -> dict[str, Any]:
             "reference": meta.get("reference"),
             "plugin": model["plugin"],
             "plugin_version": model["plugin_version"],
-            # model columns an imported mteb result fills from model_meta.json (issue 29), and the name
+            # model columns an imported mteb result fills from model_meta.json, and the name
             # mteb lists this harness's model under (its imported runs are shown beside it)
             "license": meta.get("license"),
             "open_weights": meta.get("open_weights"),

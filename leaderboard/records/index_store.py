@@ -29,11 +29,7 @@ from leaderboard.records.index_columns import text_sha256 as _text_sha256
 from leaderboard.records.index_rows import Entry, Row
 from leaderboard.sqlite_damage import is_damage, move_aside
 
-# 9: per-query columns keep metrics computed on some queries (None elsewhere); 10: the per-query rule (issue 31);
-# 11: summaries of imported results (the data key, the import's source, model_meta's columns) and the
-# training tasks in the detail; 12: per-query columns stored compactly, ids and subsets shared (index_columns);
-# 13: a named variant's protocol, variant_of and differences in its model summary;
-# 14: an import's source blob (the board flags byte-identical files of different models)
+# The index's layout: raised whenever what a row stores changes, so an index written before is rebuilt once.
 INDEX_VERSION = "14"
 
 _SCHEMA = """

@@ -1,4 +1,4 @@
-"""Checks that a result's per-query values are the ones behind its scores (issue 23).
+"""Checks that a result's per-query values are the ones behind its scores.
 
 A result's ``per_query`` field holds, per counted query, the values of its main metrics: the
 numbers intervals and significance tests resample. A file whose values were edited and re-sealed
@@ -17,7 +17,7 @@ with a matching sha256 would otherwise put any claim on the board, so every read
   queries its judge labelled), present on exactly those queries; every other metric on every query.
 
 Data that cannot be decoded or does not match its own sha256 refuses a result that must carry its
-values (``result_checks.per_query_required``: a complete result run by this harness, issue 31);
+values (``result_checks.per_query_required``: a complete result run by this harness);
 in any other file (version 1, imported, partial) it is not a claim about the scores: readers drop
 it and show no interval.
 

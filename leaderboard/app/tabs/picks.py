@@ -22,7 +22,7 @@ OLD_SEPARATOR = "\x1f"  # between name and revision in the values pages wrote be
 NAMED_AT_MOST = 5  # unknown picks named in a note; the rest are counted
 # A picker lists at most this many models; the others are typed, or opened by a link. Gradio's frontend
 # copies a menu's every choice several times per event, in any tab (its state snapshots): 10,000 listed
-# models cost the browser about 0.4 s of every later click (docs/development/app-notes.md).
+# models cost the browser about 0.4 s of every later click (docs/development/perf.md).
 LISTED_AT_MOST = 500
 T = TypeVar("T")
 
