@@ -9,8 +9,6 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from leaderboard import __version__
-
 LIBRARIES = (
     "torch",
     "sentence-transformers",
@@ -41,6 +39,15 @@ def _library_versions() -> dict[str, str | None]:
     return versions
 
 
+@cache
+def harness_version() -> str:
+    """This harness's installed version (``leaderboard.__version__``)."""
+    try:
+        return version("retrieval-leaderboard")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
 def _git(*args: str) -> str | None:
     root = Path(__file__).resolve().parent.parent
     try:
@@ -62,7 +69,7 @@ def _harness_info() -> dict:
     if commit:
         status = _git("status", "--porcelain", "--untracked-files=no")
         dirty = bool(status) if status is not None else None
-    return {"name": "retrieval-leaderboard", "version": __version__, "git_commit": commit, "git_dirty": dirty}
+    return {"name": "retrieval-leaderboard", "version": harness_version(), "git_commit": commit, "git_dirty": dirty}
 
 
 def hardware_info(device: str | None = None) -> dict:

@@ -379,7 +379,7 @@ def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None, quie
 )
 def export_cmd(destination: Path, fmt: str, results_dir: Path) -> None:
     """Export results as mteb TaskResult files (<org>__<model>/<revision>/<Task>.json + model_meta.json)."""
-    from leaderboard.records.mteb_results import export_mteb
+    from leaderboard.mteb.export import export_mteb
 
     written = export_mteb(results_dir, destination)
     out().print(
@@ -421,8 +421,8 @@ def import_cmd(
     writes only what changed. Exit 4 when a file was skipped (each reason counted, with examples).
     """
     from leaderboard.errors import BadInput
-    from leaderboard.mteb_import import ImportIncomplete, import_results
-    from leaderboard.mteb_import.sources import FolderSource, HubSource, ResultSource
+    from leaderboard.mteb.importer import ImportIncomplete, import_results
+    from leaderboard.mteb.sources import FolderSource, HubSource, ResultSource
 
     if (source is None) == (repo is None):
         raise BadInput("leaderboard import: give a folder (SOURCE) or --repo ORG/NAME, not both.")
@@ -462,7 +462,7 @@ def _task_naming():
     from leaderboard.engine.building import make_task
     from leaderboard.engine.options import RunOptions
     from leaderboard.errors import LeaderboardError
-    from leaderboard.mteb_import import TaskNaming
+    from leaderboard.mteb.importer import TaskNaming
 
     registry = _registry()
 

@@ -424,9 +424,7 @@ def _is_result(path_in_repo: str) -> bool:
 
 def _harness_paths() -> list[Path]:
     """Where the harness and its libraries live: a run must not change them (isolation "process" checks)."""
-    import leaderboard
-
-    return [Path(leaderboard.__file__).resolve().parent, Path(sysconfig.get_paths()["purelib"])]
+    return [Path(__file__).resolve().parents[1], Path(sysconfig.get_paths()["purelib"])]  # leaderboard/
 
 
 def install_plugin(

@@ -21,17 +21,24 @@ from typing import Any
 
 from pydantic_core import to_json
 
-from leaderboard.errors import BadInput
+from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.fileio import atomic_open, write_bytes_atomic
-from leaderboard.mteb_import.convert import Skip, Source, Target, convert, training_tasks
-from leaderboard.mteb_import.layouts import LayoutError, ModelMetaFile, parse_result
-from leaderboard.mteb_import.report import ImportReport
-from leaderboard.mteb_import.sources import Listed, ResultSource, Unlisted, blob_of
-from leaderboard.mteb_import.tasks import Registry, registry
+from leaderboard.mteb.convert import Skip, Source, Target, convert, training_tasks
+from leaderboard.mteb.layouts import LayoutError, ModelMetaFile, parse_result
+from leaderboard.mteb.report import ImportReport
+from leaderboard.mteb.sources import Listed, ResultSource, Unlisted, blob_of
+from leaderboard.mteb.tasks import Registry, registry
 
 MANIFEST = ".mteb-import.json"
 # Bumped when the conversion changes: every file is then converted again (and rewritten only if its record differs).
 CONVERTER_VERSION = "2"  # 2: the main score is the mean over every evaluation split
+
+
+class ImportIncomplete(LeaderboardError):
+    """Some files were skipped (each counted with its reason); every other file was imported."""
+
+    exit_code = 4
+    label = "Import incomplete"
 
 
 class _Folder:

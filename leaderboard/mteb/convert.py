@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leaderboard.metrics.bounds import bounds
-from leaderboard.mteb_import.layouts import NOT_METRICS, Layout, ModelMetaFile, parse_date
-from leaderboard.mteb_import.tasks import MtebTask, Registry
+from leaderboard.mteb.layouts import NOT_METRICS, Layout, ModelMetaFile, parse_date
+from leaderboard.mteb.tasks import MtebTask, Registry
 from leaderboard.records.result_checks import SCHEMA_VERSION
 
 # mteb 1.x names of FollowIR's nested score groups -> the names mteb 2 (and this harness) use.
