@@ -12,17 +12,21 @@ submodules, which a module facade (``toolkit``) and absolute homes are not.
 
 from __future__ import annotations
 
-import ast
 import functools
 from importlib import import_module
-from importlib.util import find_spec
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import ast
 
 
 @functools.cache
 def exported(module: str) -> dict[str, str]:
     """A facade's public names -> the module each is defined in, from its ``if TYPE_CHECKING:`` block."""
+    import ast  # here: reading a facade's names is paid by its first lookup, never by `leaderboard --help`
+    from importlib.util import find_spec
+    from pathlib import Path
+
     spec = find_spec(module)  # finds the file without running the facade (its parent is imported already)
     if spec is None or spec.origin is None:
         raise ImportError(f"cannot find the facade {module}")
@@ -42,6 +46,8 @@ def exported(module: str) -> dict[str, str]:
 
 
 def _type_checking_block(tree: ast.Module) -> list[ast.stmt]:
+    import ast
+
     for node in tree.body:
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             return node.body
