@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from leaderboard.contract.model import DenseModel, Role
+from leaderboard.engine.contract_checks import check_vectors
 from leaderboard.engine.corpus_store import DocumentTexts, EncodePlan, ShardStore
 from leaderboard.progress import step
 
@@ -135,9 +136,11 @@ def encode_texts(
         return np.zeros((0, 0), dtype=np.float32)
     chunks = []
     span = max(batch_size, 1) * 8
+    width = None
     for start in range(0, len(texts), span):
         block = list(texts[start : start + span])
         chunks.append(np.asarray(model.encode(block, role), dtype=np.float32))
+        width = check_vectors(model, block, chunks[-1], width)  # from the first batch on: the model is named
         if advance is not None:
             advance(len(block))
     return np.concatenate(chunks, axis=0)
