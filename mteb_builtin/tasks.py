@@ -441,3 +441,11 @@ def register_tasks(register):
         requires=REQUIRES,
         install=INSTALL,
     )
+
+
+@hookimpl
+def register_benchmarks(register):
+    from .benchmarks import BENCHMARKS
+
+    for name, (factory, description) in BENCHMARKS.items():
+        register(name, factory, description=description)

@@ -39,6 +39,7 @@ import os
 from pathlib import Path
 
 from leaderboard import BadInput, DataUnavailable, hookimpl
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import DataSource, RetrievalData, RetrievalTask, ScoreReport, TaskMetadata, TaskRequest
 from leaderboard.toolkit import (
@@ -261,4 +262,30 @@ def register_tasks(register):
         "mair:",
         from_argument,
         description=f"Any MAIR task by name: mair:<Task> (e.g. mair:CliniDS_2016; local dir: --data-dir or {ENV_VAR})",
+    )
+
+
+def benchmark() -> Benchmark:
+    """The five MAIR tasks the InF-IR paper reports, as its MAIR column averages them."""
+    labels = ", ".join(INF_IR_TASKS)
+    return Benchmark(
+        name="MAIR",
+        description="Instructed retrieval, each query with its own instruction: the five MAIR tasks the InF-IR paper "
+        f"reports ({labels}: TREC Dynamic Domain 2015-2017, TREC Fair Ranking 2021-2022).",
+        reference="https://aclanthology.org/2024.emnlp-main.778/",
+        citation=CITATION,
+        tasks=tuple(
+            BenchmarkTask(task_name(task), "ndcg_at_10", "higher", f"{label} nDCG@10")
+            for label, task in INF_IR_TASKS.items()
+        ),
+        aggregate_label="mean nDCG@10 over 5 tasks",
+        formula=f"score = (1/5) Σ over {labels} of nDCG@10: InF-IR's MAIR column (its Tables 2, 5, 8), an "
+        "unweighted mean of the tasks (MAIR's own script weights tasks by their number of queries).",
+    )
+
+
+@hookimpl
+def register_benchmarks(register):
+    register(
+        "MAIR", benchmark, description="mean nDCG@10 over DD-15, DD-16, DD-17, FR-21, FR-22 (InF-IR's MAIR column)"
     )

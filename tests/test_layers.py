@@ -100,7 +100,6 @@ def test_the_builtin_packages_are_the_installed_ones():
         "leaderboard_tasks",
         "leaderboard_plugins",
         "leaderboard_judges",
-        "leaderboard_benchmarks",
         "leaderboard_mteb",
     }
     assert all((REPO / folder / "__init__.py").is_file() for folder in BUILTIN_DIRS)
