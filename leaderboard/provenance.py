@@ -8,6 +8,7 @@ import subprocess
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 LIBRARIES = (
     "torch",
@@ -57,13 +58,13 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def harness_info() -> dict:
+def harness_info() -> dict[str, Any]:
     """Harness name, version and git commit (None when installed from a wheel, not a checkout)."""
     return dict(_harness_info())
 
 
 @cache
-def _harness_info() -> dict:
+def _harness_info() -> dict[str, Any]:
     commit = _git("rev-parse", "HEAD")
     dirty = None
     if commit:
@@ -72,7 +73,7 @@ def _harness_info() -> dict:
     return {"name": "retrieval-leaderboard", "version": harness_version(), "git_commit": commit, "git_dirty": dirty}
 
 
-def hardware_info(device: str | None = None) -> dict:
+def hardware_info(device: str | None = None) -> dict[str, Any]:
     info = {
         "platform": platform.platform(),
         "machine": platform.machine(),

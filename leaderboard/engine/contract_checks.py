@@ -24,7 +24,7 @@ import itertools
 import math
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from leaderboard.contract.task import (
     CandidateData,
@@ -156,8 +156,6 @@ def _first_error(owner: str, what: str, exc: Any, examples: Mapping[str, str]) -
 # -- tasks ------------------------------------------------------------------------------------------------
 def check_data(task: Task, data: Any) -> None:
     """What ``load()`` returned: the kind of data the task's base class runs, with a source a result can record."""
-    from pydantic import ValidationError
-
     owner = f"task {task.metadata.name!r}"
     expected = next((cls for base, cls in DATA_CLASSES.items() if isinstance(task, base)), None)
     if expected is None:
@@ -166,6 +164,12 @@ def check_data(task: Task, data: Any) -> None:
         raise BadInput(
             f"{owner}: load() returned {_shown(data)}; expected a {expected.__name__} (leaderboard.{expected.__name__})"
         )
+    _check_data_fields(owner, cast(RetrievalData | CandidateData | ExternalData, data))
+
+
+def _check_data_fields(owner: str, data: RetrievalData | CandidateData | ExternalData) -> None:
+    from pydantic import ValidationError
+
     kind = "retrieval" if isinstance(data, RetrievalData) else "data"
     fields = {f.name: getattr(data, f.name) for f in dataclasses.fields(data)}
     fields["source"] = vars(data.source) if dataclasses.is_dataclass(data.source) else data.source

@@ -130,4 +130,5 @@ def dense_pair_scores(
     similarity = model.metadata.similarity or "cosine"
     q = _prepare(encode_unique(model, queries, "query", batch_size, stats, "encoding queries", memo), similarity)
     d = _prepare(encode_unique(model, documents, "document", batch_size, stats, "encoding documents", memo), similarity)
-    return (q * d).sum(axis=1)
+    scores: np.ndarray = (q * d).sum(axis=1)
+    return scores

@@ -10,9 +10,9 @@ one run and, with an ``EmbeddingCache``, across runs.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from leaderboard.contract.model import DenseModel, Role
 from leaderboard.engine.contract_checks import check_vectors
 from leaderboard.engine.corpus_store import DocumentTexts, EncodePlan, ShardStore
 from leaderboard.progress import step
+
+if TYPE_CHECKING:
+    from leaderboard.engine.cache import EmbeddingCache
 
 
 @dataclass
@@ -37,7 +40,7 @@ class EmbeddingMemo:
     corpus goes through the disk cache and its shards, never into this dict.
     """
 
-    def __init__(self, disk=None) -> None:
+    def __init__(self, disk: EmbeddingCache | None = None) -> None:
         self._rows: dict[tuple[str, str], np.ndarray] = {}
         self.disk = disk
 
@@ -146,7 +149,14 @@ def encode_texts(
     return np.concatenate(chunks, axis=0)
 
 
-def encode_shard(model: DenseModel, job: ShardJob, store: ShardStore, role: Role, batch_size: int, advance=None) -> int:
+def encode_shard(
+    model: DenseModel,
+    job: ShardJob,
+    store: ShardStore,
+    role: Role,
+    batch_size: int,
+    advance: Callable[[int], Any] | None = None,
+) -> int:
     """Write a shard: cached rows copied, the others encoded in the given order, block by block
     straight into the shard (memory holds one block of vectors). Returns how many were encoded."""
     missing = [i for i in range(len(job.texts)) if i not in job.known]
@@ -182,7 +192,7 @@ def encode_corpus(
         stats.requested += len(plan.doc_position)
     in_memory = store.folder is None
 
-    def jobs():
+    def jobs() -> Iterator[ShardJob]:
         for shard in pending:
             start, end = store.bounds(shard)
             texts = documents.texts(plan.position_row[start:end])

@@ -31,7 +31,7 @@ class Context:
     memo: EmbeddingMemo = field(default_factory=EmbeddingMemo)
     pairs_scored: int = 0
     first_stage: FirstStageRuns = field(default_factory=FirstStageRuns)
-    task_key: tuple = ()  # (task name, data hash): identifies first-stage runs that can be shared
+    task_key: tuple[Any, ...] = ()  # (task name, data hash): identifies first-stage runs that can be shared
     first_stage_reused: bool | None = None
     search: SearchOptions = field(default_factory=SearchOptions)  # corpus embeddings: shards, dtype, pool
     # Per-query instructions from the data (RetrievalData.query_instructions); a query's own wins.

@@ -26,13 +26,14 @@ class PluginSpec(_Spec):
     package: Text = Field(description="the distribution that provides the model plugin")
     version: Text
     # Optional, never null (JSON Schema's "type": "string"): a default is not validated, a given null is.
-    install: str = Field(None, description="pip requirement if not on PyPI, e.g. a git URL")
+    install: str = Field(default_factory=str, description="pip requirement if not on PyPI, e.g. a git URL")
 
 
 class ModelSpec(_Spec):
     id: Text = Field(description="what you pass to leaderboard run --model")
     name: Text = Field(
-        None, description="the model.name its results carry, when it differs from id (e.g. an org/model id)"
+        default_factory=str,
+        description="the model.name its results carry, when it differs from id (e.g. an org/model id)",
     )
     revision: Text
     kind: Literal["sparse", "dense", "reranker", "pipeline"]

@@ -21,20 +21,20 @@ def multiconir() -> Benchmark:
         bibtex=BIBTEX,
         tasks=(
             BenchmarkTask("multiconir-task1", "mean_win_rate", "higher", "Task 1 mean WR"),
+            BenchmarkTask(
+                "multiconir-task1", "decline", "lower", "Task 1 Decline (WR_1 - WR_10) ↓", in_aggregate=False
+            ),
+            BenchmarkTask("multiconir-task2", ADJACENT, "higher", "Task 2 mean adjacent WR", in_aggregate=False),
+            BenchmarkTask("multiconir-task3", "flip_rate", "lower", "Task 3 Flip Rate ↓", in_aggregate=False),
             *(
-                BenchmarkTask(task, metric, direction, label, in_aggregate=False)
-                for task, metric, direction, label in (
-                    ("multiconir-task1", "decline", "lower", "Task 1 Decline (WR_1 - WR_10) ↓"),
-                    ("multiconir-task2", "mean_adjacent_win_rate", "higher", "Task 2 mean adjacent WR"),
-                    ("multiconir-task3", "flip_rate", "lower", "Task 3 Flip Rate ↓"),
-                    ("multiconir-task4-512", "mean_adjacent_win_rate", "higher", "Task 4 mean adjacent WR, 512 words"),
-                    (
-                        "multiconir-task4-1024",
-                        "mean_adjacent_win_rate",
-                        "higher",
-                        "Task 4 mean adjacent WR, 1024 words",
-                    ),
-                )
+                BenchmarkTask(
+                    f"multiconir-task4-{words}",
+                    ADJACENT,
+                    "higher",
+                    f"Task 4 mean adjacent WR, {words} words",
+                    in_aggregate=False,
+                )  # fmt: skip
+                for words in (512, 1024)
             ),
         ),
         aggregate_label="Task 1 mean win rate",
