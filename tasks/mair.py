@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 from leaderboard import BadInput, DataUnavailable, hookimpl
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
@@ -147,14 +148,7 @@ def download(mair_task: str) -> tuple[Path, str]:
 
 def load_mair(queries_file: Path, docs_file: Path, source: DataSource, root: Path) -> RetrievalData:
     """One query split and its documents, with every field checked (errors name file, line and field)."""
-    corpus: dict[str, str] = {}
-    for line_no, r in read_jsonl(docs_file, ("id", "doc"), "a MAIR document ({id, doc})"):
-        doc_id = str(r["id"])
-        if doc_id in corpus:
-            raise BadInput(f"{docs_file}, line {line_no}: duplicate document 'id' {doc_id!r}.")
-        if not isinstance(r["doc"], str):
-            raise BadInput(f"{docs_file}, line {line_no}: field 'doc' must be text.")
-        corpus[doc_id] = r["doc"]
+    corpus = read_documents(docs_file)
     queries: dict[str, str] = {}
     instructions: dict[str, str] = {}
     qrels: dict[str, dict[str, int]] = {}
@@ -170,19 +164,7 @@ def load_mair(queries_file: Path, docs_file: Path, source: DataSource, root: Pat
         for key in ("instruction", "query"):
             if not isinstance(r[key], str):
                 raise BadInput(f"{where}: field {key!r} must be text.")
-        if not isinstance(r["labels"], list):
-            raise BadInput(f"{where}: field 'labels' must be a list of {{id, score}} objects.")
-        grades: dict[str, int] = {}
-        for label in r["labels"]:
-            if not isinstance(label, dict) or "id" not in label or "score" not in label:
-                raise BadInput(f"{where}: each entry of 'labels' must be an object with 'id' and 'score'.")
-            try:
-                grades[str(label["id"])] = grade_value(label["score"])
-            except ValueError:
-                raise BadInput(
-                    f"{where}: label {str(label['id'])[:60]!r} has the score {str(label['score'])[:40]!r}; "
-                    "expected an integer grade."
-                ) from None
+        grades = read_labels(r["labels"], where)
         missing = [d for d in grades if d not in corpus]
         if missing:
             raise BadInput(f"{where}: labelled document {missing[0][:60]!r} is not in {docs_file}.")
@@ -193,6 +175,37 @@ def load_mair(queries_file: Path, docs_file: Path, source: DataSource, root: Pat
         raise BadInput(f"{queries_file}: no queries.")
     source.content_hash = content_hash([queries_file, docs_file], root)
     return RetrievalData(corpus, queries, qrels, source, query_instructions=instructions)
+
+
+def read_documents(docs_file: Path) -> dict[str, str]:
+    """A MAIR docs file as id -> text (errors name file, line and field)."""
+    corpus: dict[str, str] = {}
+    for line_no, r in read_jsonl(docs_file, ("id", "doc"), "a MAIR document ({id, doc})"):
+        doc_id = str(r["id"])
+        if doc_id in corpus:
+            raise BadInput(f"{docs_file}, line {line_no}: duplicate document 'id' {doc_id!r}.")
+        if not isinstance(r["doc"], str):
+            raise BadInput(f"{docs_file}, line {line_no}: field 'doc' must be text.")
+        corpus[doc_id] = r["doc"]
+    return corpus
+
+
+def read_labels(labels: Any, where: str) -> dict[str, int]:
+    """A query's ``labels`` ([{id, score}]) as document id -> integer grade."""
+    if not isinstance(labels, list):
+        raise BadInput(f"{where}: field 'labels' must be a list of {{id, score}} objects.")
+    grades: dict[str, int] = {}
+    for label in labels:
+        if not isinstance(label, dict) or "id" not in label or "score" not in label:
+            raise BadInput(f"{where}: each entry of 'labels' must be an object with 'id' and 'score'.")
+        try:
+            grades[str(label["id"])] = grade_value(label["score"])
+        except ValueError:
+            raise BadInput(
+                f"{where}: label {str(label['id'])[:60]!r} has the score {str(label['score'])[:40]!r}; "
+                "expected an integer grade."
+            ) from None
+    return grades
 
 
 class MairTask(RetrievalTask):

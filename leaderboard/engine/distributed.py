@@ -260,6 +260,7 @@ def _job(
     board: Any,
     label: str,
     pool: Any,
+    *,
     first_stage: FirstStageRuns,
 ) -> tuple[dict[str, Any], FirstStageRuns, list[str]]:
     """One (model, task) pair in a Ray worker: the completed record (the driver validates and writes),
@@ -338,7 +339,7 @@ class RayBackend:
         job = ray.remote(_job)
         waiting = {
             job.options(max_retries=RETRIES, **needs).remote(
-                ref, p, options, self.board, f"{handle.spec} / {p.task.metadata.name}", shared, shipped
+                ref, p, options, self.board, f"{handle.spec} / {p.task.metadata.name}", shared, first_stage=shipped
             ): i
             for i, p in enumerate(todo)
         }

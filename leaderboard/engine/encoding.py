@@ -72,6 +72,7 @@ def encode_unique(
     batch_size: int,
     stats: EncodeStats | None = None,
     label: str = "",
+    *,
     memo: EmbeddingMemo | None = None,
 ) -> np.ndarray:
     """Embed ``texts`` (rows in the same order), encoding each distinct text once per run."""
@@ -182,6 +183,7 @@ def encode_corpus(
     plan: EncodePlan,
     store: ShardStore,
     batch_size: int,
+    *,
     stats: EncodeStats | None,
     memo: EmbeddingMemo | None,
     pool: ShardPool | None = None,

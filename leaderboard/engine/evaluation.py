@@ -79,7 +79,7 @@ def retrieve(model: Model, corpus: Mapping[str, str], queries: Mapping[str, str]
             top_k,
             ctx.batch_size,
             ctx.stats,
-            ctx.memo,
+            memo=ctx.memo,
             document_prompt=model.metadata.document_prompt,
             options=ctx.search,
         )

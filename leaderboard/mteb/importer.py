@@ -153,7 +153,10 @@ def import_results(
         raise BadInput(_no_results(source.label, stray))
     targets: dict[str, str] = {}  # output path -> the source file written there in this run
     try:
-        _import_chosen(source, output, chosen, naming, tasks, report, manifest, targets, advance)
+        _import_chosen(
+            source, output, chosen, naming=naming, tasks=tasks, report=report, manifest=manifest, targets=targets,
+            advance=advance,
+        )  # fmt: skip
     finally:  # what was written before a failure (the hub went away) is not read again next time
         manifest.save()
     return report
@@ -172,6 +175,7 @@ def _import_chosen(
     source: ResultSource,
     output: Path,
     chosen: list[tuple[Listed, Any]],
+    *,
     naming: TaskNaming,
     tasks: Registry,
     report: ImportReport,
@@ -207,8 +211,11 @@ def _import_chosen(
                 targets[entry] = path
                 continue
             try:
-                record = _record(source, item, task, data, blob, folder, naming, tasks)
-                _write(output, record, path, blob, folder.blob, manifest, targets, report, task.name)
+                record = _record(source, item, task, data=data, blob=blob, folder=folder, naming=naming, tasks=tasks)
+                _write(
+                    output, record, path, blob=blob, meta_blob=folder.blob, manifest=manifest, targets=targets,
+                    report=report, task=task.name,
+                )  # fmt: skip
             except Skip as skip:
                 report.skip(path, skip.reason, skip.detail, task.name)
 
@@ -229,6 +236,7 @@ def _record(
     source: ResultSource,
     item: Listed,
     task: Any,
+    *,
     data: bytes,
     blob: str,
     folder: _Folder,
@@ -249,13 +257,23 @@ def _record(
     if layout.task_name != task.name:
         target.notes.append(f"mteb renamed {layout.task_name} to {task.name}")
     origin = Source(item.path, blob, source.repository, commit, url)
-    return convert(layout, folder.meta, item.model, item.revision, origin, target, folder.training(tasks), folder.note)
+    return convert(
+        layout,
+        folder.meta,
+        item.model,
+        item.revision,
+        origin,
+        target,
+        training=folder.training(tasks),
+        meta_note=folder.note,
+    )
 
 
 def _write(
     output: Path,
     record: dict[str, Any],
     path: str,
+    *,
     blob: str,
     meta_blob: str,
     manifest: _Manifest,

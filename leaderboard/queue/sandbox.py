@@ -222,6 +222,7 @@ class Sandbox:
         folder: Path,
         isolation: Isolation,
         network: bool = True,
+        *,
         pass_env: tuple[str, ...] = (),
         readable: Iterable[Path] = (),
         watched: Iterable[Path] = (),

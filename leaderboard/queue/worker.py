@@ -243,7 +243,7 @@ class Worker:
             folder,
             settings.isolation,
             settings.network,
-            settings.pass_env,
+            pass_env=settings.pass_env,
             readable=data,
             watched=[*data, *_harness_paths()],
             settings={"LEADERBOARD_PLUGIN_TIMEOUT": f"{settings.plugin_timeout:g}"},  # registry.TIMEOUT_ENV
@@ -286,7 +286,7 @@ class Worker:
 
         from leaderboard.registry import get_registry
 
-        uploads = check_results(output, request, spec, tasks, benchmarks, get_registry(), settings.data_dirs)
+        uploads = check_results(output, request, spec, tasks, benchmarks, get_registry(), data_dirs=settings.data_dirs)
         step(f"checked {len(uploads)} file(s); pushing to {self.results.repo_id}")
         return self.push(request, uploads, keeper, step)
 
