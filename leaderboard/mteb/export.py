@@ -20,6 +20,7 @@ _SIMILARITIES = {"cosine": "cosine", "dot": "dot"}
 
 
 def mteb_model_meta(meta: ModelMetadata, model_type: str) -> Any:
+    """An ``mteb.ModelMeta`` describing one of our models (needs the mteb extra)."""
     from mteb.models.model_meta import ModelMeta
 
     name = meta.name if "/" in meta.name else f"retrieval-leaderboard/{meta.name}"  # mteb expects org/name
