@@ -17,6 +17,8 @@ metric's name and description name the judge, and the description gives its cove
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from leaderboard import hookimpl
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkView
@@ -199,7 +201,9 @@ class ComLQTask(RetrievalTask):
         records = data.extra["query_records"]
         return [q for q in data.queries if base_type(str(records[q].get("type", ""))) in NEGATION_TYPES]
 
-    def violations(self, data: RetrievalData, run: Run, queries: list[str]) -> tuple[dict[str, set[str]], dict]:
+    def violations(
+        self, data: RetrievalData, run: Run, queries: list[str]
+    ) -> tuple[dict[str, set[str]], dict[str, Any]]:
         """Violating passages in each labelled query's top max(K), and how the labels were obtained.
 
         The judge sees each negation query's non-relevant passages in the run's top max(LSNC_K). A query
@@ -267,7 +271,7 @@ class ComLQTask(RetrievalTask):
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     register(
         "comlq",
         lambda request: ComLQTask(request.data_dir, request.options.get("judge", DEFAULT_JUDGE)),
@@ -331,7 +335,7 @@ def benchmark() -> Benchmark:
 
 
 @hookimpl
-def register_benchmarks(register):
+def register_benchmarks(register: Callable[..., None]) -> None:
     register(
         "ComLQ",
         benchmark,

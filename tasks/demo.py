@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from leaderboard import hookimpl
@@ -40,7 +41,7 @@ class DemoTask(BeirTask):
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     register(
         "demo",
         lambda request: DemoTask(Path(request.data_dir) if request.data_dir else None),
@@ -61,5 +62,5 @@ def demo_benchmark() -> Benchmark:
 
 
 @hookimpl
-def register_benchmarks(register):
+def register_benchmarks(register: Callable[..., None]) -> None:
     register("demo", demo_benchmark, description="nDCG@10 on the embedded demo (not public)")

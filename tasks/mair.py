@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -264,7 +265,7 @@ def from_argument(request: TaskRequest) -> MairTask:
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     for label, mair_task in INF_IR_TASKS.items():
         register(
             task_name(mair_task),
@@ -298,7 +299,7 @@ def benchmark() -> Benchmark:
 
 
 @hookimpl
-def register_benchmarks(register):
+def register_benchmarks(register: Callable[..., None]) -> None:
     register(
         "MAIR", benchmark, description="mean nDCG@10 over DD-15, DD-16, DD-17, FR-21, FR-22 (InF-IR's MAIR column)"
     )

@@ -3,7 +3,7 @@ and a constraint-violating passage (GitHub troyyxk/NS-IR-main, NegConstraint/)."
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from leaderboard import BadInput, hookimpl
@@ -230,7 +230,7 @@ def views() -> list[View]:
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     register(
         "negconstraint",
         lambda request: NegConstraintTask(request.data_dir),
@@ -273,7 +273,7 @@ def benchmark() -> Benchmark:
 
 
 @hookimpl
-def register_benchmarks(register):
+def register_benchmarks(register: Callable[..., None]) -> None:
     register(
         "NegConstraint",
         benchmark,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from leaderboard import hookimpl
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkView
 
@@ -67,6 +69,6 @@ def multiconir_demo() -> Benchmark:
 
 
 @hookimpl
-def register_benchmarks(register):
+def register_benchmarks(register: Callable[..., None]) -> None:
     register("MultiConIR", multiconir, description="Task 1 mean win rate; Decline, Tasks 2, 3, 4 (512, 1024) beside it")
     register("multiconir-demo", multiconir_demo, description="Task 1 mean WR on the synthetic fixture (not public)")
