@@ -5,8 +5,9 @@
   sets), before any model loads, for the report's shape (``dry_score``); then as the real report
   returns, before anything is derived from it (``check_report``). An external task's
   ``evaluate_model()`` as it returns.
-* A model's output: as each batch returns, the first one included (``check_vectors``,
-  ``check_scores``, ``check_run``).
+* A model's output: each batch of vectors or scores as it returns, the first one included
+  (``check_vectors``, ``check_scores``); a search's query ids, and its first rankings' documents and
+  scores (``check_run``: a corpus on disk costs a read per document looked up).
 
 Each failure is one ``BadInput`` line: the plugin, the method, the field, what was expected and an
 example. The shapes and rules are the result record's own (``records.result``: its source model and
@@ -261,9 +262,17 @@ def dry_score(task: Task, data: Any) -> None:
     except Exception:  # the stand-in is not the task's data: the real run says what is wrong
         return
     finally:
-        vars(task.metadata).clear()
-        vars(task.metadata).update(saved)
+        _restore(vars(task.metadata), saved)
     check_report(task, report, method="compute_scores()", finite=False)
+
+
+def _restore(fields: dict[str, Any], saved: dict[str, Any]) -> None:
+    """The metadata's fields as saved; a field the stand-in run left equal keeps its object."""
+    for name in set(fields) - set(saved):
+        del fields[name]
+    for name, value in saved.items():
+        if name not in fields or fields[name] != value:
+            fields[name] = value
 
 
 def _stand_in_report(task: RetrievalTask | CandidateTask, data: RetrievalData | CandidateData) -> object:
