@@ -9,6 +9,8 @@ third-party judge plugin is used exactly like these.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from leaderboard import hookimpl
 from leaderboard.contract.judge import Judge, JudgeRequest
 
@@ -29,7 +31,7 @@ def _llm(request: JudgeRequest) -> Judge:
 
 
 @hookimpl
-def register_judges(register):
+def register_judges(register: Callable[..., None]) -> None:
     register(
         DEFAULT_JUDGE,
         _lexical,

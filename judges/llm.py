@@ -120,6 +120,7 @@ class LLMJudge(Judge):
         self,
         model: str,
         endpoint: str | None = None,
+        *,
         concurrency: int = 8,
         timeout: float | None = None,
         max_retries: int | None = None,

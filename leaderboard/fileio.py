@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 # What atomic_open's temporary files look like: "." + target name + "." + mkstemp's 8 random chars + ".tmp".
 _TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
@@ -19,7 +19,7 @@ STALE_GRACE_S = 60.0
 
 
 @contextlib.contextmanager
-def atomic_open(path: Path, mode: str = "w", durable: bool = True) -> Iterator[IO]:
+def atomic_open(path: Path, mode: str = "w", durable: bool = True) -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path``; on success fsync and rename over it.
 
     An interrupted write leaves the old file (or no file), no temporary and no folder it created.

@@ -8,8 +8,7 @@ import subprocess
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-
-from leaderboard import __version__
+from typing import Any
 
 LIBRARIES = (
     "torch",
@@ -41,6 +40,15 @@ def _library_versions() -> dict[str, str | None]:
     return versions
 
 
+@cache
+def harness_version() -> str:
+    """This harness's installed version (``leaderboard.__version__``)."""
+    try:
+        return version("retrieval-leaderboard")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
 def _git(*args: str) -> str | None:
     root = Path(__file__).resolve().parent.parent
     try:
@@ -50,22 +58,22 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def harness_info() -> dict:
+def harness_info() -> dict[str, Any]:
     """Harness name, version and git commit (None when installed from a wheel, not a checkout)."""
     return dict(_harness_info())
 
 
 @cache
-def _harness_info() -> dict:
+def _harness_info() -> dict[str, Any]:
     commit = _git("rev-parse", "HEAD")
     dirty = None
     if commit:
         status = _git("status", "--porcelain", "--untracked-files=no")
         dirty = bool(status) if status is not None else None
-    return {"name": "retrieval-leaderboard", "version": __version__, "git_commit": commit, "git_dirty": dirty}
+    return {"name": "retrieval-leaderboard", "version": harness_version(), "git_commit": commit, "git_dirty": dirty}
 
 
-def hardware_info(device: str | None = None) -> dict:
+def hardware_info(device: str | None = None) -> dict[str, Any]:
     info = {
         "platform": platform.platform(),
         "machine": platform.machine(),

@@ -130,7 +130,7 @@ class _FromMteb:
         self.metadata = metadata_from_mteb(meta, self.kind)
         self._task = harness_task_metadata()
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         return {
             "mteb_model": self.meta.name,
             "mteb_revision": self.meta.revision,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from leaderboard import BadInput, hookimpl
 from leaderboard.contract.model import ModelRequest
 
@@ -31,7 +33,7 @@ def from_argument(request: ModelRequest):
 
 
 @hookimpl
-def register_models(register):
+def register_models(register: Callable[..., None]) -> None:
     register(
         "mteb:",
         from_argument,

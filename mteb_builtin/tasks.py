@@ -20,7 +20,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -422,7 +422,7 @@ def from_argument(request: TaskRequest) -> MtebTask:
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     for family, names in CURATED.items():
         for name in names:
             register(
@@ -441,3 +441,11 @@ def register_tasks(register):
         requires=REQUIRES,
         install=INSTALL,
     )
+
+
+@hookimpl
+def register_benchmarks(register: Callable[..., None]) -> None:
+    from .benchmarks import BENCHMARKS
+
+    for name, (factory, description) in BENCHMARKS.items():
+        register(name, factory, description=description)

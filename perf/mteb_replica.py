@@ -27,7 +27,7 @@ MARKER = ".replica.json"
 
 
 def _other_tasks() -> list[str]:
-    from leaderboard.mteb_import.tasks import registry
+    from leaderboard.mteb.tasks import registry
 
     return sorted(name for name, task in registry().tasks.items() if not task.imported)
 

@@ -329,6 +329,7 @@ def measure(
     browser,
     root: Path,
     cache: Path,
+    *,
     first: str = FIRST,
     second: str = SECOND,
     search: str = "-0001",

@@ -189,11 +189,11 @@ def main() -> None:
                 small_board(results, small, args.small)
                 cache = work / f"cache-{small.name}"
                 shutil.rmtree(cache, ignore_errors=True)
-                small_result = measure(browser, small, cache, "FollowIR", interact=False)
+                small_result = measure(browser, small, cache, first="FollowIR", interact=False)
                 report(args.small, small_result)
             cache = work / f"cache-{results.name}"
             shutil.rmtree(cache, ignore_errors=True)  # the first start builds the index from nothing
-            found = measure(browser, results, cache, "FollowIR", "BRIGHT", search="-copy1")
+            found = measure(browser, results, cache, first="FollowIR", second="BRIGHT", search="-copy1")
             report(count, found)
             print(goals(f"ratio {count} vs {args.small} files", found, small_result, GOALS), flush=True)
             if not args.skip_mteb:

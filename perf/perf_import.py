@@ -74,7 +74,7 @@ def main() -> None:
     build(args.replica, args.files, args.retrieval)
     print(f"replica: {args.replica} ({time.perf_counter() - start:.0f} s to build or check)")
     everything = json_files(args.replica / "results")
-    from leaderboard.mteb_import.tasks import registry
+    from leaderboard.mteb.tasks import registry
 
     tasks = registry()
     imported = [p for p in everything if (t := tasks.find(p.stem)) is not None and t.imported]

@@ -16,8 +16,9 @@ baseline use ``bm25-okapi`` (``plugins/bm25_okapi.py``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
+from typing import Any
 
 import bm25s
 import numpy as np
@@ -53,7 +54,7 @@ class BM25(SparseModel):
             mteb_name="mteb/baseline-bm25s",
         )
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         return {
             "implementation": f"bm25s {version('bm25s')}",
             "method": self.method,
@@ -77,7 +78,10 @@ class BM25(SparseModel):
     @staticmethod
     def _query_ids(tokenizer: bm25s.tokenization.Tokenizer, queries: Sequence[str]) -> list[list[int]]:
         # update_vocab=False: words unseen in the corpus cannot match anything and are dropped
-        return tokenizer.tokenize(list(queries), return_as="ids", update_vocab=False, show_progress=False)
+        ids: list[list[int]] = tokenizer.tokenize(
+            list(queries), return_as="ids", update_vocab=False, show_progress=False
+        )
+        return ids
 
     def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
         # one pass over the items: a corpus read from disk serves them in sequence, not one lookup per id
@@ -101,7 +105,10 @@ class BM25(SparseModel):
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
         # The candidate set is the BM25 corpus (as MultiConIR's code does; its scores are bm25-okapi's, not these).
         index, tokenizer = self._index(documents)
-        return np.asarray(index.get_scores_from_ids(self._query_ids(tokenizer, [query])[0]), dtype=float).tolist()
+        scores: list[float] = np.asarray(
+            index.get_scores_from_ids(self._query_ids(tokenizer, [query])[0]), dtype=float
+        ).tolist()
+        return scores
 
 
 MAIR_NAME = "bm25:mair"
@@ -127,7 +134,7 @@ class MairBM25(BM25):
         self.metadata.reference = MAIR_REFERENCE
         self.metadata.mteb_name = None  # mteb's baseline is bm25's protocol, not this one
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         return {
             **super().settings(),
             "tokenizer": {"pattern": TOKEN_PATTERN, "lowercase": True, "calls": "bm25s.tokenize, as MAIR's eval_bm25"},
@@ -165,7 +172,8 @@ class MairBM25(BM25):
         retriever = bm25s.BM25()
         retriever.index(bm25s.tokenize(list(documents), stopwords="en", show_progress=False), show_progress=False)
         ids = retriever.get_tokens_ids(_mair_query_tokens(query))
-        return np.asarray(retriever.get_scores(ids), dtype=float).tolist()
+        scores: list[float] = np.asarray(retriever.get_scores(ids), dtype=float).tolist()
+        return scores
 
 
 def _mair_query_tokens(query: str) -> list[str]:
@@ -173,11 +181,12 @@ def _mair_query_tokens(query: str) -> list[str]:
     tokenized = bm25s.tokenize(query, show_progress=False)
     if len(tokenized.vocab) == 0:
         tokenized = bm25s.tokenize("NONE", stopwords=[], show_progress=False)
-    return bm25s.tokenization.convert_tokenized_to_string_list(tokenized)[0]
+    words: list[str] = bm25s.tokenization.convert_tokenized_to_string_list(tokenized)[0]
+    return words
 
 
 @hookimpl
-def register_models(register):
+def register_models(register: Callable[..., None]) -> None:
     register(
         "bm25",
         lambda request: BM25(),

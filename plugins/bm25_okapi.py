@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -121,7 +122,7 @@ class BM25Okapi(SparseModel):
             reference=REFERENCE,
         )
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         return {
             "implementation": IMPLEMENTATION,
             "k1": self.k1,
@@ -152,7 +153,8 @@ class BM25Okapi(SparseModel):
         # The candidate set is the BM25 corpus, as MultiConIR's reference implementation does.
         if not documents:
             return []
-        return self.index(documents).scores(self.tokenizer(query)).tolist()
+        scores: list[float] = self.index(documents).scores(self.tokenizer(query)).tolist()
+        return scores
 
 
 def _top_positive(scores: np.ndarray, doc_ids: list[str], top_k: int) -> dict[str, float]:
@@ -177,7 +179,7 @@ def _factory(request: ModelRequest) -> BM25Okapi:
 
 
 @hookimpl
-def register_models(register):
+def register_models(register: Callable[..., None]) -> None:
     register(
         "bm25-okapi",
         _factory,

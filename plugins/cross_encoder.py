@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from leaderboard import BadInput, hookimpl
@@ -54,7 +54,7 @@ class CrossEncoderModel(Reranker):
         self.metadata.max_length = max_length_of(self.model)
         self.metadata.dtype = weights_dtype(self.model.model)
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         self.load()  # the activation function is only known from the weights' config
         return {
             "max_length": max_length_of(self.model),
@@ -79,7 +79,7 @@ def from_argument(request: ModelRequest) -> CrossEncoderModel:
 
 
 @hookimpl
-def register_models(register):
+def register_models(register: Callable[..., None]) -> None:
     register(
         "ce:",
         from_argument,
@@ -91,4 +91,5 @@ def register_models(register):
 
 def max_length_of(model: Any) -> int | None:
     """The cross-encoder's input limit: ``max_seq_length`` in sentence-transformers 6 (``max_length`` warns there)."""
-    return getattr(model, "max_seq_length", None) or model.max_length
+    length: int | None = getattr(model, "max_seq_length", None) or model.max_length
+    return length

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,10 @@ DENSE_REQUIRES = ("sentence_transformers", "torch")
 DENSE_INSTALL = "pip install 'retrieval-leaderboard[dense]'"
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text("utf-8"))
+        loaded: dict[str, Any] = json.loads(path.read_text("utf-8"))
+        return loaded
     except (OSError, ValueError):
         return {}
 
@@ -85,7 +86,7 @@ class SentenceTransformerModel(DenseModel):
         self.metadata.dtype = weights_dtype(self.model)
         self.device = str(self.model.device)  # where the harness searches the embeddings (GPU when here)
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         if self.max_seq_length is None:  # a hub model with no local config: only the weights can tell
             self.load()
         return {
@@ -123,7 +124,7 @@ def from_argument(request: ModelRequest) -> SentenceTransformerModel:
 
 
 @hookimpl
-def register_models(register):
+def register_models(register: Callable[..., None]) -> None:
     register(
         "all-MiniLM-L6-v2",
         minilm,

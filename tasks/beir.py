@@ -10,6 +10,7 @@ Options (``--task-option KEY=VALUE``; each is recorded in the result and part of
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from leaderboard import BadInput, hookimpl
@@ -146,7 +147,7 @@ def from_argument(request: TaskRequest) -> BeirTask:
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     register(
         "beir:",
         from_argument,

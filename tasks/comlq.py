@@ -17,8 +17,11 @@ metric's name and description name the judge, and the description gives its cove
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from leaderboard import hookimpl
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkView
 from leaderboard.contract.judge import Judge, JudgeItem
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport, View
@@ -198,7 +201,9 @@ class ComLQTask(RetrievalTask):
         records = data.extra["query_records"]
         return [q for q in data.queries if base_type(str(records[q].get("type", ""))) in NEGATION_TYPES]
 
-    def violations(self, data: RetrievalData, run: Run, queries: list[str]) -> tuple[dict[str, set[str]], dict]:
+    def violations(
+        self, data: RetrievalData, run: Run, queries: list[str]
+    ) -> tuple[dict[str, set[str]], dict[str, Any]]:
         """Violating passages in each labelled query's top max(K), and how the labels were obtained.
 
         The judge sees each negation query's non-relevant passages in the run's top max(LSNC_K). A query
@@ -266,10 +271,73 @@ class ComLQTask(RetrievalTask):
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     register(
         "comlq",
         lambda request: ComLQTask(request.data_dir, request.options.get("judge", DEFAULT_JUDGE)),
         description=f"ComLQ complex logical queries (local dir: --data-dir or {ENV_VAR}; "
         "--task-option judge=<name> picks LSNC's violation judge)",
+    )
+
+
+# Authors and title as the paper prints them (../shared/papers/004_3c5dcdfc67fe6c3c.txt).
+BIBTEX = """@inproceedings{xu2026comlq,
+  title = {ComLQ: Benchmarking Complex Logical Queries in Information Retrieval},
+  author = {Xu, Ganlin and Yin, Zhitao and Zhang, Linghao and Liang, Jiaqing and Lu, Weijia and Zhang, Xiaodong
+            and Yang, Zhifei and Jiang, Sihang and Yang, Deqing},
+  booktitle = {Proceedings of the AAAI Conference on Artificial Intelligence},
+  year = {2026},
+  url = {https://arxiv.org/abs/2511.12004}
+}"""
+
+
+def benchmark() -> Benchmark:
+    types = tuple(
+        BenchmarkTask(
+            "comlq",
+            "ndcg_at_10",
+            "higher",
+            f"{'¬' if t in NEGATION_TYPES else ''}{t} nDCG@10",
+            subset=f"type={t}",
+            in_aggregate=False,
+        )  # fmt: skip
+        for t in QUERY_TYPES
+    )
+    lsnc = tuple(
+        BenchmarkTask(
+            "comlq",
+            f"lsnc_lexical_v1_at_{k}",
+            "higher",
+            f"LSNC@{k} (judge lexical-v1)",
+            subset="group=negation",
+            in_aggregate=False,
+        )  # fmt: skip
+        for k in LSNC_K
+    )
+    return Benchmark(
+        name="ComLQ",
+        description="Complex logical queries (14 first-order-logic types) over Wikipedia passages. Ranked by "
+        "nDCG@10 over all 2,909 queries; the 14 per-type scores and LSNC are shown beside it.",
+        reference="https://arxiv.org/abs/2511.12004",
+        citation=CITATION,
+        bibtex=BIBTEX,
+        tasks=(BenchmarkTask("comlq", "ndcg_at_10", "higher", "nDCG@10 (all queries)"), *types, *lsnc),
+        aggregate_label="nDCG@10 over all queries",
+        formula="score = mean over the 2,909 queries of nDCG@10 (pytrec_eval). LSNC needs violation labels that "
+        "ComLQ does not release: its columns name the judge that supplied them (lexical-v1, a keyword proxy, "
+        "by default) and each result states the judge's coverage (judged / negation queries).",
+        views=(
+            BenchmarkView("comlq", "nDCG@10 per query type"),
+            BenchmarkView("comlq", "nDCG@10 by query type and evidence count (paper Fig. 5)"),
+        ),
+        extra={"judge": DEFAULT_JUDGE, "coverage": "task_details.judge_coverage of each result"},
+    )
+
+
+@hookimpl
+def register_benchmarks(register: Callable[..., None]) -> None:
+    register(
+        "ComLQ",
+        benchmark,
+        description="nDCG@10 over all queries; 14 per-type nDCG@10 and LSNC (named judge) beside it",
     )

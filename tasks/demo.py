@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from leaderboard import hookimpl
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 from leaderboard.contract.task import DataSource, RetrievalData
 from leaderboard.toolkit import cache_home, write_beir
 
@@ -39,9 +41,26 @@ class DemoTask(BeirTask):
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     register(
         "demo",
         lambda request: DemoTask(Path(request.data_dir) if request.data_dir else None),
         description="Embedded offline demo (BEIR format, 32 passages, 12 queries)",
     )
+
+
+def demo_benchmark() -> Benchmark:
+    return Benchmark(
+        name="demo",
+        description="The embedded offline demo (12 hand-written queries). Not a benchmark of record.",
+        reference="https://github.com/beir-cellar/beir",
+        tasks=(BenchmarkTask("demo", "ndcg_at_10", "higher", "nDCG@10"),),
+        aggregate_label="nDCG@10",
+        formula="score = nDCG@10 on the demo task.",
+        public=False,
+    )
+
+
+@hookimpl
+def register_benchmarks(register: Callable[..., None]) -> None:
+    register("demo", demo_benchmark, description="nDCG@10 on the embedded demo (not public)")

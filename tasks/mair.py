@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from leaderboard import BadInput, DataUnavailable, hookimpl
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import DataSource, RetrievalData, RetrievalTask, ScoreReport, TaskMetadata, TaskRequest
 from leaderboard.toolkit import (
@@ -123,14 +126,7 @@ def download(mair_task: str) -> tuple[Path, str]:
 
 def load_mair(queries_file: Path, docs_file: Path, source: DataSource, root: Path) -> RetrievalData:
     """One query split and its documents, with every field checked (errors name file, line and field)."""
-    corpus: dict[str, str] = {}
-    for line_no, r in read_jsonl(docs_file, ("id", "doc"), "a MAIR document ({id, doc})"):
-        doc_id = str(r["id"])
-        if doc_id in corpus:
-            raise BadInput(f"{docs_file}, line {line_no}: duplicate document 'id' {doc_id!r}.")
-        if not isinstance(r["doc"], str):
-            raise BadInput(f"{docs_file}, line {line_no}: field 'doc' must be text.")
-        corpus[doc_id] = r["doc"]
+    corpus = read_documents(docs_file)
     queries: dict[str, str] = {}
     instructions: dict[str, str] = {}
     qrels: dict[str, dict[str, int]] = {}
@@ -146,19 +142,7 @@ def load_mair(queries_file: Path, docs_file: Path, source: DataSource, root: Pat
         for key in ("instruction", "query"):
             if not isinstance(r[key], str):
                 raise BadInput(f"{where}: field {key!r} must be text.")
-        if not isinstance(r["labels"], list):
-            raise BadInput(f"{where}: field 'labels' must be a list of {{id, score}} objects.")
-        grades: dict[str, int] = {}
-        for label in r["labels"]:
-            if not isinstance(label, dict) or "id" not in label or "score" not in label:
-                raise BadInput(f"{where}: each entry of 'labels' must be an object with 'id' and 'score'.")
-            try:
-                grades[str(label["id"])] = grade_value(label["score"])
-            except ValueError:
-                raise BadInput(
-                    f"{where}: label {str(label['id'])[:60]!r} has the score {str(label['score'])[:40]!r}; "
-                    "expected an integer grade."
-                ) from None
+        grades = read_labels(r["labels"], where)
         missing = [d for d in grades if d not in corpus]
         if missing:
             raise BadInput(f"{where}: labelled document {missing[0][:60]!r} is not in {docs_file}.")
@@ -169,6 +153,37 @@ def load_mair(queries_file: Path, docs_file: Path, source: DataSource, root: Pat
         raise BadInput(f"{queries_file}: no queries.")
     source.content_hash = content_hash([queries_file, docs_file], root)
     return RetrievalData(corpus, queries, qrels, source, query_instructions=instructions)
+
+
+def read_documents(docs_file: Path) -> dict[str, str]:
+    """A MAIR docs file as id -> text (errors name file, line and field)."""
+    corpus: dict[str, str] = {}
+    for line_no, r in read_jsonl(docs_file, ("id", "doc"), "a MAIR document ({id, doc})"):
+        doc_id = str(r["id"])
+        if doc_id in corpus:
+            raise BadInput(f"{docs_file}, line {line_no}: duplicate document 'id' {doc_id!r}.")
+        if not isinstance(r["doc"], str):
+            raise BadInput(f"{docs_file}, line {line_no}: field 'doc' must be text.")
+        corpus[doc_id] = r["doc"]
+    return corpus
+
+
+def read_labels(labels: Any, where: str) -> dict[str, int]:
+    """A query's ``labels`` ([{id, score}]) as document id -> integer grade."""
+    if not isinstance(labels, list):
+        raise BadInput(f"{where}: field 'labels' must be a list of {{id, score}} objects.")
+    grades: dict[str, int] = {}
+    for label in labels:
+        if not isinstance(label, dict) or "id" not in label or "score" not in label:
+            raise BadInput(f"{where}: each entry of 'labels' must be an object with 'id' and 'score'.")
+        try:
+            grades[str(label["id"])] = grade_value(label["score"])
+        except ValueError:
+            raise BadInput(
+                f"{where}: label {str(label['id'])[:60]!r} has the score {str(label['score'])[:40]!r}; "
+                "expected an integer grade."
+            ) from None
+    return grades
 
 
 class MairTask(RetrievalTask):
@@ -227,7 +242,7 @@ def from_argument(request: TaskRequest) -> MairTask:
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     for label, mair_task in INF_IR_TASKS.items():
         register(
             task_name(mair_task),
@@ -238,4 +253,30 @@ def register_tasks(register):
         "mair:",
         from_argument,
         description=f"Any MAIR task by name: mair:<Task> (e.g. mair:CliniDS_2016; local dir: --data-dir or {ENV_VAR})",
+    )
+
+
+def benchmark() -> Benchmark:
+    """The five MAIR tasks the InF-IR paper reports, as its MAIR column averages them."""
+    labels = ", ".join(INF_IR_TASKS)
+    return Benchmark(
+        name="MAIR",
+        description="Instructed retrieval, each query with its own instruction: the five MAIR tasks the InF-IR paper "
+        f"reports ({labels}: TREC Dynamic Domain 2015-2017, TREC Fair Ranking 2021-2022).",
+        reference="https://aclanthology.org/2024.emnlp-main.778/",
+        citation=CITATION,
+        tasks=tuple(
+            BenchmarkTask(task_name(task), "ndcg_at_10", "higher", f"{label} nDCG@10")
+            for label, task in INF_IR_TASKS.items()
+        ),
+        aggregate_label="mean nDCG@10 over 5 tasks",
+        formula=f"score = (1/5) Σ over {labels} of nDCG@10: InF-IR's MAIR column (its Tables 2, 5, 8), an "
+        "unweighted mean of the tasks (MAIR's own script weights tasks by their number of queries).",
+    )
+
+
+@hookimpl
+def register_benchmarks(register: Callable[..., None]) -> None:
+    register(
+        "MAIR", benchmark, description="mean nDCG@10 over DD-15, DD-16, DD-17, FR-21, FR-22 (InF-IR's MAIR column)"
     )

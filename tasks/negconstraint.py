@@ -3,10 +3,11 @@ and a constraint-violating passage (GitHub troyyxk/NS-IR-main, NegConstraint/)."
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from leaderboard import BadInput, hookimpl
+from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, BenchmarkView
 from leaderboard.contract.model import Run
 from leaderboard.contract.task import DataSource, Metric, RetrievalData, RetrievalTask, ScoreReport, View
 from leaderboard.toolkit import (
@@ -229,9 +230,52 @@ def views() -> list[View]:
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     register(
         "negconstraint",
         lambda request: NegConstraintTask(request.data_dir),
         description=f"NegConstraint negative-constraint queries (local dir: --data-dir or {ENV_VAR})",
+    )
+
+
+def benchmark() -> Benchmark:
+    return Benchmark(
+        name="NegConstraint",
+        description="366 negative-constraint queries, each with a constraint-satisfying and a constraint-violating "
+        "passage. Ranked by nDCG@10; the paired win rate and the violation metrics are shown beside it.",
+        reference="https://arxiv.org/abs/2505.22299",
+        citation="Xu et al. Logical Consistency is Vital: Neural-Symbolic Information Retrieval for "
+        "Negative-Constraint Queries. arXiv:2505.22299 (2025). https://github.com/troyyxk/NS-IR-main",
+        tasks=(
+            BenchmarkTask("negconstraint", "ndcg_at_10", "higher", "nDCG@10"),
+            BenchmarkTask("negconstraint", "paired_win_rate", "higher", "paired win rate", in_aggregate=False),
+            *(
+                BenchmarkTask(
+                    "negconstraint", f"violation_at_{k}", "lower", f"violator in top {k} ↓", in_aggregate=False
+                )
+                for k in VIOLATION_K
+            ),
+            BenchmarkTask(
+                "negconstraint",
+                "violator_relative_rank",
+                "higher",
+                "violator rank - satisfying rank",
+                in_aggregate=False,
+            ),
+            BenchmarkTask(
+                "negconstraint", "lsnc_at_10", "higher", "LSNC@10 (released violating passages)", in_aggregate=False
+            ),
+        ),
+        aggregate_label="nDCG@10",
+        formula="score = mean over the 366 queries of nDCG@10 (pytrec_eval, graded relevance).",
+        views=(BenchmarkView("negconstraint", "Constraint violations"),),
+    )
+
+
+@hookimpl
+def register_benchmarks(register: Callable[..., None]) -> None:
+    register(
+        "NegConstraint",
+        benchmark,
+        description="nDCG@10; paired win rate, violations in top 1/5/10, violator rank beside it",
     )

@@ -209,13 +209,24 @@ def _problems(record):
 def _rules_hold(record):
     """The per-query rules (``records.per_query_checks``' docstring) written value by value: the oracle the
     columnar checks are held to."""
-    import math
-
-    from leaderboard.records.per_query_codec import decode_metric_queries, decode_per_query, decode_subset_queries
-    from leaderboard.records.result_checks import main_split, metric_range
+    from leaderboard.records.per_query_codec import decode_per_query
+    from leaderboard.records.result_checks import main_split
 
     field, split = record["per_query"], main_split(record)
     values = decode_per_query(field)
+    return (
+        _values_in_range(record, values)
+        and record["subset_sizes"].get(split, {}).get("default", len(values)) == len(values)
+        and _metric_queries_hold(field, values)
+        and _means_hold(record["scores"][split], field, values)
+    )
+
+
+def _values_in_range(record, values):
+    import math
+
+    from leaderboard.records.result_checks import metric_range
+
     for row in values.values():
         for metric, value in row.items():
             low, high = metric_range(record, metric)
@@ -223,21 +234,34 @@ def _rules_hold(record):
                 return False
             if (low is not None and value < low) or (high is not None and value > high):
                 return False
-    if record["subset_sizes"].get(split, {}).get("default", len(values)) != len(values):
-        return False
-    if field.get("metric_queries"):
-        declared = decode_metric_queries(field)
-        for metric in {m for row in values.values() for m in row} | set(declared):
-            having = {q for q, row in values.items() if metric in row}
-            if having != set(declared.get(metric, [q for q, row in values.items() if row])):
-                return False
+    return True
+
+
+def _metric_queries_hold(field, values):
+    from leaderboard.records.per_query_codec import decode_metric_queries
+
+    if not field.get("metric_queries"):
+        return True
+    declared = decode_metric_queries(field)
+    for metric in {m for row in values.values() for m in row} | set(declared):
+        having = {q for q, row in values.items() if metric in row}
+        if having != set(declared.get(metric, [q for q, row in values.items() if row])):
+            return False
+    return True
+
+
+def _means_hold(scores, field, values):
+    import math
+
+    from leaderboard.records.per_query_codec import decode_subset_queries
+
     members = decode_subset_queries(field) if field.get("subsets") else {}
 
     def agrees(queries, metric, stored):
         column = [values[q][metric] for q in queries if q in values and metric in values[q]]
         return not column or math.isclose(math.fsum(column) / len(column), stored, rel_tol=0, abs_tol=1e-9)
 
-    scores, macro = record["scores"][split], field.get("macro_over") or []
+    macro = field.get("macro_over") or []
     if any(s not in members for s in macro):
         return False
     for metric, stored in scores.get("default", {}).items():
@@ -248,10 +272,12 @@ def _rules_hold(record):
                 return False
         elif not agrees(list(values), metric, stored):
             return False
-    for subset, queries in members.items():
-        if subset != "default" and not all(agrees(queries, m, v) for m, v in scores.get(subset, {}).items()):
-            return False
-    return True
+    return all(
+        agrees(queries, m, v)
+        for subset, queries in members.items()
+        if subset != "default"
+        for m, v in scores.get(subset, {}).items()
+    )
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: f"{p.parent.parent.name}-{p.name}")

@@ -32,7 +32,7 @@ def demo_result(tmp_path_factory):
     return json.loads(path.read_text())
 
 
-def _result(template, task, model, revision, values, members, created="2026-11-01T00:00:00+00:00", stored=True):
+def _result(template, task, model, revision, values, members, *, created="2026-11-01T00:00:00+00:00", stored=True):
     """A valid result of ``task`` whose scores are the means of ``values`` (query -> ndcg) over each subset.
 
     ``stored``: False writes the subsets' scores without saying which queries form them (older files)."""
@@ -147,7 +147,7 @@ def test_no_membership_means_no_subset_interval_and_the_csv_says_why(typed_board
 
 def _plain(template, task, model, revision, mean, created="2026-11-01T00:00:00+00:00"):
     values = {f"q{i}": float(np.clip(mean + 0.01 * ((i * 7) % 5 - 2), 0, 1)) for i in range(12)}
-    return _result(template, task, model, revision, values, {}, created)
+    return _result(template, task, model, revision, values, {}, created=created)
 
 
 def test_overall_ranks_models_covering_five_of_nine_benchmarks(demo_result, tmp_path):

@@ -75,7 +75,7 @@ def test_a_result_we_ran_must_carry_its_data_hash(our_results):
 
 def test_export_carries_mtebs_own_main_score():
     """The stored main score is the per-query mean; the exported file has the value mteb itself reported."""
-    from leaderboard.records.mteb_results import to_task_result
+    from leaderboard.mteb.export import to_task_result
 
     result = {
         "task": {"name": "IFIRAila", "main_score": "ndcg_at_20", "subsets": ["default"], "source": {"revision": "r"}},

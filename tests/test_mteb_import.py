@@ -380,12 +380,12 @@ def test_the_shipped_task_registry_is_mtebs():
     pytest.importorskip("mteb")
     import mteb
 
-    from leaderboard.mteb_import.tasks import REGISTRY_FILE, generate, registry_text
+    from leaderboard.mteb.tasks import REGISTRY_FILE, generate, registry_text
 
     shipped = json.loads(REGISTRY_FILE.read_text())
     if shipped["mteb_version"] != mteb.__version__:
         pytest.skip(f"shipped from mteb {shipped['mteb_version']}, installed {mteb.__version__}")
-    assert REGISTRY_FILE.read_text() == registry_text(generate()), "run: python -m leaderboard.mteb_import.tasks"
+    assert REGISTRY_FILE.read_text() == registry_text(generate()), "run: python -m leaderboard.mteb.tasks"
 
 
 def test_a_broken_model_meta_costs_the_model_columns_not_the_results(tmp_path):

@@ -8,9 +8,9 @@ import json
 import pytest
 from conftest import SHARED_DATA
 
-from leaderboard.mteb_import.convert import training_tasks
-from leaderboard.mteb_import.layouts import ModelMetaFile
-from leaderboard.mteb_import.tasks import Registry, registry
+from leaderboard.mteb.convert import training_tasks
+from leaderboard.mteb.layouts import ModelMetaFile
+from leaderboard.mteb.tasks import Registry, registry
 
 FOLDERS = ("mteb-results", "mteb-results-splits")
 METAS = sorted(p for folder in FOLDERS for p in (SHARED_DATA / folder).glob("results/*/*/model_meta.json"))

@@ -186,7 +186,9 @@ def test_disk_cache_serves_a_sharded_corpus(tmp_path, beir_dir):
     for _ in range(2):
         memo = dense.EmbeddingMemo(EmbeddingCache("hash", "1", {}, root=tmp_path / "cache"))
         stats = dense.EncodeStats()
-        runs.append(dense.dense_search(HashEncoder(), data.corpus, data.queries, 10, 4, stats, memo, options=options))
+        runs.append(
+            dense.dense_search(HashEncoder(), data.corpus, data.queries, 10, 4, stats, memo=memo, options=options)
+        )
         encoded.append(stats.unique)
     assert encoded[0] > 0 and encoded[1] == 0 and runs[0] == runs[1]
 

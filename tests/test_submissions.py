@@ -180,3 +180,26 @@ def test_validate_checks_a_negconstraint_result_offline_with_data_dir(submission
     edit(outcome.path, lambda r: r["task"]["source"].update(content_hash="sha256:" + "1" * 64))
     stale = run_cli("validate", str(submission.parent), "--data-dir", f"negconstraint={NEGCONSTRAINT}", env=env)
     assert stale.returncode == 2 and "stale data hash for negconstraint" in stale.stderr
+
+
+def test_the_shipped_spec_schema_is_the_models_and_judges_alike():
+    """``schema/submission-1.json`` is generated from the model ``validate`` checks with; an independent
+    JSON Schema validator gives the same verdicts."""
+    import jsonschema
+
+    from leaderboard.records.submission import SCHEMA_FILE, schema_text, spec_problems
+
+    assert SCHEMA_FILE.read_text("utf-8") == schema_text(), "run: python -m leaderboard.records.submission"
+    good = json.loads((REPO / "submissions" / "bm25" / "model.json").read_text("utf-8"))
+    bad = [
+        {**good, "contact": "x"},
+        {**good, "extra": 1},
+        {**good, "model": {**good["model"], "kind": "magic"}},
+        {**good, "model": {**good["model"], "n_parameters": "5"}},
+        {**good, "plugin": {**good["plugin"], "install": None}},
+        [],
+    ]
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text("utf-8")))
+    assert spec_problems(good) == [] and validator.is_valid(good)
+    for spec in bad:
+        assert spec_problems(spec) and not validator.is_valid(spec), spec

@@ -124,7 +124,7 @@ def _columns(result: Result, where: str) -> dict[str, Any]:
 
 
 def compare_task(
-    task: str, a: Result, b: Result, where_a: str, where_b: str, n_resamples: int = N_RESAMPLES, seed: int = 0
+    task: str, a: Result, b: Result, where_a: str, where_b: str, *, n_resamples: int = N_RESAMPLES, seed: int = 0
 ) -> TaskComparison:
     """One task's paired comparison on its main score, all queries (p_holm is filled in by ``with_holm``)."""
     comparable(a, b, where_a, where_b)
@@ -146,6 +146,7 @@ def compare_values(
     values_a: Mapping[str, float],
     values_b: Mapping[str, float],
     subset: str = "default",
+    *,
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
 ) -> TaskComparison:
@@ -162,7 +163,7 @@ def compare_values(
             f"{where}: the two results were scored on different queries ({len(only)} differ, e.g. {only[:3]}); "
             "compare results on the same data."
         )
-    return compare_strata(task, metric, direction, [values_a], [values_b], subset, n_resamples, seed)
+    return compare_strata(task, metric, direction, [values_a], [values_b], subset, n_resamples=n_resamples, seed=seed)
 
 
 def compare_strata(
@@ -172,6 +173,7 @@ def compare_strata(
     parts_a: Sequence[Mapping[str, float]],
     parts_b: Sequence[Mapping[str, float]],
     subset: str = "default",
+    *,
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
     queries_a: int | None = None,
@@ -205,7 +207,7 @@ def compare_strata(
     )
 
 
-def compare_cell(
+def compare_cell(  # noqa: PLR0917 (the app passes all eight by position; its restructure passes keywords)
     task: str,
     metric: str,
     direction: str,
@@ -247,8 +249,8 @@ def compare_cell(
         shared_a,
         shared_b,
         subset,
-        n_resamples,
-        seed,
+        n_resamples=n_resamples,
+        seed=seed,
         queries_a=sum(len(ids) for ids, _ in parts_a),
         queries_b=sum(len(ids) for ids, _ in parts_b),
     )
@@ -337,7 +339,7 @@ def skipped_text(skipped: Iterable[tuple[str, str, str]]) -> str:
 
 
 def compare_subsets(
-    task: str, a: Result, b: Result, where_a: str, where_b: str, n_resamples: int = N_RESAMPLES, seed: int = 0
+    task: str, a: Result, b: Result, where_a: str, where_b: str, *, n_resamples: int = N_RESAMPLES, seed: int = 0
 ) -> list[TaskComparison]:
     """``compare_cells`` of two result files (Holm-adjusted per task; what ``compare --per-subset`` prints)."""
     comparable(a, b, where_a, where_b)

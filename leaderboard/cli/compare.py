@@ -74,7 +74,8 @@ FORMATS = ("table", "json", "markdown", "latex")
 @click.option("--queue-key", default=None, metavar="PEM|hf://ORG/NAME", help=QUEUE_KEY_HELP)
 @click.option("--endpoint", default=None, help="Hub endpoint (for --queue-key hf://...).")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def compare(
+def compare(  # noqa: PLR0913 (a click command: one keyword per option)
+    *,
     model_a,
     model_b,
     tasks,
@@ -131,12 +132,15 @@ def compare(
                     f"A ({model_a}) and B ({model_b}) are the same result, {path_a}: a result compared with "
                     "itself differs by 0 on every query; name two models."
                 )
-            comparisons.append(compare_task(task, a, b, str(path_a), str(path_b), resamples, seed))
+            comparisons.append(compare_task(task, a, b, str(path_a), str(path_b), n_resamples=resamples, seed=seed))
             pairs.append((a, b))
             found_paths.append((str(path_a), str(path_b)))
     with_holm(comparisons)
     vouched = [_vouched(task, paths, key) for task, paths in zip(tasks, found_paths)]
-    extra = _extras(tasks, pairs, found_paths, per_subset, top_queries, data_dirs, resamples, seed)
+    extra = _extras(
+        tasks, pairs, found_paths, per_subset=per_subset, top_queries=top_queries, data_dirs=data_dirs,
+        resamples=resamples, seed=seed,
+    )  # fmt: skip
     if fmt == "json":
         document: dict[str, Any] = {
             "a": model_a,
@@ -158,7 +162,7 @@ def compare(
     if fmt in ("markdown", "latex"):
         from leaderboard.cli.paper_tables import comparison_table
 
-        click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt, columns), nl=False)
+        click.echo(comparison_table(model_a, model_b, comparisons, pairs, resamples, fmt, columns=columns), nl=False)
     else:
         _table(model_a, model_b, comparisons, pairs, resamples)
     for task, (rows, labels) in extra.get("subsets", {}).items():
@@ -196,7 +200,7 @@ def _vouched(task: str, paths: tuple[str, str], key: Any) -> dict[str, Any]:
     return {side: {"provenance": v.status, "detail": v.detail} for side, v in verdicts.items()}
 
 
-def _extras(tasks, pairs, paths, per_subset, top_queries, data_dirs, resamples, seed) -> dict[str, Any]:
+def _extras(tasks, pairs, paths, *, per_subset, top_queries, data_dirs, resamples, seed) -> dict[str, Any]:
     """--per-subset rows (with their labels) and --queries lists, per task."""
     from leaderboard.analysis.comparison import cell_labels, comparable, compare_cells, skipped_text
     from leaderboard.analysis.query_differences import largest_differences

@@ -101,7 +101,7 @@ def render(
     cells = [row if isinstance(row, Section) else [_cell(c) for c in row] for row in rows]
     if fmt == "markdown":
         return _markdown(headers, cells, caption, notes, text_columns, subheaders)
-    return _latex(headers, cells, caption, notes, text_columns, subheaders, label)
+    return _latex(headers, cells, caption, notes, text_columns=text_columns, subheaders=subheaders, label=label)
 
 
 def _markdown(headers, rows, caption, notes, text_columns, subheaders) -> str:
@@ -127,7 +127,7 @@ def _markdown(headers, rows, caption, notes, text_columns, subheaders) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _latex(headers, rows, caption, notes, text_columns, subheaders, label) -> str:
+def _latex(headers, rows, caption, notes, *, text_columns, subheaders, label) -> str:
     def cell(c: Cell) -> str:
         text = sanitize.latex(c.text)
         text = rf"\textbf{{{text}}}" if c.bold and text else text
@@ -203,6 +203,7 @@ def comparison_table(
     pairs,
     resamples: int,
     fmt: str,
+    *,
     columns: Sequence[str] | None = None,
 ) -> str:
     """``compare``'s result: each model's score with its interval, the difference with its bootstrap

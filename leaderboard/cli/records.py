@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +18,10 @@ from leaderboard.cli.formats import (
 )
 from leaderboard.hub.licenses import license_option
 from leaderboard.hub.repo_names import repo_option
+
+if TYPE_CHECKING:
+    from leaderboard.records.index import Index
+    from leaderboard.records.reported import ReportedScore
 
 
 def _registry():
@@ -64,6 +69,7 @@ def _registry():
     "both sets are shown.",
 )
 def show(
+    *,
     directory: Path,
     fmt: str,
     with_reported: bool,
@@ -89,18 +95,35 @@ def show(
         from leaderboard.cli.subset_tables import show_subsets
 
         show_subsets([path for path, _ in index.rows], fmt, f"Results in {directory}", columns)
-        for path, reason in index.skipped:
-            err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
+        _print_skipped(index)
         return
     if fmt.lower() in PAPER_FORMATS:  # complete results as models x tasks, with intervals and significance marks
         from leaderboard.cli.paper_tables import results_table
 
         click.echo(results_table(index, fmt.lower(), columns=columns), nl=False)
-        for path, reason in index.skipped:
-            err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
+        _print_skipped(index)
         if with_reported:
             click.echo("\n" + _reported_paper_table(directory, fmt.lower()), nl=False)
         return
+    rows, listing = _listing(index, directory, fmt, queue_key, endpoint)
+    reported = _reported_scores(directory, chosen, benchmarks) if with_reported else None
+    _emit_listing(rows, listing, fmt, directory, reported)
+    _print_skipped(index)
+    if chosen is not None and not index.rows:
+        err().print(f"No results of {escape(', '.join(sorted(chosen)))} under {escape(directory)}.")
+    elif not index.rows and not index.skipped:
+        err().print(f"No result files under {escape(directory)}.")
+
+
+def _print_skipped(index: Index) -> None:
+    for path, reason in index.skipped:
+        err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
+
+
+def _listing(
+    index: Index, directory: Path, fmt: str, queue_key: str | None, endpoint: str | None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per result (and the columns to show): its main score, coverage, date, file and provenance."""
     rows = [
         {
             "model": r["model"]["name"],
@@ -126,30 +149,40 @@ def show(
         declarations = index.tasks()
         for row in rows:
             row["main_score"] = metric_label(declarations.get(row["task"]), row["main_score"])
-    if with_reported:
-        from leaderboard.records.reported import LISTING_COLUMNS, listing_rows, load_reported
+    return rows, listing
 
-        scores, reported_skipped = load_reported(directory)
-        if chosen is not None:
-            named = {b.casefold() for b in benchmarks}
-            scores = [x for x in scores if x.task in chosen or (x.benchmark or "").casefold() in named]
-        for reason in reported_skipped:
-            err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
-    if with_reported and fmt.lower() in ("json", "csv"):  # one document: every row names where its number is from
-        rows = [{"source": "reproduced", **row} for row in rows] + listing_rows(scores)
+
+def _reported_scores(directory: Path, chosen: set[str] | None, benchmarks: tuple[str, ...]) -> list[ReportedScore]:
+    """The papers' scores under DIRECTORY/reported (of the chosen tasks or benchmarks); unreadable ones named."""
+    from leaderboard.records.reported import load_reported
+
+    scores, reported_skipped = load_reported(directory)
+    if chosen is not None:
+        named = {b.casefold() for b in benchmarks}
+        scores = [x for x in scores if x.task in chosen or (x.benchmark or "").casefold() in named]
+    for reason in reported_skipped:
+        err().print(f"[yellow]skipped[/] {escape(reason)}", highlight=False)
+    return scores
+
+
+def _emit_listing(
+    rows: list[dict[str, Any]], listing: list[str], fmt: str, directory: Path, reported: list[ReportedScore] | None
+) -> None:
+    """The listing; with the papers' scores, one document (JSON, CSV) or a second table beside it."""
+    title = f"Results in {directory}"
+    if reported is None:
+        emit(rows, fmt, title, listing)
+        return
+    from leaderboard.records.reported import LISTING_COLUMNS, listing_rows
+
+    if fmt.lower() in ("json", "csv"):  # one document: every row names where its number is from
+        rows = [{"source": "reproduced", **row} for row in rows] + listing_rows(reported)
         listing = ["source", *listing, *(c for c in LISTING_COLUMNS if c not in listing and c != "source")]
-        emit(rows, fmt, f"Results in {directory}", listing)
-    else:
-        emit(rows, fmt, f"Results in {directory}", listing)
-        if with_reported:
-            title = f"Reported in papers ({directory / 'reported'}): copied from the papers, not runs of this harness"
-            emit(listing_rows(scores), fmt, title, LISTING_COLUMNS)
-    for path, reason in index.skipped:
-        err().print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", highlight=False)
-    if chosen is not None and not index.rows:
-        err().print(f"No results of {escape(', '.join(sorted(chosen)))} under {escape(directory)}.")
-    elif not index.rows and not index.skipped:
-        err().print(f"No result files under {escape(directory)}.")
+        emit(rows, fmt, title, listing)
+        return
+    emit(rows, fmt, title, listing)
+    papers = f"Reported in papers ({directory / 'reported'}): copied from the papers, not runs of this harness"
+    emit(listing_rows(reported), fmt, papers, LISTING_COLUMNS)
 
 
 def _mark_provenance(directory: Path, rows: list[dict], queue_key: str | None, endpoint: str | None) -> bool:
@@ -250,6 +283,7 @@ REPO_HELP = "The results dataset, ORG/NAME (checked with huggingface_hub's valid
     "(https://huggingface.co/docs/hub/repositories-licenses), checked before anything else.",
 )
 def push(
+    *,
     results_dir: Path,
     repo: str,
     endpoint: str | None,
@@ -379,7 +413,7 @@ def pull(dest: Path, repo: str, endpoint: str | None, revision: str | None, quie
 )
 def export_cmd(destination: Path, fmt: str, results_dir: Path) -> None:
     """Export results as mteb TaskResult files (<org>__<model>/<revision>/<Task>.json + model_meta.json)."""
-    from leaderboard.records.mteb_results import export_mteb
+    from leaderboard.mteb.export import export_mteb
 
     written = export_mteb(results_dir, destination)
     out().print(
@@ -404,6 +438,7 @@ def export_cmd(destination: Path, fmt: str, results_dir: Path) -> None:
 )
 @click.option("--summary-json", type=click.Path(dir_okay=False, path_type=Path), help="Also write the counts as JSON.")
 def import_cmd(
+    *,
     source: Path | None,
     repo: str | None,
     endpoint: str | None,
@@ -421,8 +456,8 @@ def import_cmd(
     writes only what changed. Exit 4 when a file was skipped (each reason counted, with examples).
     """
     from leaderboard.errors import BadInput
-    from leaderboard.mteb_import import ImportIncomplete, import_results
-    from leaderboard.mteb_import.sources import FolderSource, HubSource, ResultSource
+    from leaderboard.mteb.importer import ImportIncomplete, import_results
+    from leaderboard.mteb.sources import FolderSource, HubSource, ResultSource
 
     if (source is None) == (repo is None):
         raise BadInput("leaderboard import: give a folder (SOURCE) or --repo ORG/NAME, not both.")
@@ -462,7 +497,7 @@ def _task_naming():
     from leaderboard.engine.building import make_task
     from leaderboard.engine.options import RunOptions
     from leaderboard.errors import LeaderboardError
-    from leaderboard.mteb_import import TaskNaming
+    from leaderboard.mteb.importer import TaskNaming
 
     registry = _registry()
 

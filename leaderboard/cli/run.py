@@ -92,7 +92,8 @@ EXAMPLES = """Examples:
 @click.option("--overwrite", is_flag=True, help="Re-run and replace existing results.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk embedding cache.")
 @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-def run(
+def run(  # noqa: PLR0913 (a click command: one keyword per option)
+    *,
     models,
     tasks,
     output,

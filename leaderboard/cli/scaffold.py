@@ -53,6 +53,27 @@ def _harness_version() -> str:
         return "0.2"
 
 
+# A task's test shows how the harness names a mistake: what load() returns is checked before any model runs.
+CONTRACT_CHECK = """
+
+def test_a_mistake_in_the_data_is_named_before_any_model_runs(tmp_path: Path) -> None:
+    import pytest
+
+    from $module.plugin import $cls
+
+    class Unhashed($cls):
+        def load(self) -> leaderboard.RetrievalData:
+            data = super().load()
+            data.source.content_hash = None  # a result's identity: the hash of exactly what was loaded
+            return data
+
+    message = "returned RetrievalData whose source.content_hash is None; expected the sha256 of what was loaded"
+    with pytest.raises(leaderboard.BadInput, match=r"^task '$name': load\\(\\) " + message):
+        leaderboard.evaluate(["bm25"], [Unhashed()], output=tmp_path)
+    assert not list(tmp_path.rglob("*.json"))  # nothing written, no model loaded
+"""
+
+
 def plan(name: str, kind: str) -> dict[str, str]:
     """Relative path -> file text for a new plugin package (nothing is written)."""
     from leaderboard.errors import BadInput, shorten
@@ -79,6 +100,7 @@ def plan(name: str, kind: str) -> dict[str, str]:
             "evaluate_tasks": f'"{name}"',
             "version_check": f'assert outcome.result.task.name == "{name}"',
             "run_example": f"leaderboard run --model bm25 --task {name}",
+            "contract_check": Template(CONTRACT_CHECK).substitute(name=name, module=module, cls=values["cls"]),
         }
     elif kind == "reranker":
         values |= {
@@ -96,6 +118,7 @@ def plan(name: str, kind: str) -> dict[str, str]:
             "version_check": 'assert outcome.result.model.plugin_version == "0.1.0"  # recorded in the result',
             "run_example": f"leaderboard run --model {name} --task demo",
         }
+    values.setdefault("contract_check", "")
     values["submit_section"] = Template(SUBMIT_TASK if kind == "task" else SUBMIT).substitute(values)
     files = {
         "pyproject.toml": "pyproject.toml",

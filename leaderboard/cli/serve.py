@@ -51,6 +51,7 @@ def skipped_benchmark(name: str, exc: BaseException) -> None:
     "(submitting writes with this machine's token).",
 )
 def serve(
+    *,
     results_spec: str,
     host: str,
     port: int,

@@ -78,7 +78,7 @@ def deploy_cmd(
     """Build the Space and upload it to the hub as a Space repo in one commit, with RESULTS_REPO set."""
     from leaderboard.hub.space import deploy
 
-    url = deploy(repo, results, endpoint, source=source, private=private, requests=requests)
+    url = deploy(repo, results, endpoint=endpoint, source=source, private=private, requests=requests)
     out().print(
         f"Deployed the Space {escape(repo)} serving {escape(results)}{escape(_queue(requests))}: {escape(url)}",
         highlight=False,

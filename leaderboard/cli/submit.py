@@ -38,6 +38,7 @@ EXAMPLES = """Examples:
     help="Requests one contact may have pending or running.",
 )
 def submit(
+    *,
     plugin: str,
     model: str,
     revision: str | None,

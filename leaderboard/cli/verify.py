@@ -48,7 +48,8 @@ from leaderboard.cli.formats import QUEUE_KEY_HELP, emit, format_option
 @click.option("--queue-key", default=None, metavar="PEM|hf://ORG/NAME", help=QUEUE_KEY_HELP)
 @click.option("--endpoint", default=None, help="Hub endpoint (for --queue-key hf://...).")
 @format_option
-def verify(
+def verify(  # noqa: PLR0913 (a click command: one keyword per option)
+    *,
     submission: Path,
     sample_size: int,
     every: bool,
@@ -77,7 +78,10 @@ def verify(
     def log(message: str) -> None:
         err().print(f"[dim]{escape(message)}[/]", highlight=False)
 
-    env, checks = run_verify(submission, None if every else sample_size, seed, tolerance, data_dirs, log, pip_args)
+    env, checks = run_verify(
+        submission, sample_size=None if every else sample_size, seed=seed, tolerance=tolerance, data_dirs=data_dirs,
+        log=log, pip_args=pip_args,
+    )  # fmt: skip
     err().print(escape(env.note), highlight=False)
     rows = [
         {

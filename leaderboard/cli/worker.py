@@ -117,7 +117,8 @@ EXAMPLES = """Examples:
     help="The queue's ed25519 private key (a PEM file; env LEADERBOARD_QUEUE_KEY_FILE): every published result "
     "gets a signed attestation, and the public key is published in the requests dataset. Never printed.",
 )
-def worker(
+def worker(  # noqa: PLR0913 (a click command: one keyword per option)
+    *,
     requests_repo: str,
     results_repo: str,
     endpoint: str | None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from leaderboard.contract.task import DataSource, RetrievalData
 from leaderboard.data.corpus import JsonlCorpus
@@ -18,7 +19,7 @@ CORPUS_WHAT = "a BEIR corpus record"
 QUERIES_WHAT = "a BEIR query record"
 
 
-def corpus_text(record: dict) -> str:
+def corpus_text(record: dict[str, Any]) -> str:
     """BEIR convention: the title, when present, is prepended to the passage text."""
     title = str(record.get("title") or "").strip()
     text = str(record["text"])
@@ -41,7 +42,7 @@ def load_beir(root: Path, split: str = "test", source: DataSource | None = None)
     # The corpus stays on disk (ids and texts read on demand): memory does not grow with its texts.
     corpus = JsonlCorpus(corpus_path, "_id", corpus_text, ("_id", "text"), CORPUS_WHAT)
     queries: dict[str, str] = {}
-    query_records: dict[str, dict] = {}
+    query_records: dict[str, dict[str, Any]] = {}
     for line_no, record in read_jsonl(queries_path, ("_id", "text"), QUERIES_WHAT):
         query_id = str(record["_id"])
         if query_id in queries:

@@ -32,7 +32,9 @@ def id_hash(doc_id: str) -> int:
 class JsonlCorpus(Mapping[str, str]):
     """Documents of a JSONL file, keyed by ``id_field``; ``text_of(record)`` gives a document's text."""
 
-    def __init__(self, path: Path, id_field: str, text_of: Callable[[dict], str], required: tuple[str, ...], what: str):
+    def __init__(
+        self, path: Path, id_field: str, text_of: Callable[[dict[str, Any]], str], required: tuple[str, ...], what: str
+    ):
         self.path, self.id_field, self.text_of, self.what = Path(path), id_field, text_of, what
         offsets, hashes = array("q"), array("Q")
         with open(require_file(self.path, what), "rb") as raw:
@@ -80,7 +82,7 @@ class JsonlCorpus(Mapping[str, str]):
             self._handle.close()
 
     # -- rows ----------------------------------------------------------------------------------
-    def _record(self, row: int) -> dict:
+    def _record(self, row: int) -> dict[str, Any]:
         handle = self._file()
         handle.seek(int(self.offsets[row]))
         try:
@@ -151,10 +153,10 @@ class JsonlCorpus(Mapping[str, str]):
     def __iter__(self) -> Iterator[str]:
         return (doc_id for doc_id, _ in self.scan())
 
-    def items(self):  # type: ignore[override]  # sequential reads instead of one lookup per key
+    def items(self) -> _Items:  # type: ignore[override]  # sequential reads instead of one lookup per key
         return _Items(self)
 
-    def values(self):  # type: ignore[override]
+    def values(self) -> _Values:  # type: ignore[override]
         return _Values(self)
 
 

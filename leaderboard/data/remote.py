@@ -39,7 +39,8 @@ def _verify(root: Path, expected: dict[str, str]) -> list[str]:
 def _download(url: str, env_var: str | None) -> bytes:
     try:
         with step(f"downloading {url}"), urllib.request.urlopen(url, timeout=60) as response:
-            return response.read()
+            body: bytes = response.read()
+            return body
     except OSError as exc:
         variable = f"the environment variable {env_var}" if env_var else "its environment variable"
         raise DataUnavailable(

@@ -114,7 +114,7 @@ class Session:
         return [step if isinstance(step, RunOutcome) else written[next(pending)] for step in steps]
 
 
-def evaluate(
+def evaluate(  # noqa: PLR0913 (the Python API: one keyword per field of RunOptions)
     models: Sequence[str | Model],
     tasks: Sequence[str | Task],
     *,

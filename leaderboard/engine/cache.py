@@ -22,7 +22,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class CacheStats:
 
 
 class EmbeddingCache:
-    def __init__(self, model_name: str, revision: str | None, settings: dict, root: Path | None = None):
+    def __init__(self, model_name: str, revision: str | None, settings: dict[str, Any], root: Path | None = None):
         self.identity = json.dumps(
             {"model": model_name, "revision": revision, "settings": settings}, sort_keys=True, default=str
         )

@@ -449,7 +449,7 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(data, handle, sort_keys=True, default=str)

@@ -9,6 +9,7 @@ the full one (``records.files.result_path`` names it ``<task>.partial-<tag>.json
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,7 +93,7 @@ def counts_of(data: Any, ctx: Context) -> dict[str, int]:
     return found
 
 
-def missing_parts(splits: list[str], subsets: list[str], scores: dict) -> str:
+def missing_parts(splits: list[str], subsets: list[str], scores: Mapping[str, Any]) -> str:
     """The declared splits (and subsets within each) that the scores lack, as 'split/subset, ...'."""
     missing = []
     for split in splits:
@@ -111,7 +112,7 @@ def partial_tag(options: RunOptions) -> str:
     return "-".join(parts) or "partial"
 
 
-def partial_path(path: Path, options: RunOptions, record: dict, model: Model, meta: Any, tag: str) -> Path:
+def partial_path(path: Path, options: RunOptions, record: dict[str, Any], model: Model, meta: Any, tag: str) -> Path:
     """Where a result found partial only after scoring goes; an existing different run there is kept."""
     target = files.result_path(options.output, model.metadata.name, model.metadata.revision, meta.name, partial=tag)
     if target == path:

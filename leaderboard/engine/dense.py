@@ -78,8 +78,8 @@ def dense_search(
     top_k: int,
     batch_size: int,
     stats: EncodeStats | None = None,
-    memo: EmbeddingMemo | None = None,
     *,
+    memo: EmbeddingMemo | None = None,
     document_prompt: str = "",
     options: SearchOptions | None = None,
 ) -> Run:
@@ -101,9 +101,9 @@ def dense_search(
     key = key | {"similarity": similarity, "document_prompt": document_prompt, "dtype": options.dtype}
     store = ShardStore.open(key, plan, options.shard_rows, options.storage_dtype, options.shard_dir, in_memory)
     try:  # the store is locked for this run until it is removed or closed
-        encode_corpus(model, documents, plan, store, batch_size, stats, memo, options.pool)
+        encode_corpus(model, documents, plan, store, batch_size, stats=stats, memo=memo, pool=options.pool)
         query_emb = encode_unique(
-            model, [queries[q] for q in query_ids], "query", batch_size, stats, "encoding queries", memo
+            model, [queries[q] for q in query_ids], "query", batch_size, stats, "encoding queries", memo=memo
         )
         positions, scores = search_store(query_emb, store, top_k, similarity, model_device(model))
         ranked = expand_to_documents(positions, scores, plan, top_k)
@@ -128,6 +128,9 @@ def dense_pair_scores(
 ) -> np.ndarray:
     """Similarity of each (queries[i], documents[i]) pair, each distinct text encoded once."""
     similarity = model.metadata.similarity or "cosine"
-    q = _prepare(encode_unique(model, queries, "query", batch_size, stats, "encoding queries", memo), similarity)
-    d = _prepare(encode_unique(model, documents, "document", batch_size, stats, "encoding documents", memo), similarity)
-    return (q * d).sum(axis=1)
+    q = _prepare(encode_unique(model, queries, "query", batch_size, stats, "encoding queries", memo=memo), similarity)
+    d = _prepare(
+        encode_unique(model, documents, "document", batch_size, stats, "encoding documents", memo=memo), similarity
+    )
+    scores: np.ndarray = (q * d).sum(axis=1)
+    return scores

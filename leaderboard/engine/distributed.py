@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +131,7 @@ class RemoteProgress:
 def _mirror(board: Any, local: Any, shown: dict[str, Any]) -> dict[str, list[Any]]:
     """Copy the board's bars into the driver's rich Progress; the bars, to tell whether the run moved."""
     ray = _ray()
-    bars = ray.get(board.snapshot.remote())
+    bars: dict[str, list[Any]] = ray.get(board.snapshot.remote())
     if local is None:
         return bars
     for bar, (description, total, completed) in bars.items():
@@ -200,16 +200,18 @@ class RemoteDense(DenseModel):
     """The job's view of a pooled model: metadata and settings from an actor, ``encode`` on the actors."""
 
     def __init__(self, actors: list[Any], info: dict[str, Any]):
-        self.actors, self.metadata, self._settings = actors, info["metadata"], info["settings"]
+        self.actors, self.metadata = actors, info["metadata"]
+        self._settings: dict[str, Any] = info["settings"]
         self._turn = 0
 
     def settings(self) -> dict[str, Any]:
         return self._settings
 
-    def encode(self, texts, role) -> np.ndarray:
+    def encode(self, texts: Sequence[str], role: Role) -> np.ndarray:
         ray = _ray()
         self._turn = (self._turn + 1) % len(self.actors)
-        return ray.get(self.actors[self._turn].encode_texts.remote(list(texts), role))
+        vectors: np.ndarray = ray.get(self.actors[self._turn].encode_texts.remote(list(texts), role))
+        return vectors
 
 
 class RayShardPool:
@@ -258,6 +260,7 @@ def _job(
     board: Any,
     label: str,
     pool: Any,
+    *,
     first_stage: FirstStageRuns,
 ) -> tuple[dict[str, Any], FirstStageRuns, list[str]]:
     """One (model, task) pair in a Ray worker: the completed record (the driver validates and writes),
@@ -274,7 +277,7 @@ def _job(
         search.pool, search.always_on_disk = RayShardPool(actors), True
     else:
         handle = _make_model(ref, options)
-    with use_progress(RemoteProgress(board, label)):  # type: ignore[arg-type]
+    with use_progress(RemoteProgress(board, label)):
         record = compute(prepared, handle, options, embedding_memo(handle.model, options), first_stage, search)
     return record, first_stage, search.kept
 
@@ -336,7 +339,7 @@ class RayBackend:
         job = ray.remote(_job)
         waiting = {
             job.options(max_retries=RETRIES, **needs).remote(
-                ref, p, options, self.board, f"{handle.spec} / {p.task.metadata.name}", shared, shipped
+                ref, p, options, self.board, f"{handle.spec} / {p.task.metadata.name}", shared, first_stage=shipped
             ): i
             for i, p in enumerate(todo)
         }

@@ -10,15 +10,19 @@ one run and, with an ``EmbeddingCache``, across runs.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from leaderboard.contract.model import DenseModel, Role
+from leaderboard.engine.contract_checks import check_vectors
 from leaderboard.engine.corpus_store import DocumentTexts, EncodePlan, ShardStore
 from leaderboard.progress import step
+
+if TYPE_CHECKING:
+    from leaderboard.engine.cache import EmbeddingCache
 
 
 @dataclass
@@ -36,7 +40,7 @@ class EmbeddingMemo:
     corpus goes through the disk cache and its shards, never into this dict.
     """
 
-    def __init__(self, disk=None) -> None:
+    def __init__(self, disk: EmbeddingCache | None = None) -> None:
         self._rows: dict[tuple[str, str], np.ndarray] = {}
         self.disk = disk
 
@@ -68,6 +72,7 @@ def encode_unique(
     batch_size: int,
     stats: EncodeStats | None = None,
     label: str = "",
+    *,
     memo: EmbeddingMemo | None = None,
 ) -> np.ndarray:
     """Embed ``texts`` (rows in the same order), encoding each distinct text once per run."""
@@ -135,15 +140,24 @@ def encode_texts(
         return np.zeros((0, 0), dtype=np.float32)
     chunks = []
     span = max(batch_size, 1) * 8
+    width = None
     for start in range(0, len(texts), span):
         block = list(texts[start : start + span])
         chunks.append(np.asarray(model.encode(block, role), dtype=np.float32))
+        width = check_vectors(model, block, chunks[-1], width)  # from the first batch on: the model is named
         if advance is not None:
             advance(len(block))
     return np.concatenate(chunks, axis=0)
 
 
-def encode_shard(model: DenseModel, job: ShardJob, store: ShardStore, role: Role, batch_size: int, advance=None) -> int:
+def encode_shard(
+    model: DenseModel,
+    job: ShardJob,
+    store: ShardStore,
+    role: Role,
+    batch_size: int,
+    advance: Callable[[int], Any] | None = None,
+) -> int:
     """Write a shard: cached rows copied, the others encoded in the given order, block by block
     straight into the shard (memory holds one block of vectors). Returns how many were encoded."""
     missing = [i for i in range(len(job.texts)) if i not in job.known]
@@ -169,6 +183,7 @@ def encode_corpus(
     plan: EncodePlan,
     store: ShardStore,
     batch_size: int,
+    *,
     stats: EncodeStats | None,
     memo: EmbeddingMemo | None,
     pool: ShardPool | None = None,
@@ -179,7 +194,7 @@ def encode_corpus(
         stats.requested += len(plan.doc_position)
     in_memory = store.folder is None
 
-    def jobs():
+    def jobs() -> Iterator[ShardJob]:
         for shard in pending:
             start, end = store.bounds(shard)
             texts = documents.texts(plan.position_row[start:end])

@@ -12,6 +12,7 @@ from typing import Any
 
 from leaderboard.contract.model import DenseModel, Model, Reranker, Run, SparseModel
 from leaderboard.contract.task import CandidateSet
+from leaderboard.engine.contract_checks import check_run, check_scores
 from leaderboard.engine.dense import EmbeddingMemo, EncodeStats, SearchOptions, dense_pair_scores, dense_search
 from leaderboard.engine.instructions import format_document, format_query
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
@@ -30,7 +31,7 @@ class Context:
     memo: EmbeddingMemo = field(default_factory=EmbeddingMemo)
     pairs_scored: int = 0
     first_stage: FirstStageRuns = field(default_factory=FirstStageRuns)
-    task_key: tuple = ()  # (task name, data hash): identifies first-stage runs that can be shared
+    task_key: tuple[Any, ...] = ()  # (task name, data hash): identifies first-stage runs that can be shared
     first_stage_reused: bool | None = None
     search: SearchOptions = field(default_factory=SearchOptions)  # corpus embeddings: shards, dtype, pool
     # Per-query instructions from the data (RetrievalData.query_instructions); a query's own wins.
@@ -78,13 +79,13 @@ def retrieve(model: Model, corpus: Mapping[str, str], queries: Mapping[str, str]
             top_k,
             ctx.batch_size,
             ctx.stats,
-            ctx.memo,
+            memo=ctx.memo,
             document_prompt=model.metadata.document_prompt,
             options=ctx.search,
         )
     seen = _as_seen_by(model, corpus)
     if isinstance(model, SparseModel):
-        return model.search(seen, queries, top_k)
+        return checked_run(model, model.search(seen, queries, top_k), queries, corpus)
     if isinstance(model, Reranker):
         raise BadInput(
             f"Model {model.metadata.name!r} is a reranker: it scores given candidates and cannot search a corpus "
@@ -92,8 +93,13 @@ def retrieve(model: Model, corpus: Mapping[str, str], queries: Mapping[str, str]
         )
     search = getattr(model, "search", None)
     if callable(search):
-        return search(seen, queries, top_k)
+        return checked_run(model, search(seen, queries, top_k), queries, corpus)
     raise BadInput(f"Model {model.metadata.name!r} ({type(model).__name__}) implements no retrieval method.")
+
+
+def checked_run(model: Model, run: Run, queries: Mapping[str, str], corpus: Mapping[str, str]) -> Run:
+    check_run(model, run, queries, corpus)
+    return run
 
 
 def score_candidates(model: Model, sets: list[CandidateSet], ctx: Context) -> dict[str, list[float]]:
@@ -113,7 +119,9 @@ def score_candidates(model: Model, sets: list[CandidateSet], ctx: Context) -> di
         flat = []
         with step("scoring candidate sets", total=len(sets)) as bar:
             for query, docs in zip(queries, documents):
-                flat.extend(model.score(query, docs))
+                scores = model.score(query, docs)
+                check_scores(model, "score()", scores, len(docs), "documents")
+                flat.extend(scores)
                 bar.advance()
     else:
         raise BadInput(f"Model {model.metadata.name!r} ({type(model).__name__}) cannot score candidates.")
@@ -132,7 +140,9 @@ def rerank_pairs(model: Reranker, pairs: list[tuple[str, str]], ctx: Context) ->
     with step("scoring pairs (reranker)", total=len(unique)) as bar:
         for start in range(0, len(unique), span):
             block = unique[start : start + span]
-            scores.update(zip(block, (float(x) for x in model.score_pairs(block))))
+            given = model.score_pairs(block)
+            check_scores(model, "score_pairs()", given, len(block), "pairs")
+            scores.update(zip(block, (float(x) for x in given)))
             bar.advance(len(block))
     return [scores[p] for p in pairs]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from leaderboard.contract.model import Model
 
 
@@ -16,7 +18,7 @@ def format_document(model: Model, document: str) -> str:
     return model.metadata.document_prompt + document
 
 
-def used_strings(model: Model, instruction: str | None) -> dict:
+def used_strings(model: Model, instruction: str | None) -> dict[str, Any]:
     """The exact strings a result records: the instruction as sent, the template, the prompts."""
     meta = model.metadata
     applied = bool(instruction and meta.takes_instructions)

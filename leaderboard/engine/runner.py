@@ -20,6 +20,7 @@ from leaderboard import provenance
 from leaderboard.contract.model import Model
 from leaderboard.contract.task import CandidateTask, ExternalTask, RetrievalTask, ScoreReport, Task
 from leaderboard.engine.building import LoadedModel, check_compatible, kind_value, plugin_call, task_of
+from leaderboard.engine.contract_checks import RETURN_A_REPORT, check_data, check_report, dry_score
 from leaderboard.engine.coverage import (
     apply_corpus_sample,
     counts_of,
@@ -159,22 +160,6 @@ def _evaluate(task: Task, model: Model, data: Any, ctx: Context) -> Any:
     )
 
 
-RETURN_A_REPORT = (
-    "return ScoreReport(scores, per_query={query id: {metric: value}}) (leaderboard.ScoreReport): the per-query "
-    "values are the numbers behind every score's interval and paired test"
-)
-
-
-def checked_report(name: str, task: Task, report: object) -> ScoreReport:
-    """What the task returned, if it is a ``ScoreReport``: bare scores stop the task's first run, not its write."""
-    if isinstance(report, ScoreReport):
-        return report
-    method = "evaluate_model" if isinstance(task, ExternalTask) else "compute_scores"
-    raise LeaderboardError(
-        f"task {name!r}: {method}() returned {type(report).__name__}, not a ScoreReport; {RETURN_A_REPORT}"
-    )
-
-
 def require_per_query(name: str, report: ScoreReport, complete: bool) -> None:
     """A complete run carries per-query values, unless the task says why it has none (``details["per_query"]``)."""
     reason = report.details.get("per_query")
@@ -234,6 +219,7 @@ def prepare(
     check_compatible(task, model)
     with timer.phase("data_load"), step(f"loading {meta.name}"):
         data = _load_data(task, task_spec if isinstance(task_spec, str) else meta.name, options)
+        check_data(task, data)  # before any model loads: a mistake in the data is named where it is made
         total = query_count(data)
         data = limit_queries(data, options.limit)
         corpus_total = apply_corpus_sample(data, options)
@@ -262,6 +248,7 @@ def prepare(
     path, existing = files.destination(options.output, record, overwrite=options.overwrite, partial=partial)
     if existing is not None:
         return RunOutcome(model.metadata.name, meta.name, "skipped", path, existing)
+    dry_score(task, data)  # the report's shape, on a stand-in run, before any model loads
     return Prepared(task, data, record, path, partial, timer)
 
 
@@ -334,7 +321,7 @@ def _compute(
     )
     with timer.phase("evaluation"):
         report = _evaluate(task, model, data, ctx)
-    report = checked_report(meta.name, task, report)
+    report = check_report(task, report)
     record["task"]["metrics"] = meta.to_json(task.evaluation)["metrics"]  # external tasks learn theirs while evaluating
     cache_counts = {}
     if disk is not None:

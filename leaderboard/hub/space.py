@@ -226,6 +226,7 @@ def build(
 def deploy(
     repo_id: str,
     results: str,
+    *,
     endpoint: str | None = None,
     token: str | None = None,
     source: Path | None = None,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
@@ -109,7 +110,7 @@ def cw_correlation(cw_by_query: Mapping[str, int], score_by_query: Mapping[str, 
     return float(result.statistic), float(result.pvalue)
 
 
-def describe() -> dict:
+def describe() -> dict[str, Any]:
     """How CW was computed: recorded in every result beside the numbers."""
     return {
         "measure": DEFINITION,
@@ -119,7 +120,7 @@ def describe() -> dict:
     }
 
 
-def describe_strata() -> dict:
+def describe_strata() -> dict[str, Any]:
     """How the per-query strata and correlation were computed (this project's analysis)."""
     return {
         "buckets": BUCKET_METHOD,

@@ -60,7 +60,8 @@ class Packed:
         of the product (8 signs) is looked up in a table of its 256 values, a third of the time of unpacking
         every sign to float64 (a comparison's subsets flip 175 million); counts are unpacked."""
         if self.kind != "bits":
-            return self.array() @ vector
+            product: np.ndarray = self.array() @ vector
+            return product
         groups = self.data.shape[1]
         padded = np.zeros(groups * 8)
         padded[: self.shape[1]] = vector  # padding bits carry 0: they add nothing

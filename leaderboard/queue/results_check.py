@@ -63,6 +63,7 @@ def check_results(
     tasks: list[str],
     benchmarks: list[dict[str, Any]],
     registry: Registry,
+    *,
     data_dirs: tuple[str, ...],
 ) -> list[Upload]:
     """The uploads for ``push``, or RequestFailed saying what is wrong with the results."""

@@ -210,11 +210,9 @@ def hidden_by_default() -> list[Path]:
 
 def needed_by_python() -> list[Path]:
     """What a run of this harness reads: the interpreter, its libraries, and this checkout (editable installs)."""
-    import leaderboard
-
     paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
     paths += [Path(p) for p in sys.path if p and Path(p).is_absolute()]
-    paths.append(Path(leaderboard.__file__).resolve().parent.parent)
+    paths.append(Path(__file__).resolve().parents[2])  # the folder holding leaderboard/
     return paths
 
 
@@ -224,6 +222,7 @@ class Sandbox:
         folder: Path,
         isolation: Isolation,
         network: bool = True,
+        *,
         pass_env: tuple[str, ...] = (),
         readable: Iterable[Path] = (),
         watched: Iterable[Path] = (),

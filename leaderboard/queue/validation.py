@@ -1,6 +1,6 @@
 """`leaderboard validate`: checks a submission folder before it is merged.
 
-submissions/<model>/model.json      the spec (schema: leaderboard/records/schema/submission-1.json)
+submissions/<model>/model.json      the spec (``records.submission``, schema/submission-1.json)
 submissions/<model>/results/...     optional result files the author produced
 
 Every problem is collected and reported (file + what is wrong); nothing stops at the first, and
@@ -12,14 +12,10 @@ that does not fail validation (`leaderboard verify` installs the plugin and re-r
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
-
-import jsonschema
 
 from leaderboard import safe_json
 from leaderboard.engine.building import make_task
@@ -29,14 +25,11 @@ from leaderboard.queue.placeholders import placeholder_problems
 from leaderboard.records import reader
 from leaderboard.records.files import identity, read_result_text
 from leaderboard.records.listing import result_files
+from leaderboard.records.submission import spec_problems
 from leaderboard.registry import Registry
 
 SPEC_FILE = "model.json"
 NOT_VERIFIABLE = "not verifiable here: plugin not installed"
-
-
-def spec_schema() -> dict:
-    return json.loads(resources.files("leaderboard.records").joinpath("schema", "submission-1.json").read_text("utf-8"))
 
 
 def submission_folders(paths: list[Path]) -> list[Path]:
@@ -121,12 +114,8 @@ class Validator:
         else:
             if isinstance(loaded, dict):
                 spec = loaded
-            errors = sorted(
-                jsonschema.Draft202012Validator(spec_schema()).iter_errors(loaded),
-                key=lambda e: list(map(str, e.absolute_path)),
-            )
-            for error in errors:
-                self.problem(spec_path, f"{'/'.join(map(str, error.absolute_path)) or '<root>'}: {error.message}")
+            for message in spec_problems(loaded):
+                self.problem(spec_path, message)
             for message in placeholder_problems(loaded):
                 self.problem(spec_path, message)
         installed = self.check_plugin(spec_path, spec)

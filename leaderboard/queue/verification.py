@@ -216,6 +216,7 @@ def compare(check: Check, submitted: Result, fresh: Result, tolerance: float) ->
 
 def verify(
     folder: Path,
+    *,
     sample_size: int | None = DEFAULT_SAMPLE,
     seed: int = 0,
     tolerance: float = DEFAULT_TOLERANCE,

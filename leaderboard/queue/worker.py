@@ -243,7 +243,7 @@ class Worker:
             folder,
             settings.isolation,
             settings.network,
-            settings.pass_env,
+            pass_env=settings.pass_env,
             readable=data,
             watched=[*data, *_harness_paths()],
             settings={"LEADERBOARD_PLUGIN_TIMEOUT": f"{settings.plugin_timeout:g}"},  # registry.TIMEOUT_ENV
@@ -286,7 +286,7 @@ class Worker:
 
         from leaderboard.registry import get_registry
 
-        uploads = check_results(output, request, spec, tasks, benchmarks, get_registry(), settings.data_dirs)
+        uploads = check_results(output, request, spec, tasks, benchmarks, get_registry(), data_dirs=settings.data_dirs)
         step(f"checked {len(uploads)} file(s); pushing to {self.results.repo_id}")
         return self.push(request, uploads, keeper, step)
 
@@ -424,9 +424,7 @@ def _is_result(path_in_repo: str) -> bool:
 
 def _harness_paths() -> list[Path]:
     """Where the harness and its libraries live: a run must not change them (isolation "process" checks)."""
-    import leaderboard
-
-    return [Path(leaderboard.__file__).resolve().parent, Path(sysconfig.get_paths()["purelib"])]
+    return [Path(__file__).resolve().parents[1], Path(sysconfig.get_paths()["purelib"])]  # leaderboard/
 
 
 def install_plugin(

@@ -17,7 +17,7 @@ conversion fails, so a validator added to the model cannot be silently skipped.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
@@ -59,51 +59,71 @@ def _fields(
 def _convert(schema: Mapping[str, Any], found: list[str]) -> dict[str, Any]:
     kind = schema["type"]
     if kind in ("function-after", "function-before", "function-wrap", "function-plain"):
-        found.append(schema["function"]["function"].__qualname__)
-        if kind != "function-after":
-            raise Unconvertible(f"a {kind} validator changes the input the Rust side sees; only after-validators")
-        return _convert(schema["schema"], found)
-    if kind == "model":
-        inner = schema["schema"]
-        if schema.get("custom_init") or schema.get("root_model") or inner.get("computed_fields"):
-            raise Unconvertible(f"model {inner.get('model_name')}: custom __init__, root model or computed fields")
-        extra = schema.get("config", {}).get("extra_fields_behavior", "ignore")
-        pairs = []
-        for name, field_schema in inner["fields"].items():
-            if set(field_schema) - {"type", "schema", "metadata"}:
-                raise Unconvertible(f"field {name}: aliases or serialization settings")
-            pairs.append((name, field_schema["schema"]))
-        return _fields(pairs, extra, found, {"model": inner["model_name"]})
-    if kind == "dataclass":
-        inner = schema["schema"]
-        if schema.get("post_init") or inner.get("computed_fields"):
-            raise Unconvertible(f"dataclass {inner.get('dataclass_name')}: __post_init__ or computed fields")
-        for field_schema in inner["fields"]:
-            if field_schema.get("init") is False or field_schema.get("init_only"):
-                raise Unconvertible(f"dataclass field {field_schema['name']}: init=False or InitVar")
-        extra = schema.get("config", {}).get("extra_fields_behavior", "ignore")
-        pairs = [(f["name"], f["schema"]) for f in inner["fields"]]
-        return _fields(pairs, extra, found, {"dataclass": inner["dataclass_name"]})
-    if kind == "enum":
-        return {"type": "literal", "expected": [member.value for member in schema["members"]]}
-    if kind == "default":
-        out: dict[str, Any] = {"type": "default", "schema": _convert(schema["schema"], found)}
-        if "default_factory" in schema:
-            value = schema["default_factory"]()
-            if value not in ({}, []):
-                raise Unconvertible(f"default factory {schema['default_factory']!r}: only dict and list")
-            out.update(default=value, copy_default=True)
-        else:
-            out["default"] = _plain_value(schema["default"])
-            if isinstance(schema["default"], tuple):
-                out["validate_default"] = True  # JSON has no tuple: the tuple schema makes the list one again
-        return out
-    out = {}
+        return _function(schema, found)
+    convert = _BY_KIND.get(kind)
+    return convert(schema, found) if convert is not None else _generic(schema, found)
+
+
+def _function(schema: Mapping[str, Any], found: list[str]) -> dict[str, Any]:
+    """A validator function: named in ``found`` (the reader runs it itself), its inner schema converted."""
+    kind = schema["type"]
+    found.append(schema["function"]["function"].__qualname__)
+    if kind != "function-after":
+        raise Unconvertible(f"a {kind} validator changes the input the Rust side sees; only after-validators")
+    return _convert(schema["schema"], found)
+
+
+def _model(schema: Mapping[str, Any], found: list[str]) -> dict[str, Any]:
+    inner = schema["schema"]
+    if schema.get("custom_init") or schema.get("root_model") or inner.get("computed_fields"):
+        raise Unconvertible(f"model {inner.get('model_name')}: custom __init__, root model or computed fields")
+    extra = schema.get("config", {}).get("extra_fields_behavior", "ignore")
+    pairs = []
+    for name, field_schema in inner["fields"].items():
+        if set(field_schema) - {"type", "schema", "metadata"}:
+            raise Unconvertible(f"field {name}: aliases or serialization settings")
+        pairs.append((name, field_schema["schema"]))
+    return _fields(pairs, extra, found, {"model": inner["model_name"]})
+
+
+def _dataclass(schema: Mapping[str, Any], found: list[str]) -> dict[str, Any]:
+    inner = schema["schema"]
+    if schema.get("post_init") or inner.get("computed_fields"):
+        raise Unconvertible(f"dataclass {inner.get('dataclass_name')}: __post_init__ or computed fields")
+    for field_schema in inner["fields"]:
+        if field_schema.get("init") is False or field_schema.get("init_only"):
+            raise Unconvertible(f"dataclass field {field_schema['name']}: init=False or InitVar")
+    extra = schema.get("config", {}).get("extra_fields_behavior", "ignore")
+    pairs = [(f["name"], f["schema"]) for f in inner["fields"]]
+    return _fields(pairs, extra, found, {"dataclass": inner["dataclass_name"]})
+
+
+def _enum(schema: Mapping[str, Any], found: list[str]) -> dict[str, Any]:
+    return {"type": "literal", "expected": [member.value for member in schema["members"]]}
+
+
+def _default(schema: Mapping[str, Any], found: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "default", "schema": _convert(schema["schema"], found)}
+    if "default_factory" in schema:
+        value = schema["default_factory"]()
+        if value not in ({}, []):
+            raise Unconvertible(f"default factory {schema['default_factory']!r}: only dict and list")
+        out.update(default=value, copy_default=True)
+    else:
+        out["default"] = _plain_value(schema["default"])
+        if isinstance(schema["default"], tuple):
+            out["validate_default"] = True  # JSON has no tuple: the tuple schema makes the list one again
+    return out
+
+
+def _generic(schema: Mapping[str, Any], found: list[str]) -> dict[str, Any]:
+    """Any other schema: kept key by key, its inner schemas converted."""
+    out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in _DROPPED:
             continue
         if key == "cls":
-            raise Unconvertible(f"a {kind} schema bound to a class")
+            raise Unconvertible(f"a {schema['type']} schema bound to a class")
         if isinstance(value, dict) and "type" in value:
             out[key] = _convert(value, found)
         elif key in ("choices", "items_schema") and isinstance(value, list):
@@ -111,6 +131,14 @@ def _convert(schema: Mapping[str, Any], found: list[str]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+_BY_KIND: dict[str, Callable[[Mapping[str, Any], list[str]], dict[str, Any]]] = {
+    "model": _model,
+    "dataclass": _dataclass,
+    "enum": _enum,
+    "default": _default,
+}
 
 
 def _plain_value(value: Any) -> Any:

@@ -35,6 +35,8 @@ CHECKED: dict[str, Any] = {"checked_by": "leaderboard.records.reader"}
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 ScoreTable = dict[str, dict[str, dict[str, Finite]]]  # split -> subset -> metric -> value
+IntervalTable = dict[str, dict[str, dict[str, Annotated[list[Finite], Field(min_length=2, max_length=2)]]]]
+SizeTable = dict[str, dict[str, Annotated[int, Field(ge=0)]]]  # split -> subset -> queries (or records)
 
 
 class _Record(BaseModel):
@@ -157,10 +159,8 @@ class Result(_Record):
     per_query: PerQuery | None = None
     counts: dict[str, Annotated[float, Field(allow_inf_nan=False)] | int] = Field(default_factory=dict)
     timings: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]]
-    confidence_intervals: dict[
-        str, dict[str, dict[str, Annotated[list[Finite], Field(min_length=2, max_length=2)]]]
-    ] = Field(default_factory=dict)
-    subset_sizes: dict[str, dict[str, Annotated[int, Field(ge=0)]]] = Field(default_factory=dict)
+    confidence_intervals: IntervalTable = Field(default_factory=dict)
+    subset_sizes: SizeTable = Field(default_factory=dict)
     task_details: dict[str, Any] = Field(default_factory=dict)
     hardware: dict[str, Any]
     # When the result was made; null only for an imported result whose file has no date (never the import time).

@@ -10,10 +10,12 @@ Comparisons are strict: a tie counts as a loss. Cross-domain numbers are macro a
 five domains; every rate has a 95% bootstrap interval over records (stratified by domain).
 
 Modules: loading (files and checks), notation (the pairs' names), metrics (per record and per
-subset), declarations (metrics, views and citation of each task), task (the tasks and their hooks),
+subset), declarations (metrics, views and citation of each task), task (the tasks and their hooks), benchmark
+(the benchmarks of these tasks),
 fixture (the synthetic offline dataset).
 """
 
+from .benchmark import register_benchmarks
 from .declarations import BIBTEX, CITATION, INSTRUCTION, REFERENCE
 from .loading import DOMAINS, ENV_VAR, HUB_REPO, TASK1_COLUMNS, TASK2_COLUMNS, TASK4_COLUMNS, VARIANTS, K
 from .notation import MAPPING, PAIR_LABELS, PAIR_NAMES, PAIRS
@@ -38,6 +40,7 @@ __all__ = [
     "K",
     "MAPPING",
     "MultiConIRTask",
+    "register_benchmarks",
     "register_demo_tasks",
     "register_tasks",
 ]

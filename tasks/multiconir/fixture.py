@@ -100,7 +100,7 @@ def _noun(domain: str) -> str:
     }[domain]
 
 
-def task1_rows(domain: str) -> list[dict]:
+def task1_rows(domain: str) -> list[dict[str, str]]:
     rows = []
     for r in range(RECORDS_PER_DOMAIN):
         conds = conditions(domain, r)
@@ -111,7 +111,7 @@ def task1_rows(domain: str) -> list[dict]:
     return rows
 
 
-def task2_rows(domain: str, words: int | None = None) -> list[dict]:
+def task2_rows(domain: str, words: int | None = None) -> list[dict[str, str]]:
     rows = []
     for r in range(RECORDS_PER_DOMAIN):
         conds = conditions(domain, r)
@@ -127,7 +127,7 @@ def task2_rows(domain: str, words: int | None = None) -> list[dict]:
     return rows
 
 
-def write_table(path: Path, rows: list[dict], columns: tuple[str, ...]) -> None:
+def write_table(path: Path, rows: list[dict[str, str]], columns: tuple[str, ...]) -> None:
     with atomic_open(path, "w") as handle:
         pd.DataFrame(rows, columns=list(columns)).to_csv(handle, index=False)
 

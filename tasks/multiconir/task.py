@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from leaderboard import hookimpl
@@ -69,7 +70,7 @@ class MultiConIRTask(CandidateTask):
 
 
 @hookimpl
-def register_tasks(register):
+def register_tasks(register: Callable[..., None]) -> None:
     for key, variant in VARIANTS.items():
         register(
             variant.name,
@@ -95,7 +96,7 @@ class DemoMultiConIRTask(MultiConIRTask):
 
 
 @hookimpl(specname="register_tasks")
-def register_demo_tasks(register):
+def register_demo_tasks(register: Callable[..., None]) -> None:
     for key, variant in VARIANTS.items():
         demo = variant.name.replace("multiconir-", "multiconir-demo-")
         register(

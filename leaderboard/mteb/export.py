@@ -1,7 +1,7 @@
 """MTEB result files: export ours in the embeddings-benchmark/results layout.
 
 Export:  <out>/<org>__<model>/<revision>/<Task>.json (mteb TaskResult) + model_meta.json (ModelMeta).
-Importing theirs is ``leaderboard.mteb_import``.
+Importing theirs is ``leaderboard.mteb.importer``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from leaderboard.records.listing import result_files
 _SIMILARITIES = {"cosine": "cosine", "dot": "dot"}
 
 
-def mteb_meta(meta: ModelMetadata, model_type: str) -> Any:
+def mteb_model_meta(meta: ModelMetadata, model_type: str) -> Any:
+    """An ``mteb.ModelMeta`` describing one of our models (needs the mteb extra)."""
     from mteb.models.model_meta import ModelMeta
 
     name = meta.name if "/" in meta.name else f"retrieval-leaderboard/{meta.name}"  # mteb expects org/name
@@ -81,7 +82,9 @@ def export_mteb(results_dir: Path, out: Path) -> list[Path]:
     written = []
     for path in result_files(results_dir):
         result = read_result(path).to_json()
-        meta = mteb_meta(_model_metadata(result), "cross-encoder" if result["model"]["kind"] == "reranker" else "dense")
+        meta = mteb_model_meta(
+            _model_metadata(result), "cross-encoder" if result["model"]["kind"] == "reranker" else "dense"
+        )
         folder = Path(out) / meta.model_name_as_path() / (meta.revision or "no_revision_available")
         folder.mkdir(parents=True, exist_ok=True)
         task_result = to_task_result(result)

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leaderboard.metrics.bounds import bounds
-from leaderboard.mteb_import.layouts import NOT_METRICS, Layout, ModelMetaFile, parse_date
-from leaderboard.mteb_import.tasks import MtebTask, Registry
+from leaderboard.mteb.layouts import NOT_METRICS, Layout, ModelMetaFile, parse_date
+from leaderboard.mteb.tasks import MtebTask, Registry
 from leaderboard.records.result_checks import SCHEMA_VERSION
 
 # mteb 1.x names of FollowIR's nested score groups -> the names mteb 2 (and this harness) use.
@@ -124,17 +124,11 @@ def _scores(
     """split -> subset -> metric -> value (the main metric on every subset of the main split); the non-finite
     values dropped; those outside their metric's range dropped; notes."""
     main_name = task.main_score or "main_score"
-    if not any(split in layout.scores for split in task.splits):
-        found = ", ".join(sorted(layout.scores)) or "none"
-        wanted = ", ".join(repr(s) for s in task.splits)
-        raise Skip("no scores for the task's evaluation split", f"none of {wanted} (found: {found})")
-    if MEAN_SPLIT in layout.scores:
-        raise Skip("not an mteb TaskResult", f"a split named {MEAN_SPLIT!r}, the name this import gives the mean")
+    _check_splits(layout, task)
     scores: dict[str, dict[str, dict[str, float]]] = {}
     dropped: list[str] = []
     outside: list[str] = []
     notes: list[str] = []
-    low, high = bounds(main_name)
     for split, entries in layout.scores.items():
         subsets: dict[str, dict[str, float]] = {}
         for entry in entries:
@@ -143,25 +137,9 @@ def _scores(
             subset = str(entry.get("hf_subset", "default"))
             values, gone = flatten(entry)
             dropped += [f"{split}/{subset}/{name}" for name in gone]
-            raw = entry.get("main_score")
-            stated = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
-            if main_name not in values and main_name not in gone and stated is not None:
-                if math.isfinite(stated):
-                    values[main_name] = stated  # old files hold main_score only, not the main metric by its name
-                else:
-                    gone.append(main_name)
-            elif main_name in values and stated is not None and math.isfinite(stated) and stated != values[main_name]:
-                notes.append(
-                    f"{split}/{subset}: the file's main_score {stated} is not its {main_name}; {main_name} used"
-                )
+            _read_main_score(entry, values, gone, main_name, f"{split}/{subset}", notes)
             if split in task.splits:
-                if main_name in gone:
-                    raise Skip("non-finite main score", f"{main_name} is not a finite number in {split}/{subset}")
-                if main_name not in values:
-                    raise Skip("no main score", f"no {main_name} (the task's main metric) in {split}/{subset}")
-                value = values[main_name]
-                if (low is not None and value < low) or (high is not None and value > high):
-                    raise Skip("main score out of range", f"{main_name} = {value} in {split}/{subset}")
+                _check_main_score(values, gone, main_name, f"{split}/{subset}")
             for name in [n for n, v in values.items() if _outside(n, v)]:
                 outside.append(f"{split}/{subset}/{name}")
                 del values[name]
@@ -172,6 +150,43 @@ def _scores(
         if subsets:
             scores[split] = subsets
     return scores, sorted(set(dropped)), sorted(set(outside)), notes
+
+
+def _check_splits(layout: Layout, task: MtebTask) -> None:
+    """The file holds one of the task's evaluation splits, and no split named as this import names the mean."""
+    if not any(split in layout.scores for split in task.splits):
+        found = ", ".join(sorted(layout.scores)) or "none"
+        wanted = ", ".join(repr(s) for s in task.splits)
+        raise Skip("no scores for the task's evaluation split", f"none of {wanted} (found: {found})")
+    if MEAN_SPLIT in layout.scores:
+        raise Skip("not an mteb TaskResult", f"a split named {MEAN_SPLIT!r}, the name this import gives the mean")
+
+
+def _read_main_score(
+    entry: dict[str, Any], values: dict[str, float], gone: list[str], main_name: str, where: str, notes: list[str]
+) -> None:
+    """The entry's ``main_score``: the main metric where old files hold only it (a non-finite one is ``gone``);
+    a note where it differs from the main metric given by name."""
+    raw = entry.get("main_score")
+    stated = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
+    if main_name not in values and main_name not in gone and stated is not None:
+        if math.isfinite(stated):
+            values[main_name] = stated  # old files hold main_score only, not the main metric by its name
+        else:
+            gone.append(main_name)
+    elif main_name in values and stated is not None and math.isfinite(stated) and stated != values[main_name]:
+        notes.append(f"{where}: the file's main_score {stated} is not its {main_name}; {main_name} used")
+
+
+def _check_main_score(values: dict[str, float], gone: list[str], main_name: str, where: str) -> None:
+    """An evaluation split's subset has its main score: finite and inside the metric's range."""
+    if main_name in gone:
+        raise Skip("non-finite main score", f"{main_name} is not a finite number in {where}")
+    if main_name not in values:
+        raise Skip("no main score", f"no {main_name} (the task's main metric) in {where}")
+    value = values[main_name]
+    if _outside(main_name, value):
+        raise Skip("main score out of range", f"{main_name} = {value} in {where}")
 
 
 def _listed(names: list[str]) -> str:
@@ -331,6 +346,7 @@ def convert(
     folder_revision: str,
     source: Source,
     target: Target,
+    *,
     training: list[str] | None = None,
     meta_note: str | None = None,
 ) -> dict[str, Any]:

@@ -21,17 +21,24 @@ from typing import Any
 
 from pydantic_core import to_json
 
-from leaderboard.errors import BadInput
+from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.fileio import atomic_open, write_bytes_atomic
-from leaderboard.mteb_import.convert import Skip, Source, Target, convert, training_tasks
-from leaderboard.mteb_import.layouts import LayoutError, ModelMetaFile, parse_result
-from leaderboard.mteb_import.report import ImportReport
-from leaderboard.mteb_import.sources import Listed, ResultSource, Unlisted, blob_of
-from leaderboard.mteb_import.tasks import Registry, registry
+from leaderboard.mteb.convert import Skip, Source, Target, convert, training_tasks
+from leaderboard.mteb.layouts import LayoutError, ModelMetaFile, parse_result
+from leaderboard.mteb.report import ImportReport
+from leaderboard.mteb.sources import Listed, ResultSource, Unlisted, blob_of
+from leaderboard.mteb.tasks import Registry, registry
 
 MANIFEST = ".mteb-import.json"
 # Bumped when the conversion changes: every file is then converted again (and rewritten only if its record differs).
 CONVERTER_VERSION = "2"  # 2: the main score is the mean over every evaluation split
+
+
+class ImportIncomplete(LeaderboardError):
+    """Some files were skipped (each counted with its reason); every other file was imported."""
+
+    exit_code = 4
+    label = "Import incomplete"
 
 
 class _Folder:
@@ -146,7 +153,10 @@ def import_results(
         raise BadInput(_no_results(source.label, stray))
     targets: dict[str, str] = {}  # output path -> the source file written there in this run
     try:
-        _import_chosen(source, output, chosen, naming, tasks, report, manifest, targets, advance)
+        _import_chosen(
+            source, output, chosen, naming=naming, tasks=tasks, report=report, manifest=manifest, targets=targets,
+            advance=advance,
+        )  # fmt: skip
     finally:  # what was written before a failure (the hub went away) is not read again next time
         manifest.save()
     return report
@@ -165,6 +175,7 @@ def _import_chosen(
     source: ResultSource,
     output: Path,
     chosen: list[tuple[Listed, Any]],
+    *,
     naming: TaskNaming,
     tasks: Registry,
     report: ImportReport,
@@ -200,8 +211,11 @@ def _import_chosen(
                 targets[entry] = path
                 continue
             try:
-                record = _record(source, item, task, data, blob, folder, naming, tasks)
-                _write(output, record, path, blob, folder.blob, manifest, targets, report, task.name)
+                record = _record(source, item, task, data=data, blob=blob, folder=folder, naming=naming, tasks=tasks)
+                _write(
+                    output, record, path, blob=blob, meta_blob=folder.blob, manifest=manifest, targets=targets,
+                    report=report, task=task.name,
+                )  # fmt: skip
             except Skip as skip:
                 report.skip(path, skip.reason, skip.detail, task.name)
 
@@ -222,6 +236,7 @@ def _record(
     source: ResultSource,
     item: Listed,
     task: Any,
+    *,
     data: bytes,
     blob: str,
     folder: _Folder,
@@ -242,13 +257,23 @@ def _record(
     if layout.task_name != task.name:
         target.notes.append(f"mteb renamed {layout.task_name} to {task.name}")
     origin = Source(item.path, blob, source.repository, commit, url)
-    return convert(layout, folder.meta, item.model, item.revision, origin, target, folder.training(tasks), folder.note)
+    return convert(
+        layout,
+        folder.meta,
+        item.model,
+        item.revision,
+        origin,
+        target,
+        training=folder.training(tasks),
+        meta_note=folder.note,
+    )
 
 
 def _write(
     output: Path,
     record: dict[str, Any],
     path: str,
+    *,
     blob: str,
     meta_blob: str,
     manifest: _Manifest,

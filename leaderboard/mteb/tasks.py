@@ -1,7 +1,7 @@
 """mteb's task registry as the importer needs it: each task's type, and for the imported types its scoring.
 
 Shipped as ``mteb_tasks.json`` (generated from the installed mteb by ``python -m
-leaderboard.mteb_import.tasks``; a test fails when it differs from a regeneration with the same
+leaderboard.mteb.tasks``; a test fails when it differs from a regeneration with the same
 mteb version) rather than read from mteb at import time: ``import mteb`` takes seconds and loads
 thousands of modules, and mteb is an optional extra (``[mteb]``), while importing result files is plain
 JSON work that must run on the core install. Each task's type decides whether its files are read

@@ -115,6 +115,7 @@ class Layout:
         dataset_revision: str | None,
         mteb_version: str | None,
         scores: dict[str, list[dict[str, Any]]],
+        *,
         evaluation_time: float | None,
         date: float | str | None,
         kg_co2_emissions: float | None,
@@ -163,9 +164,9 @@ def _new(found: TaskResultFile) -> Layout:
         found.dataset_revision,
         found.mteb_version,
         found.scores,
-        found.evaluation_time,
-        found.date,
-        found.kg_co2_emissions,
+        evaluation_time=found.evaluation_time,
+        date=found.date,
+        kg_co2_emissions=found.kg_co2_emissions,
         old_format=False,
     )
 
@@ -193,9 +194,9 @@ def _old(found: OldTaskResultFile) -> Layout:
         found.dataset_revision,
         found.mteb_version,
         scores,
-        evaluation_time if timed else None,
-        None,
-        None,
+        evaluation_time=evaluation_time if timed else None,
+        date=None,
+        kg_co2_emissions=None,
         old_format=True,
     )
 

@@ -1,1 +1,0 @@
-"""Built-in benchmark declarations (task groups with their paper, citation and aggregate)."""
