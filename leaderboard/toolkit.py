@@ -78,9 +78,6 @@ if TYPE_CHECKING:
     from leaderboard.fileio import (
         cache_home as cache_home,
     )
-    from leaderboard.hub.store import (
-        redact as redact,
-    )
     from leaderboard.judgments import (
         JudgmentStore as JudgmentStore,
     )
@@ -201,6 +198,9 @@ if TYPE_CHECKING:
     from leaderboard.records.files import (
         slug as slug,
     )
+    from leaderboard.security.redaction import (
+        redact as redact,
+    )
 
 _MODULES = {
     "leaderboard.metrics.retrieval": (
@@ -239,7 +239,7 @@ _MODULES = {
         "local_revision",
         "weights_dtype",
     ),
-    "leaderboard.hub.store": ("redact",),
+    "leaderboard.security.redaction": ("redact",),
 }
 _LAZY = {name: module for module, names in _MODULES.items() for name in names}
 _DEFINED_HERE = ("build_judge", "encode_texts", "mteb_model_meta", "rerank", "retrieve")

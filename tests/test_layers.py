@@ -199,7 +199,9 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "data": {"contract", "errors", "fileio", "progress", "safe_json"},
     "records": {"contract", "errors", "fileio", "metrics", "safe_json", "sqlite_damage"},
     "analysis": {"errors", "metrics", "records"},
-    "hub": {"analysis", "errors", "fileio", "progress", "provenance", "records"},
+    # credentials kept out of print and reach, and the attestation reader: never the queue (the app reads it)
+    "security": {"errors", "records"},
+    "hub": {"analysis", "errors", "fileio", "progress", "provenance", "records", "security"},
     "engine": {
         "contract",
         "data",
@@ -215,8 +217,8 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "judgments": {"contract", "errors", "fileio", "records"},
     "model_weights": {"data", "errors"},
     "mteb_import": {"errors", "fileio", "hub", "metrics", "records"},
-    "queue": {"contract", "engine", "errors", "hub", "records", "registry", "safe_json"},
-    "app": {"analysis", "contract", "errors", "fileio", "hub", "metrics", "queue", "records"},
+    "queue": {"contract", "engine", "errors", "hub", "records", "registry", "safe_json", "security"},
+    "app": {"analysis", "contract", "errors", "fileio", "hub", "metrics", "queue", "records", "security"},
     "cli": {
         "analysis",
         "app",
@@ -231,6 +233,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
         "queue",
         "records",
         "registry",
+        "security",
     },
     "toolkit": {
         "contract",
@@ -245,6 +248,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
         "progress",
         "records",
         "registry",
+        "security",
     },
     "": {"analysis", "contract", "engine", "errors"},  # the root package's lazy public door
     "__main__": {"cli"},

@@ -13,7 +13,18 @@ from leaderboard.contract.hookspecs import hookimpl as hookimpl
 
 _HOME = {
     **dict.fromkeys(
-        ("DenseModel", "Model", "ModelKind", "ModelMetadata", "ModelRequest", "Reranker", "Role", "Run", "SparseModel"),
+        (
+            "DenseModel",
+            "Model",
+            "ModelKind",
+            "ModelMetadata",
+            "ModelRequest",
+            "ProtocolVariant",
+            "Reranker",
+            "Role",
+            "Run",
+            "SparseModel",
+        ),
         "leaderboard.contract.model",
     ),
     **dict.fromkeys(
@@ -62,6 +73,7 @@ __all__ = [
     "ModelKind",
     "ModelMetadata",
     "ModelRequest",
+    "ProtocolVariant",
     "Reranker",
     "RetrievalData",
     "RetrievalTask",
@@ -109,6 +121,9 @@ if TYPE_CHECKING:  # explicit re-exports ("X as X"): what `mypy --strict` accept
     )
     from leaderboard.contract.model import (
         ModelRequest as ModelRequest,
+    )
+    from leaderboard.contract.model import (
+        ProtocolVariant as ProtocolVariant,
     )
     from leaderboard.contract.model import (
         Reranker as Reranker,

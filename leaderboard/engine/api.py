@@ -24,12 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 from leaderboard.contract.model import Model
 from leaderboard.contract.task import Task
-from leaderboard.engine.building import LoadedModel, build_model, object_model
+from leaderboard.engine.building import (
+    LoadedModel,
+    bound_variants,
+    build_model,
+    check_variant,
+    object_model,
+    task_of,
+)
 from leaderboard.engine.dense import EmbeddingMemo
 from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
 from leaderboard.engine.runner import Prepared, RunOutcome, compute, embedding_memo, finish, prepare
-from leaderboard.errors import BadInput
+from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.registry import Registry, get_registry
 
 if TYPE_CHECKING:
@@ -71,6 +78,7 @@ class Session:
 
     def run_all(self, models: Sequence[str | Model], tasks: Sequence[str | Task]) -> list[RunOutcome]:
         """Every (model, task) pair, in order: here, or with ``options.ray`` as jobs on a Ray cluster."""
+        self.check_variants(models, tasks)
         if self.options.ray is None:
             return [self.run(model, task) for model in models for task in tasks]
         from leaderboard.engine.distributed import RayBackend
@@ -83,6 +91,28 @@ class Session:
             for model in models:
                 outcomes += self._run_on(backend, model, tasks)
         return outcomes
+
+    def check_variants(self, models: Sequence[str | Model], tasks: Sequence[str | Task]) -> None:
+        """A protocol variant named on a task outside its paper's benchmark is refused before anything runs
+        (``prepare`` checks each pair again). A model or task that cannot be built is left to its own turn,
+        which says what is wrong with it in the order of the run."""
+        variants = []
+        for model in models:
+            try:
+                handle = self.model(model)
+            except LeaderboardError:
+                continue
+            if bound_variants(handle.model):
+                variants.append(handle)
+        if not variants:
+            return
+        for task in tasks:
+            try:
+                name = task_of(self.registry, task, self.options).metadata.name
+            except LeaderboardError:
+                continue
+            for handle in variants:
+                check_variant(self.registry, handle.model, name)
 
     def _run_on(self, backend: RayBackend, model: str | Model, tasks: Sequence[str | Task]) -> list[RunOutcome]:
         handle = self.model(model)

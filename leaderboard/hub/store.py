@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from leaderboard.fileio import write_bytes_atomic
 from leaderboard.progress import step
 from leaderboard.records.files import read_result
 from leaderboard.records.listing import result_files
+from leaderboard.security.redaction import redact
 
 PREFIX = "results"
 BENCHMARKS_FILE = "benchmarks.json"
@@ -49,18 +49,6 @@ class HubError(LeaderboardError):
     """The hub answered with a server error (5xx): not the user's input, not our bug either."""
 
     label = "Hub error"
-
-
-# A credential in any text we print: "Bearer <anything>" and Hugging Face tokens ("hf_" + 8 or more).
-_SECRET = re.compile(r"(?i)(bearer\s+)[^\s'\",;}\]]+|\bhf_[A-Za-z0-9]{8,}")
-
-
-def redact(text: object, token: str | None = None) -> str:
-    """The one place hub error text is cleaned before it is shown: push, pull and serve all use it."""
-    text = str(text)
-    if token:
-        text = text.replace(token, "***")
-    return _SECRET.sub(lambda m: (m.group(1) or "") + "***", text)
 
 
 def git_blob_sha1(data: bytes) -> str:

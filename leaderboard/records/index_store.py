@@ -33,8 +33,9 @@ from leaderboard.sqlite_damage import is_damage, move_aside
 # 11: summaries of imported results (the data key, the import's source, model_meta's columns) and the
 # training tasks in the detail; 12: per-query columns stored compactly, ids and subsets shared (index_columns);
 # 13: a named variant's protocol, variant_of and differences in its model summary;
-# 14: an import's source blob (the board flags byte-identical files of different models)
-INDEX_VERSION = "14"
+# 14: an import's source blob (the board flags byte-identical files of different models);
+# 15: a variant's declaration from its model metadata, with the benchmarks whose paper it reproduces
+INDEX_VERSION = "15"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
