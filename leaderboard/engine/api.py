@@ -150,6 +150,7 @@ def evaluate(
     corpus_sample: int | None = RunOptions.corpus_sample,
     ray: str | None = RunOptions.ray,
     ray_encoders: int | None = RunOptions.ray_encoders,
+    ray_start_timeout: float | None = RunOptions.ray_start_timeout,
     allow_partial: bool = RunOptions.allow_partial,
 ) -> list[RunOutcome]:
     """Evaluate each model on each task; one ``RunOutcome`` (written or skipped) per pair, in order.
@@ -180,6 +181,7 @@ def evaluate(
         corpus_sample=corpus_sample,
         ray=ray,
         ray_encoders=ray_encoders,
+        ray_start_timeout=ray_start_timeout,
         allow_partial=allow_partial,
     )
     return Session(registry or get_registry(), options).run_all(models, tasks)
