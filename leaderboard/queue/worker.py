@@ -59,6 +59,7 @@ from leaderboard.queue.sandbox import (
 )
 from leaderboard.queue.validation import task_data_dirs
 from leaderboard.records.identity import Claim
+from leaderboard.security.attestation import is_attestation
 from leaderboard.security.redaction import Redactor
 
 GIB = 2**30
@@ -370,7 +371,7 @@ class Worker:
         hub's answer to the push is lost, the receipt at the new head says whether the commit landed.
         """
         assert request.lease is not None
-        uploads = [u for u in uploads if not attestation.is_attestation(u.path_in_repo)]  # only the worker attests
+        uploads = [u for u in uploads if not is_attestation(u.path_in_repo)]  # only the worker attests
         results = [u for u in uploads if _is_result(u.path_in_repo)]
         receipt = receipt_upload(request, request.lease, self.requests.repo_id, results)
         if self.signer is not None:
