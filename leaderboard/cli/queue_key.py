@@ -54,7 +54,8 @@ def new(path: Path) -> None:
     "--new-key", "new_key", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The key to make current: its private key PEM (readable by its owner only) or its public key PEM.",
 )  # fmt: skip
-def rotate(keyring_file: Path | None, requests_repo: str | None, endpoint: str | None, new_key: Path) -> None:
+@format_option
+def rotate(keyring_file: Path | None, requests_repo: str | None, endpoint: str | None, new_key: Path, fmt: str) -> None:
     """Retire the current key (it still vouches for what it signed) and make --new-key the current one.
 
     On an empty keyring, --new-key becomes its first key. Workers then need the new private key
@@ -68,15 +69,18 @@ def rotate(keyring_file: Path | None, requests_repo: str | None, endpoint: str |
         keyring_file, requests_repo, endpoint, lambda found, where: rotated(found, key, today(), where),
         f"Rotate the evaluation queue's key to {key.key_id}",
     )  # fmt: skip
-    _show(keyring, "table")
+    _show(keyring, fmt)
 
 
 @queue_key.command("revoke")
 @click.argument("key")
 @_where
 @click.option("--reason", required=True, help="Why (e.g. the key leaked): shown with every result it attested.")
-def revoke(key: str, keyring_file: Path | None, requests_repo: str | None, endpoint: str | None, reason: str) -> None:
-    """Revoke KEY (its id): every result it attested reads "attestation INVALID" from now on.
+@format_option
+def revoke(
+    key: str, keyring_file: Path | None, requests_repo: str | None, endpoint: str | None, reason: str, fmt: str
+) -> None:
+    """Revoke KEY (its id, or a PEM file of it): every result it attested reads "attestation INVALID" from now on.
 
     Revoke a key that leaked; retire one in a routine change (rotate). Revoking the current key leaves
     the queue without one until the next rotate.
@@ -85,12 +89,15 @@ def revoke(key: str, keyring_file: Path | None, requests_repo: str | None, endpo
     from leaderboard.queue.attestation import today
     from leaderboard.security.attestation import revoked
 
+    if Path(key).is_file():  # the key's own file (a leaked private key: its permissions no longer matter)
+        key = _public_key(Path(key), check_permissions=False).key_id
+
     def change(found: Any, where: str) -> Any:
         if found is None:
             raise BadInput(f"{where}: no keyring to revoke {key} in.")
         return revoked(found, key, today(), " ".join(reason.split())[:500])
 
-    _show(_update(keyring_file, requests_repo, endpoint, change, f"Revoke the evaluation queue's key {key}"), "table")
+    _show(_update(keyring_file, requests_repo, endpoint, change, f"Revoke the evaluation queue's key {key}"), fmt)
 
 
 @queue_key.command("show")
@@ -116,14 +123,14 @@ def _one_place(keyring_file: Path | None, requests_repo: str | None) -> None:
         raise BadInput("give the keyring with one of --keyring FILE or --requests ORG/NAME.")
 
 
-def _public_key(path: Path) -> Any:
+def _public_key(path: Path, check_permissions: bool = True) -> Any:
     """The key a file holds (private: its public half, the file's permissions checked; or public)."""
     from leaderboard.queue.attestation import as_queue_key, load_private_key
     from leaderboard.security.attestation import MAX_KEY_BYTES, load_public_key
 
     data = path.read_bytes()[: MAX_KEY_BYTES + 1]
     if b"PRIVATE KEY" in data:
-        return as_queue_key(load_private_key(path))
+        return as_queue_key(load_private_key(path, check_permissions))
     return load_public_key(data, str(path))
 
 
