@@ -18,9 +18,9 @@ import leaderboard
 from leaderboard.errors import BadInput
 from leaderboard.hub.queue_keys import read_queue_key
 from leaderboard.queue import attestation as signing
-from leaderboard.security import attestation
 from leaderboard.records.per_query import encode_per_query
 from leaderboard.records.per_query_codec import decode_per_query
+from leaderboard.security import attestation
 
 
 @pytest.fixture

@@ -200,3 +200,19 @@ def test_a_passed_secret_is_refused_unless_marked_and_then_no_form_of_it_is_publ
     # The limit the threat model states: a value printed in pieces is published in pieces (the first half still
     # has a token's shape and is cut; the second half is only letters).
     assert HUB_VALUE[len(HUB_VALUE) // 2 :] in log
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2, 5])
+def test_every_encoded_form_of_a_known_secret_is_cut_wherever_it_starts(offset):
+    from leaderboard.security.redaction import Redactor
+
+    redact = Redactor("Pl4inSecret-value", environ={})
+    data = b"\x00" * offset + b"Pl4inSecret-value" + b"tail"
+    printed = [base64.b64encode(data).decode(), base64.urlsafe_b64encode(data).decode(), data.hex(), data.hex().upper(),
+               "Pl4inSecret-value"[::-1]]  # fmt: skip
+    for text in printed:
+        cleaned = redact(f"the run printed {text} here")
+        assert "***" in cleaned and cleaned.startswith("the run printed"), (text, cleaned)
+        core = text[len(text) // 3 : 2 * len(text) // 3]  # a middle piece of the encoded secret is gone too
+        assert core not in cleaned, (text, cleaned)
+    assert redact("nDCG@10 0.4321 installed x-1.0") == "nDCG@10 0.4321 installed x-1.0"
