@@ -169,7 +169,10 @@ raise RuntimeError("printed the secret in every form: " + base64.b64encode(data)
 @pytest.mark.usefixtures("hub_online")
 @pytest.mark.parametrize("isolation", [pytest.param("bwrap", marks=needs_bwrap), "process"])
 def test_a_passed_secret_is_refused_unless_marked_and_then_no_form_of_it_is_published(
-    tmp_path, monkeypatch, world, isolation  # noqa: F811
+    tmp_path,
+    monkeypatch,
+    world,  # noqa: F811  (the fixture imported above)
+    isolation,
 ):
     from hub_server import HubServer
     from test_queue_worker import dataset_files, mode_worker, request

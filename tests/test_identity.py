@@ -106,7 +106,12 @@ def test_submit_refuses_another_spelling_or_plugin_of_a_published_model_naming_b
 @pytest.mark.slow
 @pytest.mark.parametrize("isolation", ["bwrap", "process"])
 def test_the_worker_refuses_a_hand_written_request_for_another_spelling_before_installing_it(
-    hub, world, bm25_demo_template, tmp_path, monkeypatch, isolation  # noqa: F811
+    hub,
+    world,  # noqa: F811  (the fixture imported above)
+    bm25_demo_template,
+    tmp_path,
+    monkeypatch,
+    isolation,
 ):
     from test_queue_worker import dataset_files, mode_worker
 

@@ -22,11 +22,16 @@ from leaderboard.errors import BadInput
 from leaderboard.hub.store import PREFIX, HubStore
 from leaderboard.queue.plugin_spec import parse
 from leaderboard.queue.requests import EvalRequest
-from leaderboard.queue.results_check import model_names
 from leaderboard.records.files import slug
 from leaderboard.records.identity import Claim, conflicts, folder_identity, identity
 
 MAX_CARD_BYTES = 64 * 1024
+
+
+def model_names(request: EvalRequest) -> list[str]:
+    """The model names a request's results may carry: its model, or what follows a plugin prefix (``st:org/name``)."""
+    prefix, sep, rest = request.model.partition(":")
+    return [request.model, rest] if sep and prefix and rest else [request.model]
 
 
 def distribution(plugin: str) -> str | None:
