@@ -3,9 +3,10 @@
 Every command that runs submitted code (pip installing the plugin, which may build it; the
 evaluation; any probe of the plugin's environment) goes through ``Sandbox.run``:
 
-- **Environment**: an allow-list (``SAFE_ENV``; names that look like secrets are refused even when
-  an operator asks to pass them), with HOME, TMPDIR, the XDG folders and HF_HOME inside the folder:
-  no HF_TOKEN, no cloud keys, no token file found through HF_HOME.
+- **Environment**: an allow-list (``SAFE_ENV``; a name that looks like a secret, or a value shaped like a
+  credential, is refused when an operator asks to pass it with ``--pass-env``; ``--pass-secret`` passes
+  one on purpose, and the worker redacts its encoded forms), with HOME, TMPDIR, the XDG folders and
+  HF_HOME inside the folder: no HF_TOKEN, no cloud keys, no token file found through HF_HOME.
 - **Limits**: wall-clock time (the whole process group is killed), address space (RLIMIT_AS: a
   10 GB allocation fails with MemoryError) and file size (RLIMIT_FSIZE), set by a small launcher
   (``_LIMITS``) before it execs the command, so nothing runs between fork and exec in the worker.
@@ -20,9 +21,10 @@ evaluation; any probe of the plugin's environment) goes through ``Sandbox.run``:
   only its own folder writable. Isolation "process" (no bubblewrap here) keeps the environment,
   limits and output rules, runs as the worker's user with its file access, and can only detect
   afterwards that watched folders (the task data, the harness) changed. Since that user's files and
-  processes are in reach, it refuses to start while a credential lies there
-  (``check_process_isolation``), keeps the worker's own memory unreadable (``protect_memory``), sheds
-  root's capabilities in the launcher, and refuses ``--no-network``, which it could not enforce.
+  processes are in reach, it refuses to start while a credential lies there, found by name or by value
+  (``check_process_isolation``, ``security.credentials``), keeps the worker's own memory unreadable
+  (``protect_memory``), sheds root's capabilities in the launcher, and refuses ``--no-network``, which it
+  could not enforce.
 """
 
 from __future__ import annotations
