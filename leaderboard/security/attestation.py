@@ -18,6 +18,7 @@ the signatures (ed25519); nothing here is hand-written cryptography.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from dataclasses import dataclass, replace
@@ -287,8 +288,6 @@ def check(result_file: Path, keyring: Keyring | None) -> Verdict:
         )
     if key.status == "revoked":
         return Verdict("invalid", f"attested by {key.described()}; its results are not vouched for", attestation)
-    import base64
-
     from cryptography.exceptions import InvalidSignature
 
     try:
