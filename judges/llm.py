@@ -5,7 +5,7 @@
 
 vLLM, Ollama (``http://localhost:11434/v1``), llama.cpp's server and hosted APIs all speak this
 protocol. The key comes from ``OPENAI_API_KEY`` (local servers need none) and is never recorded or
-printed: every error text passes through the hub's ``redact``. Every item is one chat completion at
+printed: every error text passes through the toolkit's ``redact``. Every item is one chat completion at
 temperature 0 with the prompt below; the reply's first word decides (yes: violates, no: does not,
 anything else: no label, which the judgment store asks again on the next run). The endpoint,
 model, prompt, its sha256, the temperature and the limits below are recorded in the result.

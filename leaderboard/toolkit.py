@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         retrieve as retrieve,
     )
     from leaderboard.fileio import atomic_open as atomic_open, cache_home as cache_home
-    from leaderboard.hub.store import redact as redact
+    from leaderboard.security.redaction import redact as redact
     from leaderboard.judgments import (
         JudgmentStore as JudgmentStore,
         judge_slug as judge_slug,

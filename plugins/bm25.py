@@ -25,7 +25,7 @@ import numpy as np
 import Stemmer
 
 from leaderboard import hookimpl
-from leaderboard.contract.model import ModelMetadata, Run, SparseModel
+from leaderboard.contract.model import ModelMetadata, ProtocolVariant, Run, SparseModel
 from leaderboard.toolkit import step
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"  # bm25s' default (scikit-learn's CountVectorizer pattern)
@@ -133,6 +133,10 @@ class MairBM25(BM25):
         self.metadata.instruction_template = "{instruction} {query}"  # MAIR: item['instruction'] + ' ' + query
         self.metadata.reference = MAIR_REFERENCE
         self.metadata.mteb_name = None  # mteb's baseline is bm25's protocol, not this one
+        # MAIR's protocol, so it runs on MAIR's tasks only (elsewhere it is nobody's protocol)
+        self.metadata.variant = ProtocolVariant(
+            of="bm25", protocol=MAIR_PROTOCOL, benchmarks=("MAIR",), differences=MAIR_DIFFERENCES
+        )
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -140,9 +144,6 @@ class MairBM25(BM25):
             "tokenizer": {"pattern": TOKEN_PATTERN, "lowercase": True, "calls": "bm25s.tokenize, as MAIR's eval_bm25"},
             "zero_score_documents": "kept (the top k of bm25s' ranking, zero scores included, as MAIR's eval_bm25)",
             "empty_query": 'searched as "NONE" (MAIR\'s eval_bm25)',
-            "protocol": MAIR_PROTOCOL,
-            "variant_of": "bm25",
-            "differences": list(MAIR_DIFFERENCES),
         }
 
     def search(self, corpus: dict[str, str], queries: dict[str, str], top_k: int) -> Run:
@@ -195,5 +196,5 @@ def register_models(register: Callable[..., None]) -> None:
     register(
         MAIR_NAME,
         lambda request: MairBM25(),
-        description=f"BM25 as {MAIR_PROTOCOL}: bm25 with {', '.join(MAIR_DIFFERENCES)}",
+        description=f"BM25 as {MAIR_PROTOCOL}: bm25 with {', '.join(MAIR_DIFFERENCES)}; MAIR's tasks only",
     )

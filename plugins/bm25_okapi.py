@@ -24,12 +24,20 @@ from typing import Any
 import numpy as np
 
 from leaderboard import hookimpl
-from leaderboard.contract.model import ModelMetadata, ModelRequest, Run, SparseModel
+from leaderboard.contract.model import ModelMetadata, ModelRequest, ProtocolVariant, Run, SparseModel
 from leaderboard.toolkit import step
 
 Tokenizer = Callable[[str], list[str]]
 IMPLEMENTATION = "bm25-okapi (rank_bm25 BM25Okapi formula)"
 REFERENCE = "https://github.com/dorianbrown/rank_bm25"
+# MultiConIR's own BM25 (its code scores each row's candidates with rank_bm25.BM25Okapi): on that benchmark's board
+# this model is the paper's protocol, shown beside bm25 with the difference. Elsewhere it is rank_bm25's BM25.
+MULTICONIR_PROTOCOL = "MultiConIR's rank_bm25 BM25Okapi (Lu et al., 2025)"
+DIFFERENCES = (
+    "Okapi IDF with rank_bm25's epsilon floor",
+    "text.lower().split() tokens",
+    "no stopwords or stemmer",
+)
 
 
 def lower_split(text: str) -> list[str]:
@@ -121,6 +129,14 @@ class BM25Okapi(SparseModel):
             similarity="bm25",
             reference=REFERENCE,
         )
+        if (k1, b, epsilon, tokenizer) == (1.5, 0.75, 0.25, lower_split):  # MultiConIR's settings exactly
+            self.metadata.variant = ProtocolVariant(
+                of="bm25",
+                protocol=MULTICONIR_PROTOCOL,
+                benchmarks=("MultiConIR",),
+                differences=DIFFERENCES,
+                runs_anywhere=True,  # rank_bm25's BM25 is a baseline of its own on any task
+            )
 
     def settings(self) -> dict[str, Any]:
         return {

@@ -1,4 +1,4 @@
-"""Attestations (issue 36.6): a result the queue evaluated carries the queue's ed25519 signature over its
+"""Attestations: a result the queue evaluated carries the queue's ed25519 signature over its
 sha256, request, plugin and worker; readers tell it apart from a pushed one, and a changed file, another key or
 a bad signature is named. The "flattened per-query values" attack: compare still runs, but says that no
 attestation vouches for its per-query values, and `verify --attestations` fails on the attested file."""
@@ -16,29 +16,32 @@ from test_compare import DEMO_A, DEMO_B, inject
 
 import leaderboard
 from leaderboard.errors import BadInput
-from leaderboard.queue import attestation
+from leaderboard.hub.queue_keys import read_queue_key
+from leaderboard.queue import attestation as signing
 from leaderboard.records.per_query import encode_per_query
 from leaderboard.records.per_query_codec import decode_per_query
+from leaderboard.security import attestation
 
 
 @pytest.fixture
 def key(tmp_path):
     private = Ed25519PrivateKey.generate()
     (tmp_path / "queue-key.pem").write_bytes(private.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
-    (tmp_path / "queue-public-key.pem").write_bytes(attestation.public_pem(private))
+    (tmp_path / "queue-key.pem").chmod(0o600)
+    (tmp_path / "queue-public-key.pem").write_bytes(attestation.public_pem(private.public_key()))
     return private, tmp_path / "queue-public-key.pem"
 
 
 def attest(private, path, request="r-1"):
     """What the worker writes beside a result it published."""
     repo_path = f"results/{path.parent.parent.name}/{path.parent.name}/{path.name}"
-    signed = attestation.sign(private, repo_path, path.read_bytes(), request, "pkg==1.0", "worker-1")
+    signed = signing.sign(private, repo_path, path.read_bytes(), request, "pkg==1.0", "worker-1")
     (path.parent / attestation.attestation_path(path.name)).write_bytes(signed)
 
 
 def test_a_signed_result_verifies_and_every_tampering_is_named(tmp_path, key):
     private, public_file = key
-    queue = attestation.read_queue_key(str(public_file))
+    queue = read_queue_key(str(public_file))
     result = tmp_path / "results" / "m" / "1.0" / "t.json"
     result.parent.mkdir(parents=True)
     result.write_text('{"scores": 1}')
@@ -47,7 +50,7 @@ def test_a_signed_result_verifies_and_every_tampering_is_named(tmp_path, key):
     verdict = attestation.check(result, queue)
     assert verdict.attested and verdict.detail == "evaluated by the queue: request r-1, worker worker-1"
     assert attestation.check(result, None).status == "unchecked"  # present, but nothing to check it with
-    other = attestation.load_public_key(attestation.public_pem(Ed25519PrivateKey.generate()), "other.pem")
+    other = attestation.parse_keyring(attestation.public_pem(Ed25519PrivateKey.generate().public_key()), "other.pem")
     assert "attested with another key" in attestation.check(result, other).detail
     sidecar = result.parent / "t.attestation.json"
     forged = json.loads(sidecar.read_text()) | {"request": "r-2"}  # a field changed, the signature kept
@@ -64,15 +67,16 @@ def test_a_signed_result_verifies_and_every_tampering_is_named(tmp_path, key):
 
 def test_keys_are_checked_and_never_printed(tmp_path, key):
     private, public_file = key
-    assert attestation.load_private_key(tmp_path / "queue-key.pem").public_key() is not None
+    assert signing.load_private_key(tmp_path / "queue-key.pem").public_key() is not None
     (tmp_path / "bad.pem").write_text("-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
+    (tmp_path / "bad.pem").chmod(0o600)
     with pytest.raises(BadInput, match="expected an unencrypted ed25519 private key") as info:
-        attestation.load_private_key(tmp_path / "bad.pem")
+        signing.load_private_key(tmp_path / "bad.pem")
     assert "not a key" not in str(info.value)
     with pytest.raises(BadInput, match="cannot be read"):
-        attestation.load_private_key(tmp_path / "missing.pem")
+        signing.load_private_key(tmp_path / "missing.pem")
     with pytest.raises(BadInput, match="expected the queue's ed25519 public key"):
-        attestation.read_queue_key(str(tmp_path / "queue-key.pem"))  # a private key is not a public one
+        read_queue_key(str(tmp_path / "queue-key.pem"))  # a private key is not a public one
 
 
 def _flatten(path):
@@ -141,7 +145,7 @@ def test_a_sandboxed_run_cannot_read_the_queue_key(tmp_path):
     keys.mkdir()
     key_file = keys / "queue-key.pem"
     _, pem = _write_private(key_file)
-    sandbox = Sandbox(tmp_path / "run", "bwrap", hidden=attestation.hidden_from_runs(key_file))
+    sandbox = Sandbox(tmp_path / "run", "bwrap", hidden=signing.hidden_from_runs(key_file))
     ran = sandbox.run(["cat", str(key_file)], Limits(60))
     assert not ran.ok and pem.splitlines()[1] not in ran.log
     assert "No such file" in ran.log or "Permission denied" in ran.log  # masked: an empty folder, /dev/null
@@ -157,7 +161,7 @@ def test_the_queue_key_stays_hidden_inside_a_folder_the_run_reads(tmp_path):
     (checkout / "README").write_text("readable\n")
     key_file = checkout / "queue-key.pem"
     _, pem = _write_private(key_file)
-    sandbox = Sandbox(tmp_path / "run", "bwrap", readable=[checkout], hidden=attestation.hidden_from_runs(key_file))
+    sandbox = Sandbox(tmp_path / "run", "bwrap", readable=[checkout], hidden=signing.hidden_from_runs(key_file))
     ran = sandbox.run(["sh", "-c", f"cat {checkout}/README; cat {key_file}"], Limits(60))
     assert "readable" in ran.log  # the folder is there
     assert pem.splitlines()[1] not in ran.log and "PRIVATE KEY" not in ran.log
@@ -179,6 +183,7 @@ def _write_private(path):
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
     path.write_bytes(pem)
+    path.chmod(0o600)
     return private, pem.decode()
 
 
@@ -189,7 +194,7 @@ def test_verify_names_another_key(tmp_path, key):
     result.write_text("{}")
     attest(private, result)
     other = tmp_path / "other-public.pem"
-    other.write_bytes(attestation.public_pem(Ed25519PrivateKey.generate()))
+    other.write_bytes(attestation.public_pem(Ed25519PrivateKey.generate().public_key()))
     ran = run_cli("verify", str(tmp_path / "results"), "--attestations", "--queue-key", str(other))
     said = " ".join(ran.stderr.split())
     assert ran.returncode == 2 and "attested with another key" in said and "Traceback" not in said
@@ -205,7 +210,7 @@ def test_the_board_marks_attested_rows_and_its_compare_names_pushed_ones(tmp_pat
     out = tmp_path / "results"
     outcomes = leaderboard.evaluate(["bm25", "bm25-okapi"], ["demo"], output=out)
     attest(private, next(o.path for o in outcomes if o.model == "bm25"))  # bm25-okapi is pushed
-    queue = attestation.read_queue_key(str(public_file))
+    queue = read_queue_key(str(public_file))
     board = loading.load(out, public=True, persist=False, queue_key=queue)
     (name,) = board.benchmark_names
     ranking = board.ranking(name, with_stats=False)

@@ -116,8 +116,10 @@ def test_bm25_mair_equals_mairs_eval_bm25_and_the_hand_computation(runs):
     assert abs(main - rounded) <= 5e-6  # MAIR prints the mean rounded to 5 decimals; the harness does not round
     settings = record["settings"]
     assert settings["query_instructions"]["applied"] is True  # the instruction reached the query
+    variant = record["model"]["metadata"]["variant"]  # the declaration: a variant of bm25 for MAIR's benchmark
+    assert variant["of"] == "bm25" and variant["protocol"] == "MAIR's eval_bm25 (Sun et al., EMNLP 2024)"
+    assert variant["benchmarks"] == ["MAIR"] and not variant["runs_anywhere"]
     model = settings["model_settings"]
-    assert model["variant_of"] == "bm25" and model["protocol"] == "MAIR's eval_bm25 (Sun et al., EMNLP 2024)"
     assert model["stemmer"] is None and "kept" in model["zero_score_documents"]
 
 
@@ -125,7 +127,7 @@ def test_the_default_bm25_differs_where_the_protocols_do(runs):
     _, found = runs
     assert per_query(found["bm25"]) == pytest.approx(BM25_BY_HAND, abs=1e-12)
     assert found["bm25"]["settings"]["query_instructions"]["applied"] is False
-    assert "variant_of" not in found["bm25"]["settings"]["model_settings"]
+    assert found["bm25"]["model"]["metadata"]["variant"] is None
 
 
 def test_candidate_scores_use_the_same_tokens():

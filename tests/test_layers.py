@@ -199,7 +199,9 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "data": {"contract", "errors", "fileio", "progress", "safe_json"},
     "records": {"contract", "errors", "fileio", "metrics", "safe_json", "sqlite_damage"},
     "analysis": {"errors", "metrics", "records"},
-    "hub": {"analysis", "errors", "fileio", "progress", "provenance", "records"},
+    # credentials kept out of print and reach, and the attestation reader: never the queue (the app reads it)
+    "security": {"errors", "records"},
+    "hub": {"analysis", "errors", "fileio", "progress", "provenance", "records", "security"},
     "engine": {
         "contract",
         "data",
@@ -215,8 +217,8 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "judgments": {"contract", "errors", "fileio", "records"},
     "model_weights": {"data", "errors"},
     "mteb": {"contract", "errors", "fileio", "hub", "metrics", "records"},
-    "queue": {"contract", "engine", "errors", "hub", "records", "registry", "safe_json"},
-    "app": {"analysis", "contract", "errors", "fileio", "hub", "metrics", "queue", "records"},
+    "queue": {"contract", "engine", "errors", "hub", "records", "registry", "safe_json", "security"},
+    "app": {"analysis", "contract", "errors", "fileio", "hub", "metrics", "queue", "records", "security"},
     "cli": {
         "analysis",
         "app",
@@ -231,6 +233,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
         "queue",
         "records",
         "registry",
+        "security",
     },
     "toolkit": {
         "contract",
@@ -246,6 +249,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
         "mteb",
         "progress",
         "records",
+        "security",
     },
     "": {"analysis", "contract", "engine", "errors", "lazy_names", "provenance"},  # the root package's lazy door
     "__main__": {"cli"},
@@ -387,3 +391,37 @@ def test_package_level_layers_have_no_cycle():
             ".".join(t.split(".")[:2]) for t in targets if ".".join(t.split(".")[:2]) != top
         )
     assert _cycles(packages) == []
+
+
+# The readers of the queue's attestations check what the queue signed without the queue's code
+# (security.attestation, the keyring through hub.queue_keys): module -> the functions that read them.
+ATTESTATION_READERS = {
+    "leaderboard/app/board.py": ("attestation", "mark_attested"),
+    "leaderboard/app/ui.py": ("board_queue_key",),
+    "leaderboard/cli/compare.py": ("compare", "_vouched"),
+    "leaderboard/cli/records.py": ("_mark_provenance",),
+    "leaderboard/cli/verify.py": ("_verify_attestations",),
+    "leaderboard/hub/queue_keys.py": (),
+}
+
+
+@pytest.mark.parametrize("path", sorted(ATTESTATION_READERS))
+def test_the_readers_of_attestations_import_nothing_of_the_queue(path):
+    tree = ast.parse((REPO / path).read_text("utf-8"))
+    wanted = ATTESTATION_READERS[path]
+    scopes = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in wanted]
+    assert len(scopes) == len(wanted), f"{path}: {wanted}"
+    if not wanted:  # a reader module: all of it
+        scopes = [tree]
+    names = [name for scope in scopes for _, name in imported_modules(ast.Module(body=[scope], type_ignores=[]))]
+    assert not [n for n in names if n.startswith("leaderboard.queue")], names
+    assert any(n.startswith(("leaderboard.security", "leaderboard.hub.queue_keys")) for n in names), names
+
+
+def test_redaction_is_one_module_that_no_one_reaches_into_the_push_client_for():
+    for name, path in _core_modules().items():
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "leaderboard.hub.store":
+                assert "redact" not in {a.name for a in node.names}, f"{name} imports redact from the push client"
+    assert not hasattr(__import__("leaderboard.hub.store").hub.store, "_SECRET")

@@ -1,4 +1,4 @@
-"""The whole path of an attestation (issue 36.6), against the stand-in hub: a worker holding the queue's key
+"""The whole path of an attestation, against the stand-in hub: a worker holding the queue's key
 evaluates a request, publishes its public key in the requests dataset and an attestation beside the result;
 pulled, the result is "evaluated by the queue" for `show` and on the board; a worker with another key refuses
 to start. The key is never printed."""
@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 from queue_fixtures import REQUESTS, RESULTS, hub_env
 from test_queue_worker import dataset_files, hub, request, state, worker_args, world  # noqa: F401  (fixtures)
 
-from leaderboard.queue import attestation
 from leaderboard.queue.sandbox import bwrap_available
+from leaderboard.security import attestation
 
 pytestmark = [
     pytest.mark.slow,
@@ -29,6 +29,7 @@ def write_key(path):
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
     path.write_bytes(pem)
+    path.chmod(0o600)  # a private key readable by others is refused, as ssh refuses one
     return private, pem.decode()
 
 
@@ -42,7 +43,9 @@ def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tm
     key_line = pem.splitlines()[1]
     assert key_line not in ran.stdout + ran.stderr
     public = dataset_files(hub, REQUESTS)[attestation.PUBLIC_KEY_FILE]
-    assert public == attestation.public_pem(private)
+    assert public == attestation.public_pem(private.public_key())
+    keyring = attestation.parse_keyring(dataset_files(hub, REQUESTS)[attestation.KEYRING_FILE], "keyring")
+    assert [(k.key_id, k.status) for k in keyring.keys] == [(attestation.key_id(private.public_key()), "current")]
     published = dataset_files(hub, RESULTS)
     sidecar = json.loads(published[attestation.attestation_path(RESULT)])
     assert (sidecar["request"], sidecar["plugin"], sidecar["result"]) == (
@@ -68,7 +71,7 @@ def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tm
     from leaderboard.app.views import board as board_table
 
     key = board_queue_key(REQUESTS, hub.endpoint)  # what `serve --requests` and the Space read
-    assert key.key_id == attestation.key_id(private.public_key()) and key.source.endswith(attestation.PUBLIC_KEY_FILE)
+    assert key.key_id == attestation.key_id(private.public_key()) and key.source.endswith(attestation.KEYRING_FILE)
     capsys.readouterr()
     assert board_queue_key("lb/no-such-requests", hub.endpoint) is None  # no key: the board loads, marks nothing
     said = " ".join(capsys.readouterr().err.split())
@@ -90,6 +93,7 @@ def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tm
         capture_output=True, text=True, env=other, timeout=300,
     )  # fmt: skip
     assert refused.returncode == 2, refused.stderr
-    assert f"{REQUESTS}/{attestation.PUBLIC_KEY_FILE} is the public key" in " ".join(refused.stderr.split())
+    said = " ".join(refused.stderr.split())
+    assert f"{REQUESTS}/{attestation.KEYRING_FILE}: this worker's key" in said and "is not in it" in said
     assert "Traceback" not in refused.stderr and HUB_TOKEN not in refused.stderr
     assert dataset_files(hub, REQUESTS)[attestation.PUBLIC_KEY_FILE] == public  # unchanged

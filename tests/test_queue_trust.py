@@ -5,7 +5,6 @@ hub where the hub is involved; the end-to-end hostile plugins are in test_queue_
 
 import json
 import os
-import re
 import subprocess
 import sys
 from datetime import timedelta
@@ -18,11 +17,11 @@ from queue_fixtures import BENCHMARK, REQUESTS, RESULTS, hub_env
 from leaderboard.errors import BadInput
 from leaderboard.hub.store import Upload
 from leaderboard.queue.claim import LeaseSettings, claim, plan_claim
-from leaderboard.queue.credentials import Redactor, secret_variables
 from leaderboard.queue.dataset import RequestsDataset, Snapshot
 from leaderboard.queue.requests import EvalRequest, Event, Lease, new_id, now
 from leaderboard.queue.results_check import RequestFailed, only_this_model, replaced_results, requested_model
 from leaderboard.queue.sandbox import Limits, Sandbox, check_process_isolation
+from leaderboard.security.redaction import Redactor, secret_variables
 
 pytestmark = pytest.mark.usefixtures("hub_online")
 
@@ -216,12 +215,12 @@ def test_process_isolation_refuses_to_start_while_a_credential_is_within_reach(m
     with pytest.raises(BadInput, match="cannot be enforced without bubblewrap"):
         check_process_isolation(network=False)
     (tmp_path / "token").write_text(HUB_TOKEN)
-    with pytest.raises(BadInput, match=f"token file\\(s\\) {tmp_path / 'token'} exist") as caught:
+    with pytest.raises(BadInput, match=f"token file {tmp_path / 'token'} \\(exists\\)") as caught:
         check_process_isolation(network=True)
     assert "Use --isolation bwrap" in str(caught.value) and HUB_TOKEN not in str(caught.value)
     (tmp_path / "token").unlink()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-" + "q" * 40)
-    with pytest.raises(BadInput, match="its environment holds OPENAI_API_KEY"):
+    with pytest.raises(BadInput, match=r"its environment variable OPENAI_API_KEY \(secret-named\)"):
         check_process_isolation(network=True)
 
 
@@ -231,7 +230,9 @@ def test_cli_worker_in_process_isolation_refuses_hf_token_and_no_network_with_ex
             "--work-dir", str(tmp_path / "work"))  # fmt: skip
     ran = run_cli(*args, env=env)
     assert ran.returncode == 2, ran.stderr
-    assert "refusing to start because its environment holds HF_TOKEN" in ran.stderr and "Traceback" not in ran.stderr
+    said = " ".join(ran.stderr.split())
+    assert "refusing to start because of its environment variable HF_TOKEN (secret-named)" in said
+    assert "Traceback" not in ran.stderr
     assert HUB_TOKEN not in ran.stdout + ran.stderr
     without = {k: v for k, v in env.items() if k != "HF_TOKEN"}
     ran = subprocess.run([sys.executable, "-m", "leaderboard", *args, "--token-stdin", "--no-network"], env=without,
@@ -393,29 +394,5 @@ def test_process_isolation_refuses_when_the_process_that_started_the_worker_hold
     ran = subprocess.run(["sh", "-c", f"env -u MY_API_KEY {worker}; echo exit=$?"], env=env, input=HUB_TOKEN + "\n",
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert "exit=2" in ran.stdout, ran.stdout + ran.stderr
-    assert "which started it, holds MY_API_KEY in its environment" in ran.stderr
+    assert "which it descends from, has the variable MY_API_KEY (secret-named)" in " ".join(ran.stderr.split())
     assert "a-secret-in-the-shell-0123" not in ran.stderr
-
-
-def test_every_test_the_threat_model_names_exists():
-    """docs/explanation/threat-model.md backs each sentence with `tests/FILE.py::test_name`: each must exist."""
-    from conftest import REPO
-
-    page = (REPO / "docs" / "explanation" / "threat-model.md").read_text("utf-8")
-    named = set(re.findall(r"(tests/test_\w+\.py)::(test_\w+)", page))
-    assert len(named) >= 10
-    missing = [f"{file}::{test}" for file, test in sorted(named)
-               if not re.search(rf"^def {test}\(", (REPO / file).read_text("utf-8"), re.M)]  # fmt: skip
-    assert not missing, missing
-
-
-def test_every_test_the_readmes_threat_model_names_exists():
-    """README's short threat model names its tests as `test_FILE.py::test_name`: each must exist."""
-    from conftest import REPO
-
-    section = (REPO / "README.md").read_text("utf-8").split("## Threat model, in short", 1)[1].split("\n## ", 1)[0]
-    named = set(re.findall(r"(test_\w+\.py)::(test_\w+)", section))
-    assert len(named) >= 5
-    missing = [f"{file}::{test}" for file, test in sorted(named)
-               if not re.search(rf"^def {test}\(", (REPO / "tests" / file).read_text("utf-8"), re.M)]  # fmt: skip
-    assert not missing, missing

@@ -1,12 +1,15 @@
-"""Ray resumes or says why (issue 36.7): a run on a cluster that answers but never runs its jobs ends with
+"""Ray resumes or says why: a run on a cluster that answers but never runs its jobs ends with
 exit 2 within a bounded time, naming the cluster and what it lacks, and writes nothing; the same run on a
 working cluster then progresses and writes its result.
 
 - a fresh cluster with no node that offers a CPU (its worker nodes never joined): LEADERBOARD_RAY_START_S;
 - a job that makes no progress (stuck, as on a node that lost its raylet): LEADERBOARD_RAY_STALL_S;
-- the raylet of the only node with CPUs killed mid-run (the issue's case): the run ends with exit 2 (an
-  actor of the run died with the node, or no node for its jobs after LEADERBOARD_RAY_START_S), and the
-  re-run on a fresh cluster progresses, reusing the finished corpus shards.
+- the raylet of the only node with CPUs killed mid-run: the run ends with exit 2 (an actor of the run died
+  with the node, or no node for its jobs after LEADERBOARD_RAY_START_S), and the re-run on a fresh cluster
+  progresses, reusing the finished corpus shards;
+- a cluster that cannot register a worker process for the run (a ``--worker-port-list`` whose one port the
+  raylet's own workers hold): the run ends within ``--ray-start-timeout`` with exit 2, "no worker registered
+  in N s", the shard folder kept.
 
 Select with ``-m ray``; skipped without the ``ray`` extra.
 """
@@ -42,11 +45,12 @@ def loopback(monkeypatch):
     monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
 
 
-def new_cluster(worker_cpus):
+def new_cluster(worker_cpus, **head):
     from ray.cluster_utils import Cluster
 
     node = {"object_store_memory": 80 * 2**20, "node_ip_address": "127.0.0.1"}
-    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False, **node})
+    head = {"num_cpus": 0, "include_dashboard": False, **node, **head}
+    made = Cluster(initialize_head=True, head_node_args=head)
     if worker_cpus:
         made.add_node(num_cpus=worker_cpus, **node)
     made.wait_for_nodes()
@@ -156,3 +160,28 @@ def test_a_raylet_killed_mid_run_ends_the_run_and_a_fresh_cluster_resumes(tmp_pa
     assert again.returncode == 0, again.stderr[-3000:]
     (path,) = out.rglob("tiny-kill.json")
     assert read_result(path).counts["texts_encoded"] <= 40 - 4 * finished + 2  # the finished shards were reused
+
+
+def test_a_cluster_that_registers_no_worker_for_the_run_fails_within_the_bound(tmp_path, loopback):
+    import socket
+
+    with socket.socket() as probe:  # a port free now: the cluster's only worker port, which its own workers take
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cluster = new_cluster(worker_cpus=0, num_cpus=2, worker_port_list=str(port))
+    address = cluster.address
+    shards = tmp_path / "shards"
+    (shards / "kept").mkdir(parents=True)
+    (shards / "kept" / "shard-00000.json").write_text("{}")  # a finished shard of an earlier run
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "250"}
+    command = [sys.executable, "-m", "leaderboard", "run", "-m", "bm25", "-t", "demo", "-o", str(tmp_path / "out"),
+               "--ray", address, "--ray-start-timeout", "10", "--shard-dir", str(shards)]  # fmt: skip
+    try:  # the guard only stops a run that never ends: the bound under test is --ray-start-timeout
+        ran = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        cluster.shutdown()
+    said = " ".join(ran.stderr.split())
+    assert ran.returncode == 2, ran.stderr[-3000:]
+    assert f"the Ray cluster at {address} is unusable: no worker registered in 10 s (--ray-start-timeout)" in said
+    assert f"finished corpus shards are kept in {shards}" in said and "Traceback" not in ran.stderr
+    assert (shards / "kept" / "shard-00000.json").is_file() and not list((tmp_path / "out").rglob("*.json"))

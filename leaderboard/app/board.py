@@ -48,7 +48,7 @@ class Board:
     _per_query: OrderedDict[str, dict[str, Any] | None] = field(default_factory=OrderedDict)
     _comparisons: dict[tuple[str, ModelKey, ModelKey, bool], ModelComparison] = field(default_factory=dict)
     _cells: dict[tuple[tuple[str, str, str], ...], dict[str, dict[str, Any]]] = field(default_factory=dict)
-    queue_key: Any = None  # the queue's public key (attestation.QueueKey) read from the requests dataset; None: none
+    queue_key: Any = None  # the queue's keyring (security.attestation.Keyring), from the requests dataset; None: none
     _verdicts: dict[str, Any] = field(default_factory=dict)
 
     # -- what is shown ------------------------------------------------------------------------------
@@ -156,7 +156,7 @@ class Board:
 
     def attestation(self, path: str) -> Any:
         """The queue's verdict on one result file (attestation.Verdict), checked once per board."""
-        from leaderboard.queue.attestation import check
+        from leaderboard.security.attestation import check
 
         if path not in self._verdicts:  # the index names a result by its path under the results folder
             self._verdicts[path] = check(self.root / path, self.queue_key)
@@ -164,7 +164,7 @@ class Board:
 
     def mark_attested(self, lines: Iterable[Any]) -> None:
         """Rows whose every result the queue attested say so; without the queue's key no row does."""
-        from leaderboard.queue.attestation import EVALUATED_BY_THE_QUEUE
+        from leaderboard.security.attestation import EVALUATED_BY_THE_QUEUE
 
         if self.queue_key is None:
             return

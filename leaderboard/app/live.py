@@ -83,7 +83,7 @@ class LiveBoard:
             try:
                 self.check()
             except Exception as exc:  # keep showing the last good board
-                from leaderboard.hub.store import redact
+                from leaderboard.security.redaction import redact
 
                 print(f"leaderboard: could not refresh the results: {redact(exc)}", file=sys.stderr)
 

@@ -13,10 +13,10 @@ import time
 from datetime import datetime
 
 from leaderboard.errors import LeaderboardError
-from leaderboard.hub.store import redact
 from leaderboard.queue.dataset import RequestsDataset, Snapshot
 from leaderboard.queue.requests import EvalRequest, now
 from leaderboard.queue.submit import Submission, submit
+from leaderboard.security.redaction import redact
 
 STALE_SECONDS = 30.0  # opening the Queue reads the dataset again when what is shown is older than this
 

@@ -4,6 +4,11 @@ A model page and the side-by-side view ask "where is this model?" on every click
 this index (one pass over the rankings' rows, kept with the board), never by a scan of the results.
 Each column's values of the ranked rows are kept sorted, so a model's place on a subset is a binary
 search. Keyed by model name: a page shows the revision each benchmark shows by default.
+
+One page per identity (``records.identity``: NFKC, case folded, ``/`` and ``__`` alike): names that a link, a
+reader or a file system cannot tell apart open the same page, which shows every spelling's rows and flags the
+collision (``collisions``); a dataset holding ``bm25`` and ``BM25`` from two plugins is a dataset someone wrote
+an impostor into, and the page says so rather than picking one.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import threading
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
+
+from leaderboard.records.identity import identity
 
 if TYPE_CHECKING:
     from leaderboard.app.board import Board
@@ -37,25 +44,40 @@ class ModelIndex:
     entries: dict[str, list[Entry]]  # model name -> its rows, in the board's benchmark order
 
     def __post_init__(self) -> None:
-        # casefolded name -> the names it folds from: a link's name is looked up once, not against every name
-        self._folded: dict[str, list[str]] = {}
+        # identity -> the names it holds; its page is the name on the most benchmarks (then the first by name)
+        spellings: dict[str, list[str]] = {}
         for name in self.entries:
-            self._folded.setdefault(name.casefold(), []).append(name)
+            spellings.setdefault(identity(name), []).append(name)
+        self._pages = {key: min(names, key=lambda n: (-len(self.entries[n]), n)) for key, names in spellings.items()}
+        self._spellings = spellings
 
     @cached_property
     def names(self) -> list[str]:
-        """Every model name, most benchmarks first, then by name (the pickers' order; sorted once)."""
-        return sorted(self.entries, key=lambda name: (-len(self.entries[name]), name.casefold()))
+        """One name per identity (its page), most benchmarks first, then by name (the pickers' order; sorted once)."""
+        pages = self._pages.values()
+        return sorted(pages, key=lambda name: (-len(self.of(name)), name.casefold()))
+
+    @cached_property
+    def collisions(self) -> dict[str, list[str]]:
+        """page name -> the other spellings of its identity on this board (a collision the dataset holds)."""
+        found = {}
+        for key, names in self._spellings.items():
+            if len(names) > 1:
+                page = self._pages[key]
+                found[page] = sorted(n for n in names if n != page)
+        return found
 
     def of(self, name: str) -> list[Entry]:
-        return self.entries.get(name, [])
+        """The rows of ``name``'s page: every spelling of its identity, the page's own first."""
+        key = identity(name)
+        page = self._pages.get(key)
+        if page is None:
+            return []
+        return [entry for spelling in (page, *self.collisions.get(page, [])) for entry in self.entries[spelling]]
 
     def resolve(self, name: str) -> str | None:
-        """The model a link names: exactly, else the one name equal ignoring case (None: none or several)."""
-        if name in self.entries:
-            return name
-        folded = self._folded.get(name.strip().casefold(), [])
-        return folded[0] if len(folded) == 1 else None
+        """The page a link names: the page of its identity (exactly, or up to case, width and / for __)."""
+        return self._pages.get(identity(name))
 
 
 def model_index(board: Board) -> ModelIndex:

@@ -1,9 +1,10 @@
 """A named variant of a model (a paper's own protocol, such as ``bm25:mair``) shown beside the model it varies.
 
-A model plugin marks a variant in its settings (recorded in every result): ``variant_of`` (the default
-model's name), ``protocol`` (the paper's name for the setup) and ``differences`` (what it does otherwise).
-Under the variant's name the board says which protocol it is, how it differs, and its score minus the
-default's on the same ranking, so a reader sees how much the protocol alone moves the number.
+A model plugin declares a variant in its metadata (``ProtocolVariant``, recorded in every result): the
+default model's name, the paper's name for the setup, what it does otherwise, and the benchmark(s) whose
+paper it reproduces. On those benchmarks' boards only, under the variant's name, the board says which
+protocol it is, how it differs, and its score minus the default's on the same ranking, so a reader sees
+how much the protocol alone moves the number. Elsewhere the protocol is not the paper's: nothing is said.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ def default_score(lines: Iterable[Any], name: str) -> float | None:
     return None
 
 
-def note(line: Any, lines: Iterable[Any]) -> tuple[str, str]:
-    """(HTML under the variant's name, its tooltip text); ("", "") for a model that is no variant."""
+def note(line: Any, lines: Iterable[Any], benchmark: str) -> tuple[str, str]:
+    """(HTML under the variant's name, its tooltip text); ("", "") for a model that is no variant of its
+    paper's protocol on ``benchmark``."""
     info = line.info
     default = info.get("variant_of")
-    if not isinstance(default, str) or not default:
+    if not isinstance(default, str) or not default or benchmark not in (info.get("variant_benchmarks") or ()):
         return "", ""
     protocol = str(info.get("protocol") or f"a variant of {default}")
     differences = [str(d) for d in info.get("differences") or []]

@@ -40,7 +40,7 @@ def board_queue_key(requests: str | None, endpoint: str | None) -> Any:
     with a queue), else $LEADERBOARD_QUEUE_PUBLIC_KEY; None (no row marked) when there is none or it cannot be
     read: a hub that is down or a bad key file never stops the board."""
     from leaderboard.errors import LeaderboardError
-    from leaderboard.queue.attestation import queue_key_option
+    from leaderboard.hub.queue_keys import queue_key_option
 
     try:
         if requests:  # the queue's own dataset, named by serve --requests

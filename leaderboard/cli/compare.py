@@ -112,7 +112,7 @@ def compare(  # noqa: PLR0913 (a click command: one keyword per option)
             "name two models."
         )
     tasks = tuple(dict.fromkeys(tasks))  # each task once: Holm counts comparisons
-    from leaderboard.queue.attestation import queue_key_option
+    from leaderboard.hub.queue_keys import queue_key_option
 
     key = queue_key_option(queue_key, endpoint)
     finder = _Finder(results_dir)
@@ -179,7 +179,7 @@ def _vouched(task: str, paths: tuple[str, str], key: Any) -> dict[str, Any]:
     """Whether an attestation by the queue vouches for each side's per-query values, said on stderr when one
     does not: the interval and p rest on them, and anyone who can write a results folder can rewrite them
     (replace each query's value by its subset's mean, recompute means and checksums) without any other trace."""
-    from leaderboard.queue.attestation import EVALUATED_BY_THE_QUEUE, check
+    from leaderboard.security.attestation import EVALUATED_BY_THE_QUEUE, check
 
     verdicts = {side: check(Path(path), key) for side, path in zip(("a", "b"), paths)}
     for side, path in zip(("a", "b"), paths):

@@ -183,8 +183,8 @@ def at_floor(comparison, resamples: int) -> bool:
 format_p = p_value_text.format_p  # the one writing of a p-value, the app's comparison view's too
 
 
-# The readers' option for the queue's public key (queue/attestation.py; here so that --help imports nothing more).
+# The readers' option for the queue's keyring (security/attestation.py; here so that --help imports nothing more).
 QUEUE_KEY_HELP = (
-    "The evaluation queue's public key, to tell results the queue evaluated (attested) from pushed ones: a PEM "
-    "file, or hf://ORG/NAME of the requests dataset (default: $LEADERBOARD_QUEUE_PUBLIC_KEY)."
+    "The evaluation queue's keys, to tell results the queue evaluated (attested) from pushed ones: a keyring "
+    "(JSON) or PEM file, or hf://ORG/NAME of the requests dataset (default: $LEADERBOARD_QUEUE_PUBLIC_KEY)."
 )

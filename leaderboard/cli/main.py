@@ -33,6 +33,7 @@ COMMAND_MODULES = {
     "submit": "submit",
     "worker": "worker",
     "queue": "queue",
+    "queue-key": "queue_key",
 }
 
 

@@ -197,7 +197,8 @@ def _mark_provenance(directory: Path, rows: list[dict], queue_key: str | None, e
     asked = queue_key or os.environ.get("LEADERBOARD_QUEUE_PUBLIC_KEY")
     if not asked and not any(Path(attestation_path(row["file"])).is_file() for row in rows):
         return False
-    from leaderboard.queue.attestation import check, provenance, queue_key_option
+    from leaderboard.hub.queue_keys import queue_key_option
+    from leaderboard.security.attestation import check, provenance
 
     key = queue_key_option(queue_key, endpoint)
     for row in rows:

@@ -83,6 +83,14 @@ EXAMPLES = """Examples:
     help="Run on a Ray cluster (extra 'ray'): ADDRESS, or alone for RAY_ADDRESS or a new local cluster.",
 )
 @click.option(
+    "--ray-start-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="With --ray: how long to wait for the cluster to start a worker and offer a node for the jobs before "
+    "stopping with exit 2 (default: LEADERBOARD_RAY_START_S, else 120).",
+)
+@click.option(
     "--allow-partial",
     is_flag=True,
     help="Write a result found incomplete while scoring (e.g. its LLM judge stopped answering) as a partial "
@@ -107,6 +115,7 @@ def run(  # noqa: PLR0913 (a click command: one keyword per option)
     dtype,
     shard_dir,
     ray_address,
+    ray_start_timeout,
     allow_partial,
     seed,
     overwrite,
@@ -137,6 +146,7 @@ def run(  # noqa: PLR0913 (a click command: one keyword per option)
         dtype=dtype,
         shard_dir=shard_dir,
         ray=ray_address,
+        ray_start_timeout=ray_start_timeout,
         allow_partial=allow_partial,
     )
     session = Session(get_registry(), options)

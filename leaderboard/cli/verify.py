@@ -124,8 +124,9 @@ def verify(  # noqa: PLR0913 (a click command: one keyword per option)
 def _verify_attestations(folder: Path, queue_key: str | None, endpoint: str | None, fmt: str) -> None:
     """Every result's attestation checked; results without one are listed as pushed (not a failure: not a claim)."""
     from leaderboard.errors import BadInput
-    from leaderboard.queue.attestation import check, provenance, queue_key_option
+    from leaderboard.hub.queue_keys import queue_key_option
     from leaderboard.records.listing import result_files
+    from leaderboard.security.attestation import check, provenance
 
     key = queue_key_option(queue_key, endpoint)
     if key is None:
@@ -138,7 +139,7 @@ def _verify_attestations(folder: Path, queue_key: str | None, endpoint: str | No
     emit(
         rows,
         fmt,
-        f"attestations in {folder} (queue key {key.key_id}, from {key.source})",
+        f"attestations in {folder} ({key.described()})",
         ["file", "provenance", "detail"],
     )
     bad = [(p, v) for p, v in checked if v.status == "invalid"]

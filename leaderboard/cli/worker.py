@@ -79,14 +79,24 @@ EXAMPLES = """Examples:
     default="bwrap",
     show_default=True,
     help="bwrap: bubblewrap sandbox (read-only file system, no /proc of the worker); process: limits only, "
-    "refused while the worker holds a credential in its environment or a token file (see the threat model).",
+    "refused while a credential is within reach: in its environment or its ancestors' (by name or by value), or "
+    "a token file (see the threat model).",
 )
 @click.option("--no-network", is_flag=True, help="Run evaluations without network access (installs keep it).")
 @click.option(
     "--pass-env",
     multiple=True,
     metavar="NAME",
-    help="Pass this environment variable to evaluations (never a secret-looking name).",
+    help="Pass this environment variable to evaluations (never a secret-looking name, nor a value shaped like a "
+    "credential).",
+)
+@click.option(
+    "--pass-secret",
+    "pass_secrets",
+    multiple=True,
+    metavar="NAME",
+    help="Pass this environment variable to evaluations although it holds a credential (a plugin that needs an API "
+    "key): its value, base64, hex and reversed forms are cut out of everything published about the run.",
 )
 @click.option(
     "--pip-arg",
@@ -114,8 +124,9 @@ EXAMPLES = """Examples:
     type=click.Path(dir_okay=False, path_type=Path),
     envvar="LEADERBOARD_QUEUE_KEY_FILE",
     default=None,
-    help="The queue's ed25519 private key (a PEM file; env LEADERBOARD_QUEUE_KEY_FILE): every published result "
-    "gets a signed attestation, and the public key is published in the requests dataset. Never printed.",
+    help="The queue's ed25519 private key (a PEM file readable by its owner only; env LEADERBOARD_QUEUE_KEY_FILE): "
+    "every published result gets a signed attestation, and the key must be the current one of the keyring "
+    "published in the requests dataset (published there when there is none). Never printed.",
 )
 def worker(  # noqa: PLR0913 (a click command: one keyword per option)
     *,
@@ -136,6 +147,7 @@ def worker(  # noqa: PLR0913 (a click command: one keyword per option)
     isolation: str,
     no_network: bool,
     pass_env: tuple[str, ...],
+    pass_secrets: tuple[str, ...],
     pip_args: tuple[str, ...],
     work_dir: Path | None,
     keep: bool,
@@ -174,6 +186,7 @@ def worker(  # noqa: PLR0913 (a click command: one keyword per option)
         ray=ray_address,
         pip_args=pip_args,
         pass_env=pass_env,
+        pass_secrets=pass_secrets,
         create_pr=create_pr,
         work_dir=work_dir,
         keep=keep,

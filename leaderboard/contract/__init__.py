@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         ModelKind as ModelKind,
         ModelMetadata as ModelMetadata,
         ModelRequest as ModelRequest,
+        ProtocolVariant as ProtocolVariant,
         Reranker as Reranker,
         Role as Role,
         Run as Run,

@@ -47,6 +47,28 @@ class ModelRequest:
     dtype: str | None = None  # one of DTYPES for the weights; None keeps the model's own; apply it in load()
 
 
+@dataclass(frozen=True)
+class ProtocolVariant:
+    """A model that is a paper's own protocol for another (default) model, such as ``bm25:mair`` for ``bm25``.
+
+    The board shows it on its paper's benchmark beside the default model, with the protocol's name, how it
+    differs and its score minus the default's (Δ). It runs only on the tasks of ``benchmarks``: elsewhere
+    the protocol is not the paper's, and ``run`` refuses it (exit 2) naming them. A model that is also a
+    model in its own right (``bm25-okapi``: rank_bm25's BM25 anywhere, MultiConIR's protocol on MultiConIR)
+    sets ``runs_anywhere``: it runs on every task and is shown as the protocol on ``benchmarks`` only.
+    """
+
+    of: str  # the default model's name, e.g. "bm25"
+    protocol: str  # the paper's name for the setup, e.g. "MAIR's eval_bm25 (Sun et al., EMNLP 2024)"
+    benchmarks: tuple[str, ...]  # the benchmark(s) whose paper this protocol reproduces, by name
+    differences: tuple[str, ...] = ()  # what it does otherwise than the default, in short phrases
+    runs_anywhere: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.of or not self.protocol or not self.benchmarks:
+            raise ValueError("ProtocolVariant needs of=, protocol= and at least one benchmark (benchmarks=)")
+
+
 @dataclass
 class ModelMetadata:
     name: str
@@ -72,10 +94,15 @@ class ModelMetadata:
     # The name mteb's results repository lists this same model under (e.g. "mteb/baseline-bm25s"), when it is
     # not this name: the board shows an imported mteb run of it beside this one, with their difference.
     mteb_name: str | None = None
+    # A paper's own protocol for another model (``ProtocolVariant``): shown beside it on the paper's benchmark
+    # with the difference, and run only there (unless it runs anywhere).
+    variant: ProtocolVariant | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["kind"] = self.kind.value if self.kind is not None else None
+        if data.get("variant") is not None:  # tuples as the lists JSON holds
+            data["variant"] = {k: list(v) if isinstance(v, tuple) else v for k, v in data["variant"].items()}
         return data
 
 

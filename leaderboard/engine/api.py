@@ -24,12 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 from leaderboard.contract.model import Model
 from leaderboard.contract.task import Task
-from leaderboard.engine.building import LoadedModel, build_model, object_model
+from leaderboard.engine.building import (
+    LoadedModel,
+    bound_variants,
+    build_model,
+    check_variant,
+    object_model,
+    task_of,
+)
 from leaderboard.engine.dense import EmbeddingMemo
 from leaderboard.engine.options import RunOptions
 from leaderboard.engine.pipeline import FirstStageRuns, Pipeline
 from leaderboard.engine.runner import Prepared, RunOutcome, compute, embedding_memo, finish, prepare
-from leaderboard.errors import BadInput
+from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.fileio import unwritable
 from leaderboard.registry import Registry, get_registry
 
@@ -87,6 +94,7 @@ class Session:
     def run_all(self, models: Sequence[str | Model], tasks: Sequence[str | Task]) -> list[RunOutcome]:
         """Every (model, task) pair, in order: here, or with ``options.ray`` as jobs on a Ray cluster."""
         self.check_output()
+        self.check_variants(models, tasks)
         if self.options.ray is None:
             return [self.run(model, task) for model in models for task in tasks]
         from leaderboard.engine.distributed import RayBackend
@@ -99,6 +107,28 @@ class Session:
             for model in models:
                 outcomes += self._run_on(backend, model, tasks)
         return outcomes
+
+    def check_variants(self, models: Sequence[str | Model], tasks: Sequence[str | Task]) -> None:
+        """A protocol variant named on a task outside its paper's benchmark is refused before anything runs
+        (``prepare`` checks each pair again). A model or task that cannot be built is left to its own turn,
+        which says what is wrong with it in the order of the run."""
+        variants = []
+        for model in models:
+            try:
+                handle = self.model(model)
+            except LeaderboardError:
+                continue
+            if bound_variants(handle.model):
+                variants.append(handle)
+        if not variants:
+            return
+        for task in tasks:
+            try:
+                name = task_of(self.registry, task, self.options).metadata.name
+            except LeaderboardError:
+                continue
+            for handle in variants:
+                check_variant(self.registry, handle.model, name)
 
     def _run_on(self, backend: RayBackend, model: str | Model, tasks: Sequence[str | Task]) -> list[RunOutcome]:
         handle = self.model(model)
@@ -136,6 +166,7 @@ def evaluate(  # noqa: PLR0913 (the Python API: one keyword per field of RunOpti
     corpus_sample: int | None = RunOptions.corpus_sample,
     ray: str | None = RunOptions.ray,
     ray_encoders: int | None = RunOptions.ray_encoders,
+    ray_start_timeout: float | None = RunOptions.ray_start_timeout,
     allow_partial: bool = RunOptions.allow_partial,
 ) -> list[RunOutcome]:
     """Evaluate each model on each task and write one result file per pair, as ``leaderboard run`` does.
@@ -165,6 +196,8 @@ def evaluate(  # noqa: PLR0913 (the Python API: one keyword per field of RunOpti
         corpus_sample: Search a seeded sample of N documents; the result is partial.
         ray: Run on a Ray cluster: its address, or ``"auto"``.
         ray_encoders: Encoder actors per corpus on Ray (default: one per node or GPU).
+        ray_start_timeout: Seconds a Ray cluster has to register a worker before the run fails (default:
+            ``LEADERBOARD_RAY_START_S`` or 120).
         allow_partial: Write a result found incomplete while scoring as a partial result.
 
     Returns:
@@ -194,6 +227,7 @@ def evaluate(  # noqa: PLR0913 (the Python API: one keyword per field of RunOpti
         corpus_sample=corpus_sample,
         ray=ray,
         ray_encoders=ray_encoders,
+        ray_start_timeout=ray_start_timeout,
         allow_partial=allow_partial,
     )
     return Session(registry or get_registry(), options).run_all(models, tasks)

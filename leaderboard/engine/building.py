@@ -260,3 +260,53 @@ def check_compatible(task: Task, model: Model) -> None:
             f"Model {model.metadata.name!r} is a reranker: it scores given candidates and cannot search a corpus "
             f'on its own. Put a first-stage retriever in front of it, e.g. --model "bm25 >> {model.metadata.name}".'
         )
+
+
+def _stages(model: Model) -> list[Model]:
+    """The model, or a pipeline's two stages (each may be a variant)."""
+    return [model.first, model.reranker] if isinstance(model, Pipeline) else [model]
+
+
+def bound_variants(model: Model) -> list[Model]:
+    """The stages of ``model`` that are protocol variants bound to their papers' benchmarks."""
+    found = []
+    for stage in _stages(model):
+        variant = getattr(stage.metadata, "variant", None)
+        if variant is not None and not getattr(variant, "runs_anywhere", False):
+            found.append(stage)
+    return found
+
+
+def benchmark_tasks(registry: Registry, names: tuple[str, ...]) -> dict[str, list[str]]:
+    """name -> the tasks of each named benchmark installed here (a declaration that fails is left out)."""
+    found: dict[str, list[str]] = {}
+    for name in names:
+        registration = registry.entries["benchmark"].get(name)
+        if registration is None:
+            continue
+        try:
+            benchmark = registration.factory()
+        except Exception:  # one plugin's broken declaration: the variant is then refused, naming its benchmarks
+            continue
+        rows = [*benchmark.tasks, *(row for side in benchmark.also for row in side.tasks)]
+        found[name] = list(dict.fromkeys(row.task for row in rows))
+    return found
+
+
+def check_variant(registry: Registry, model: Model, task: str) -> None:
+    """Refuse (exit 2, one line) a protocol variant on a task outside its paper's benchmark(s): there the
+    protocol is not the paper's, and the board would show it as if it were."""
+    for stage in bound_variants(model):
+        variant = stage.metadata.variant
+        assert variant is not None
+        tasks = benchmark_tasks(registry, variant.benchmarks)
+        if any(task in listed for listed in tasks.values()):
+            continue
+        named = "; ".join(
+            f"{name}: {', '.join(tasks[name])}" if name in tasks else f"{name} (not installed here)"
+            for name in variant.benchmarks
+        )
+        raise BadInput(
+            f"model {stage.metadata.name!r} is {variant.protocol}, a protocol variant of {variant.of} that runs "
+            f"only on its paper's benchmark ({named}), not on {task}; run {variant.of} there instead."
+        )

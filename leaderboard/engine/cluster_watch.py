@@ -10,11 +10,16 @@ half-written. Two signs are watched by the run's loop (``engine.distributed.RayB
   ``ClusterLost`` once it has refused connections for ``LEADERBOARD_RAY_LOST_S`` seconds (default 30).
 
 A cluster can also be there and still never run the jobs (a fresh cluster whose worker nodes did not
-join, a job stuck on a node that lost its raylet), which Ray would wait out silently. Two bounds end it:
+join, a cluster that cannot start a worker process, a job stuck on a node that lost its raylet), which
+Ray would wait out silently. Three bounds end it:
 
-* before the jobs are sent, ``require`` waits up to ``LEADERBOARD_RAY_START_S`` seconds (default 120)
-  for an alive node that offers what a job asks (a CPU, or a GPU), then raises ``ClusterUnusable``;
-  while they run, ``check`` raises it once no such node has been alive for as long (a raylet killed);
+* when the run joins, a separate process joins first (``distributed.connect``) and then the run's first
+  actor must answer (``worker_registered``), each within the start bound (``--ray-start-timeout``, else
+  ``LEADERBOARD_RAY_START_S``, default 120 s): a cluster whose raylet cannot register a worker process (a
+  ``--worker-port-list`` without a free port) leaves both waiting forever;
+* before the jobs are sent, ``require`` waits as long for an alive node that offers what a job asks (a
+  CPU, or a GPU), then raises ``ClusterUnusable``; while they run, ``check`` raises it once no such node
+  has been alive for as long (a raylet killed);
 * while they run, ``progressed`` is told of every finished job and every change in the progress
   bars; ``check`` raises ``ClusterUnusable`` after ``LEADERBOARD_RAY_STALL_S`` seconds (default 1800)
   without any, naming the cluster's alive nodes and what they offer.
@@ -90,15 +95,32 @@ def _described(nodes: list[dict[str, Any]]) -> str:
     return f"{len(alive)} alive node(s): " + "; ".join(parts)
 
 
+def unusable_error(shown: str, why: str, known: str, shards: str) -> ClusterUnusable:
+    """The error that ends a run on a cluster that answers but does not run it (exit 2, shards kept)."""
+    return ClusterUnusable(
+        f"the Ray cluster at {shown} is unusable: {why}; {known}. No result was written for the unfinished "
+        f"tasks; finished corpus shards are kept in {shards}: start worker nodes that offer what the jobs need "
+        "(ray start --address ...) or use another cluster, and re-run with the same --shard-dir to resume from them."
+    )
+
+
 class ClusterWatch:
-    def __init__(self, ray: Any, shown_address: str, shards: str = "the shard folder", every_s: float = 1.0):
+    def __init__(
+        self,
+        ray: Any,
+        shown_address: str,
+        shards: str = "the shard folder",
+        every_s: float = 1.0,
+        start_s: float | None = None,
+    ):
         self.gcs = str(ray.get_runtime_context().gcs_address)
         self.shown, self.shards = shown_address, shards
         self.grace = _grace()
         self.every = every_s
         self.ray = ray
         self.stall = _seconds(STALL_ENV)
-        self.start = _seconds(START_ENV)
+        self.start = start_s if start_s is not None else _seconds(START_ENV)
+        self.start_option = "--ray-start-timeout" if start_s is not None else START_ENV
         self._progress_at = time.monotonic()
         self.lost = False
         self._unreachable_since: float | None = None
@@ -116,6 +138,20 @@ class ClusterWatch:
         except (OSError, ValueError):
             return False
 
+    def worker_registered(self, actor_call: Any) -> None:
+        """Wait (up to the start bound) for ``actor_call`` (a call on the run's first actor) to answer: its actor's
+        worker process registered with the cluster. ``ClusterUnusable`` when none did in time."""
+        deadline = time.monotonic() + self.start
+        while not self.ray.wait([actor_call], num_returns=1, timeout=0.5)[0]:
+            if time.monotonic() >= deadline:
+                why = (
+                    f"no worker registered in {self.start:g} s ({self.start_option}): the cluster started no worker "
+                    "process for the run (its raylet cannot start one, e.g. a --worker-port-list without a free port)"
+                )
+                raise self.unusable(why, self.ray.nodes())
+            self.check()
+        self.progressed()
+
     def require(self, needs: dict[str, float], what: str) -> None:
         """Wait (up to START_ENV) for an alive node that offers ``needs``; ``ClusterUnusable`` when none comes.
         From then on ``check`` watches that such a node stays (a node whose raylet died leaves the jobs waiting)."""
@@ -127,19 +163,17 @@ class ClusterWatch:
                 self.progressed()
                 return
             if time.monotonic() >= deadline:
-                why = f"no alive node offers what {what} needs ({_asked(needs)}) after {self.start:g} s ({START_ENV})"
+                why = (
+                    f"no alive node offers what {what} needs ({_asked(needs)}) after {self.start:g} s "
+                    f"({self.start_option})"
+                )
                 raise self.unusable(why, nodes)
             self.check()
             time.sleep(min(self.every, 1.0))
 
     def unusable(self, why: str, nodes: list[dict[str, Any]] | None) -> ClusterUnusable:
         known = _described(nodes) if nodes is not None else "nodes unknown"
-        return ClusterUnusable(
-            f"the Ray cluster at {self.shown} is unusable: {why}; it has {known}. No result was written for the "
-            f"unfinished tasks; finished corpus shards are kept in {self.shards}: start worker nodes that offer "
-            "what the jobs need (ray start --address ...) or use another cluster, and re-run with the same "
-            "--shard-dir to resume from them."
-        )
+        return unusable_error(self.shown, why, f"it has {known}", self.shards)
 
     def progressed(self) -> None:
         """A job finished or a progress bar moved: the run is alive."""
@@ -172,7 +206,7 @@ class ClusterWatch:
                     why = (
                         f"no alive node has offered what {self.what} needs ({_asked(self.needs)}) for {self.start:g} s"
                     )
-                    raise self.unusable(f"{why} ({START_ENV})", nodes)
+                    raise self.unusable(f"{why} ({self.start_option})", nodes)
         if now - self._progress_at >= self.stall:
             raise self.unusable(
                 f"it made no progress for {self.stall:g} s ({STALL_ENV}): no job finished and no progress bar "

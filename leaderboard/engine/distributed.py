@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -54,15 +55,68 @@ def _ray() -> Any:
     return ray
 
 
-def connect(address: str) -> None:
-    """Join the cluster at ``address`` ("auto": RAY_ADDRESS or a new local one). Kept if already joined."""
+def connect(address: str, start_s: float | None = None, shards: str = "the shard folder") -> None:
+    """Join the cluster at ``address`` ("auto": RAY_ADDRESS or a new local one). Kept if already joined.
+
+    Joining an existing cluster is tried first by a separate process, within the start bound: Ray's own
+    join waits, forever and holding the interpreter, when the cluster cannot register one more worker
+    process (a ``--worker-port-list`` without a free port), so only a process of its own can be stopped."""
     ray = _ray()
     if ray.is_initialized():
         return
+    target = os.environ.get("RAY_ADDRESS") if address == "auto" else address
+    if target and target != "local":
+        _probe(target, address, start_s, shards)
     try:
         ray.init(address=None if address == "auto" else address, include_dashboard=False, log_to_driver=False)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise BadInput(f"--ray {address}: could not connect to a Ray cluster: {exc}") from None
+
+
+_PROBE = (
+    "import sys, ray\n"
+    "ray.init(address=sys.argv[1], include_dashboard=False, log_to_driver=False, logging_level='ERROR')\n"
+    "ray.shutdown()\n"
+)
+
+
+def _probe(target: str, shown: str, start_s: float | None, shards: str) -> None:
+    """A process that joins ``target`` and leaves; ``ClusterUnusable`` when it cannot within the start bound, and
+    BadInput naming Ray's reason when the cluster refuses it."""
+    import signal
+    import subprocess
+    import sys
+
+    from leaderboard.engine.cluster_watch import START_ENV, _seconds, unusable_error
+
+    seconds = start_s if start_s is not None else _seconds(START_ENV)
+    option = "--ray-start-timeout" if start_s is not None else START_ENV
+    probe = subprocess.Popen(
+        [sys.executable, "-c", _PROBE, target],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group: stopped as one
+    )
+    try:
+        _, said = probe.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(probe.pid, signal.SIGKILL)
+        probe.communicate()
+        why = (
+            f"no worker registered in {seconds:g} s ({option}): the cluster accepts connections but registers no "
+            "worker process for this run (its raylet has none to give, e.g. a --worker-port-list without a "
+            "free port)"
+        )
+        raise unusable_error(shown, why, "the run never joined it", shards) from None
+    if probe.returncode != 0:
+        lines = [line.strip() for line in said.splitlines() if line.strip()]
+        reason = next((line for line in reversed(lines) if "Error" in line or "Invalid" in line), None)
+        reason = reason or (lines[-1] if lines else f"exit {probe.returncode}")
+        reason = re.sub(r"^\[[^\]]*\]\s*(?:[\w.]+:\d+:\s*)?", "", " ".join(reason.split()))[:300]  # Ray's log prefix
+        raise BadInput(f"--ray {shown}: could not join the Ray cluster at {target}: {reason}")
 
 
 def _resources(options: RunOptions) -> dict[str, float]:
@@ -131,7 +185,10 @@ class RemoteProgress:
 def _mirror(board: Any, local: Any, shown: dict[str, Any]) -> dict[str, list[Any]]:
     """Copy the board's bars into the driver's rich Progress; the bars, to tell whether the run moved."""
     ray = _ray()
-    bars: dict[str, list[Any]] = ray.get(board.snapshot.remote())
+    try:  # bounded: a board that stopped answering never holds the run (the watch ends a run that is stuck)
+        bars: dict[str, list[Any]] = ray.get(board.snapshot.remote(), timeout=30)
+    except ray.exceptions.GetTimeoutError:
+        return {}
     if local is None:
         return bars
     for bar, (description, total, completed) in bars.items():
@@ -299,12 +356,20 @@ class RayBackend:
 
     def __enter__(self) -> RayBackend:
         ray = _ray()
-        connect(self.options.ray or "auto")
+        connect(self.options.ray or "auto", self.options.ray_start_timeout, str(self.options.shard_dir))
         from leaderboard.engine.cluster_watch import ClusterWatch
 
         # a cluster that dies ends the run clearly, naming where the finished shards are
-        self.watch = ClusterWatch(ray, self.options.ray or "auto", str(self.options.shard_dir))
+        self.watch = ClusterWatch(
+            ray, self.options.ray or "auto", str(self.options.shard_dir), start_s=self.options.ray_start_timeout
+        )
         self.board = ray.remote(ProgressBoard).options(num_cpus=0).remote()
+        try:  # the run's first actor: a cluster that cannot start a worker process is said so, within the bound
+            self.watch.worker_registered(self.board.snapshot.remote())
+        except ClusterUnusable:
+            with contextlib.suppress(Exception):
+                ray.kill(self.board)
+            raise
         return self
 
     def __exit__(self, *exc_info: object) -> None:

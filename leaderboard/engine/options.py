@@ -37,6 +37,9 @@ class RunOptions:
     corpus_sample: int | None = None  # search a seeded sample of N documents (judged ones kept); partial
     ray: str | None = None  # run on Ray: a cluster address, or "auto" (RAY_ADDRESS, else a local cluster)
     ray_encoders: int | None = None  # encoder actors per corpus (default: one per node, or per GPU); 0: none
+    # seconds a Ray run waits for a worker to register and for a node that offers what its jobs need (None:
+    # LEADERBOARD_RAY_START_S, else 120) before it stops as "Ray cluster unusable"
+    ray_start_timeout: float | None = None
     allow_partial: bool = False  # write a result found incomplete while scoring (a judge that stopped) as partial
 
     def __post_init__(self) -> None:
@@ -46,6 +49,8 @@ class RunOptions:
         for name in ("batch_size", "shard_rows"):
             if getattr(self, name) < 1:
                 raise BadInput(f"{name} {getattr(self, name)}: expected an integer >= 1.")
+        if self.ray_start_timeout is not None and not self.ray_start_timeout > 0:
+            raise BadInput(f"ray_start_timeout {self.ray_start_timeout}: expected a positive number of seconds.")
         for name in ("limit", "max_length", "corpus_sample"):
             value = getattr(self, name)
             if value is not None and value < 1:

@@ -19,7 +19,14 @@ from typing import Any
 from leaderboard import provenance
 from leaderboard.contract.model import Model
 from leaderboard.contract.task import CandidateTask, ExternalTask, RetrievalTask, ScoreReport, Task
-from leaderboard.engine.building import LoadedModel, check_compatible, kind_value, plugin_call, task_of
+from leaderboard.engine.building import (
+    LoadedModel,
+    check_compatible,
+    check_variant,
+    kind_value,
+    plugin_call,
+    task_of,
+)
 from leaderboard.engine.contract_checks import RETURN_A_REPORT, check_data, check_report, dry_score
 from leaderboard.engine.coverage import (
     apply_corpus_sample,
@@ -217,6 +224,7 @@ def prepare(
             f"--limit is not supported for {meta.name}: the task runs as a whole (use a smaller local dataset instead)."
         )
     check_compatible(task, model)
+    check_variant(registry, model, meta.name)
     with timer.phase("data_load"), step(f"loading {meta.name}"):
         data = _load_data(task, task_spec if isinstance(task_spec, str) else meta.name, options)
         check_data(task, data)  # before any model loads: a mistake in the data is named where it is made

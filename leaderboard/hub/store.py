@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from leaderboard.fileio import write_bytes_atomic
 from leaderboard.progress import step
 from leaderboard.records.files import read_result
 from leaderboard.records.listing import result_files
+from leaderboard.security.redaction import redact
 
 PREFIX = "results"
 BENCHMARKS_FILE = "benchmarks.json"
@@ -49,18 +49,6 @@ class HubError(LeaderboardError):
     """The hub answered with a server error (5xx): not the user's input, not our bug either."""
 
     label = "Hub error"
-
-
-# A credential in any text we print: "Bearer <anything>" and Hugging Face tokens ("hf_" + 8 or more).
-_SECRET = re.compile(r"(?i)(bearer\s+)[^\s'\",;}\]]+|\bhf_[A-Za-z0-9]{8,}")
-
-
-def redact(text: object, token: str | None = None) -> str:
-    """The one place hub error text is cleaned before it is shown: push, pull and serve all use it."""
-    text = str(text)
-    if token:
-        text = text.replace(token, "***")
-    return _SECRET.sub(lambda m: (m.group(1) or "") + "***", text)
 
 
 def git_blob_sha1(data: bytes) -> str:
@@ -201,6 +189,19 @@ def collect(results_dir: Path, benchmarks: list[dict[str, Any]] | None = None) -
     if benchmarks:
         uploads.append(benchmarks_upload(benchmarks))
     return uploads
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _json_object(data: bytes) -> dict[str, Any]:
+    """A model card; an unreadable one counts as empty."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _json_list(data: bytes) -> list[Any]:
@@ -354,6 +355,7 @@ class HubStore:
             self.api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True)
             parent = parent_commit or self._head()
             remote = self._remote_oids(parent)
+            self._refuse_other_spellings(uploads, parent, remote)
             uploads = [self._merged_benchmarks(u, parent, remote) for u in uploads]
             changed: list[Upload] = []
             unchanged: list[Upload] = []
@@ -373,6 +375,48 @@ class HubStore:
             )
         url = info.pr_url if create_pr and info.pr_url else info.commit_url
         return PushReport(url, changed, unchanged, parent, info.pr_num if create_pr else None, derived)
+
+    def _refuse_other_spellings(
+        self, uploads: list[Upload], revision: str | None, remote: dict[str, str | None]
+    ) -> None:
+        """BadInput naming both when a pushed model shares its identity (``records.identity``) with a model the
+        dataset holds under another spelling (``BM25`` beside ``bm25``): one identity, one page, one folder."""
+        from leaderboard.records.identity import Claim, conflicts, folder_identity
+
+        ours = {}
+        for upload in uploads:
+            parts = upload.path_in_repo.split("/")
+            if len(parts) == 3 and parts[0] == PREFIX and parts[2] == "model_card.json":
+                card = _json_object(upload.data)
+                ours[parts[1]] = Claim(
+                    str(card.get("name") or parts[1]), _text(card.get("plugin")), where=upload.path_in_repo
+                )
+        if not ours:
+            return
+        wanted = {folder_identity(folder) for folder in ours}
+        theirs = []
+        with tempfile.TemporaryDirectory(prefix="leaderboard-cards-") as tmp:
+            for path in sorted(remote):
+                parts = path.split("/")
+                if len(parts) != 3 or parts[0] != PREFIX or parts[2] != "model_card.json" or parts[1] in ours:
+                    continue
+                if folder_identity(parts[1]) in wanted:
+                    card = _json_object(self._download(path, revision, Path(tmp)).read_bytes())
+                    name = card.get("name")
+                    theirs.append(
+                        Claim(name if isinstance(name, str) else parts[1], _text(card.get("plugin")), where=path)
+                    )
+        problems = [
+            f"{claim.described()} and {other.described()} are one model name up to case, Unicode width or / for __"
+            for claim in ours.values()
+            for other in conflicts(claim, theirs, spelling_only=True)
+        ]
+        if problems:
+            raise BadInput(
+                f"Refusing to push to {self.repo_id}: "
+                + "; ".join(problems)
+                + ". A model keeps the spelling it was first published under: rename yours, or push under that name."
+            )
 
     def _flat_table(
         self, uploads: list[Upload], revision: str | None, remote: dict[str, str | None], license_id: str | None

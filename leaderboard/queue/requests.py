@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import secrets
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
-from leaderboard import safe_json
-from leaderboard.errors import BadInput
+from leaderboard.records.bounded import read_record as read_record  # the queue's records are read through it
 
 SCHEMA_VERSION = "1"
 SCHEMA_FILE = f"eval-request-{SCHEMA_VERSION}.json"
@@ -36,9 +35,6 @@ Text = Annotated[str, Field(min_length=1, max_length=2000)]
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-Record = TypeVar("Record", bound=BaseModel)
 
 
 class Lease(_Record):
@@ -132,25 +128,6 @@ def new_id(model: str, at: datetime) -> str:
 def read_request(data: bytes, where: str) -> EvalRequest:
     """A request from a file's bytes, or BadInput naming the file and the first problems."""
     return read_record(EvalRequest, data, where, "request", MAX_REQUEST_BYTES)
-
-
-def read_record(model: type[Record], data: bytes, where: str, what: str, max_bytes: int) -> Record:
-    """A queue record (a request, a receipt) from a hostile file's bytes: bounded, safe JSON, validated.
-
-    BadInput naming ``where`` and the first problems otherwise.
-    """
-    if len(data) > max_bytes:
-        raise BadInput(f"{where}: {len(data):,} bytes, more than a {what}'s {max_bytes:,}.")
-    try:
-        text = data.decode("utf-8")
-        parsed = safe_json.loads(text, finite=True)
-    except (UnicodeDecodeError, safe_json.UnsafeJSON) as exc:
-        raise BadInput(f"{where}: {exc}; expected a {what} (JSON).") from None
-    try:
-        return model.model_validate(parsed)
-    except ValidationError as exc:
-        problems = [f"{'/'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()[:3]]
-        raise BadInput(f"{where}: not a {what} ({'; '.join(problems)}).") from None
 
 
 def json_schema() -> dict[str, Any]:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.hub.store import BENCHMARKS_FILE, PREFIX, Upload, collect
+from leaderboard.queue.names import model_names
 from leaderboard.queue.plugin_spec import PluginSpec
 from leaderboard.queue.requests import EvalRequest
 from leaderboard.queue.validation import Validator, task_data_dirs
@@ -102,12 +103,6 @@ def check_results(
     uploads = collect(results_dir, benchmarks)
     only_this_model(uploads, [path.relative_to(results_dir).as_posix() for path in paths])
     return uploads
-
-
-def model_names(request: EvalRequest) -> list[str]:
-    """The model names a request's results may carry: its model, or what follows a plugin prefix (``st:org/name``)."""
-    prefix, sep, rest = request.model.partition(":")
-    return [request.model, rest] if sep and prefix and rest else [request.model]
 
 
 def requested_model(request: EvalRequest, name: str, revision: str | None) -> None:

@@ -3,9 +3,10 @@
 Every command that runs submitted code (pip installing the plugin, which may build it; the
 evaluation; any probe of the plugin's environment) goes through ``Sandbox.run``:
 
-- **Environment**: an allow-list (``SAFE_ENV``; names that look like secrets are refused even when
-  an operator asks to pass them), with HOME, TMPDIR, the XDG folders and HF_HOME inside the folder:
-  no HF_TOKEN, no cloud keys, no token file found through HF_HOME.
+- **Environment**: an allow-list (``SAFE_ENV``; a name that looks like a secret, or a value shaped like a
+  credential, is refused when an operator asks to pass it with ``--pass-env``; ``--pass-secret`` passes
+  one on purpose, and the worker redacts its encoded forms), with HOME, TMPDIR, the XDG folders and
+  HF_HOME inside the folder: no HF_TOKEN, no cloud keys, no token file found through HF_HOME.
 - **Limits**: wall-clock time (the whole process group is killed), address space (RLIMIT_AS: a
   10 GB allocation fails with MemoryError) and file size (RLIMIT_FSIZE), set by a small launcher
   (``_LIMITS``) before it execs the command, so nothing runs between fork and exec in the worker.
@@ -20,9 +21,10 @@ evaluation; any probe of the plugin's environment) goes through ``Sandbox.run``:
   only its own folder writable. Isolation "process" (no bubblewrap here) keeps the environment,
   limits and output rules, runs as the worker's user with its file access, and can only detect
   afterwards that watched folders (the task data, the harness) changed. Since that user's files and
-  processes are in reach, it refuses to start while a credential lies there
-  (``check_process_isolation``), keeps the worker's own memory unreadable (``protect_memory``), sheds
-  root's capabilities in the launcher, and refuses ``--no-network``, which it could not enforce.
+  processes are in reach, it refuses to start while a credential lies there, found by name or by value
+  (``check_process_isolation``, ``security.credentials``), keeps the worker's own memory unreadable
+  (``protect_memory``), sheds root's capabilities in the launcher, and refuses ``--no-network``, which it
+  could not enforce.
 """
 
 from __future__ import annotations
@@ -38,13 +40,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from leaderboard.errors import BadInput
-from leaderboard.queue.credentials import SECRET_NAME, ancestor_secrets, named, secret_variables, token_files
+from leaderboard.security.credentials import findings, token_file_paths
+from leaderboard.security.redaction import SECRET_NAME, token_kind
 
 Isolation = Literal["bwrap", "process"]
 
@@ -149,35 +152,29 @@ def choose_isolation(wanted: str) -> Isolation:
     )
 
 
-def check_process_isolation(network: bool) -> None:
+def check_process_isolation(network: bool, passed: Iterable[str] = ()) -> None:
     """BadInput unless isolation "process" can keep every credential out of a plugin's reach here.
 
     Without namespaces a plugin runs as the worker's user: it reads that user's files and the
     environment of that user's processes (/proc/<pid>/environ). So this mode refuses to start while
-    a credential lies there: a secret-named variable in the worker's environment or in a process it
-    descends from, or a Hugging Face token file. The token the worker writes with then comes on its
-    standard input (``--token-stdin``) and stays in the worker's memory, which the worker makes
-    unreadable to other processes (``protect_memory``). It cannot cut a plugin off the network either.
+    a credential lies there (``security.credentials``): a variable that is secret-named or holds a
+    token-shaped value, in the worker's environment or in a process it descends from, or a Hugging Face
+    token file, the default one included. ``passed``: the values an operator passes to runs on purpose
+    (``--pass-secret``). The token the worker writes with then comes on its standard input
+    (``--token-stdin``) and stays in the worker's memory, which the worker makes unreadable to other
+    processes (``protect_memory``). It cannot cut a plugin off the network either.
     """
-    problems = []
-    variables = secret_variables()
-    if variables:
-        problems.append(f"its environment holds {named(variables)}")
-    for pid, names in ancestor_secrets().items():
-        problems.append(f"process {pid}, which started it, holds {named(names)} in its environment")
-    files = token_files()
-    if files:
-        problems.append(f"token file(s) {', '.join(map(str, files))} exist")
+    problems = [str(finding) for finding in findings(exempt=set(passed))]
     if not network:
         problems.append("--no-network cannot be enforced without bubblewrap's network namespace")
     if problems:
         raise BadInput(
             "--isolation process: a plugin runs as this user, and can read this user's files and the "
-            "environment of its processes (/proc/<pid>/environ); refusing to start because "
+            "environment of its processes (/proc/<pid>/environ); refusing to start because of "
             + "; ".join(problems)
-            + ". Use --isolation bwrap (the default; install bubblewrap), or start the worker with no "
-            "secret-named variable and no token file, giving the token with --token-stdin "
-            "(and without --no-network)."
+            + ". Use --isolation bwrap (the default; install bubblewrap), or start the worker from a shell that "
+            "holds no credential (no secret-named or token-valued variable) and with no token file, giving the "
+            "token with --token-stdin (and without --no-network)."
         )
 
 
@@ -190,14 +187,37 @@ def protect_memory() -> None:
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
 
 
-def checked_pass_env(names: Iterable[str]) -> tuple[str, ...]:
+def checked_pass_env(
+    names: Iterable[str], secrets: Iterable[str] = (), environ: Mapping[str, str] | None = None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(--pass-env names, --pass-secret names), checked: a name that looks like a secret, or a value shaped
+    like a credential, is refused under --pass-env; --pass-secret passes it on purpose (and its forms are
+    redacted from everything published, ``security.redaction.secret_forms``)."""
+    environ = os.environ if environ is None else environ
+    names, secrets = tuple(names), tuple(secrets)
+    bad = [name for name in (*names, *secrets) if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)]
+    if bad:
+        raise BadInput(f"--pass-env/--pass-secret {', '.join(bad)}: not an environment variable name.")
     refused = [name for name in names if SECRET_NAME.search(name)]
     if refused:
-        raise BadInput(f"--pass-env {', '.join(refused)}: looks like a secret; a plugin's run never sees credentials.")
-    bad = [name for name in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)]
-    if bad:
-        raise BadInput(f"--pass-env {', '.join(bad)}: not an environment variable name.")
-    return tuple(names)
+        raise BadInput(
+            f"--pass-env {', '.join(refused)}: looks like a secret; a plugin's run never sees credentials unless "
+            "you pass one on purpose with --pass-secret NAME."
+        )
+    shaped = [f"{name} (a {kind})" for name in names if (kind := token_kind(environ.get(name) or ""))]
+    if shaped:
+        raise BadInput(
+            f"--pass-env {', '.join(shaped)}: its value has the shape of a credential; a plugin's run never sees "
+            "one unless you mark it with --pass-secret NAME, which also redacts its encoded forms (base64, hex, "
+            "reversed) from everything published about the run."
+        )
+    return names, secrets
+
+
+def secret_values(secrets: Iterable[str], environ: Mapping[str, str] | None = None) -> list[str]:
+    """The values of the --pass-secret variables that are set."""
+    environ = os.environ if environ is None else environ
+    return [environ[name] for name in secrets if environ.get(name)]
 
 
 def hidden_by_default() -> list[Path]:
@@ -205,7 +225,7 @@ def hidden_by_default() -> list[Path]:
     token files themselves (masked even where a folder a run reads holds them)."""
     from huggingface_hub import constants
 
-    return [Path.home(), Path(constants.HF_HOME), Path(constants.HF_TOKEN_PATH).parent, *token_files()]
+    return [Path.home(), Path(constants.HF_HOME), Path(constants.HF_TOKEN_PATH).parent, *token_file_paths()]
 
 
 def needed_by_python() -> list[Path]:
@@ -224,6 +244,7 @@ class Sandbox:
         network: bool = True,
         *,
         pass_env: tuple[str, ...] = (),
+        pass_secrets: tuple[str, ...] = (),
         readable: Iterable[Path] = (),
         watched: Iterable[Path] = (),
         hidden: Iterable[Path] | None = None,
@@ -232,7 +253,7 @@ class Sandbox:
         self.folder = Path(folder).resolve()
         self.settings = dict(settings or {})  # variables the worker sets for the run (not taken from its own)
         self.isolation, self.network = isolation, network
-        self.pass_env = checked_pass_env(pass_env)
+        self.pass_env, self.pass_secrets = checked_pass_env(pass_env, pass_secrets)
         self.readable = [Path(p).resolve() for p in [*needed_by_python(), *readable]]
         self.watched = [Path(p).resolve() for p in watched]
         self.hidden = [Path(p).resolve() for p in (hidden_by_default() if hidden is None else hidden)]
@@ -241,7 +262,8 @@ class Sandbox:
 
     # -- what the command sees ---------------------------------------------------------------------
     def environment(self) -> dict[str, str]:
-        env = {name: os.environ[name] for name in (*SAFE_ENV, *self.pass_env) if name in os.environ}
+        passed = (*SAFE_ENV, *self.pass_env, *self.pass_secrets)
+        env = {name: os.environ[name] for name in passed if name in os.environ}
         return (
             env
             | self.settings

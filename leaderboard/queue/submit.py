@@ -10,7 +10,10 @@ In order, cheapest first; the first failing group stops with one message naming 
 3. against the queue as it is at the commit the request is written on (re-checked after a
    conflicting commit): the same model and revision is not pending, running or finished on any of
    the same benchmarks (a new benchmark for an evaluated model is a new request), and the submitter
-   (by contact) has fewer than ``max_open`` requests pending or running.
+   (by contact) has fewer than ``max_open`` requests pending or running;
+4. one identity per model (``queue.names``): the model's canonical identity is not already published
+   (on the results dataset, or by a finished request) under another spelling or by another plugin
+   distribution; the same plugin's new revisions stay welcome.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from typing import Any
 from leaderboard.errors import BadInput, shorten
 from leaderboard.queue import plugin_spec
 from leaderboard.queue.dataset import Change, RequestsDataset, Snapshot
+from leaderboard.queue.names import card_claims, collision_problems, queue_claims, request_claims
 from leaderboard.queue.placeholders import is_placeholder
 from leaderboard.queue.requests import MODEL_ID, OPEN, REVISION, EvalRequest, Event, new_id, now
+from leaderboard.records.identity import Claim
 
 DEFAULT_MAX_OPEN = 3
 
@@ -80,7 +85,7 @@ def _same_model(a: EvalRequest, b: EvalRequest) -> bool:
 
 
 def queue_problems(snapshot: Snapshot, request: EvalRequest, max_open: int) -> list[str]:
-    problems = []
+    problems = collision_problems(request_claims(request), queue_claims(snapshot.ordered(), None, but=request.id))
     for other in snapshot.ordered():
         if other.status in (*OPEN, "finished") and _same_model(other, request):
             shared = sorted(set(other.benchmarks) & set(request.benchmarks))
@@ -103,8 +108,12 @@ def submit(
     max_open: int = DEFAULT_MAX_OPEN,
     pip_index_args: tuple[str, ...] = (),
     by: str = "submit",
+    results_repo: str | None = None,
 ) -> EvalRequest:
-    """Check ``submission`` and commit it as a pending request; BadInput (nothing written) when refused."""
+    """Check ``submission`` and commit it as a pending request; BadInput (nothing written) when refused.
+
+    ``results_repo``: the results dataset the queue publishes to, whose models the request's identity is
+    checked against (default: the one the queue's latest finished request published to)."""
     problems = field_problems(submission, known_benchmarks)
     if problems:
         raise BadInput("Cannot submit: " + "; ".join(problems) + ".")
@@ -123,14 +132,36 @@ def submit(
         history=[Event(at=at, status="pending", by=by, note=f"submitted: {spec.requirement}")],
     )
 
+    published = published_models(dataset, request, results_repo)
+
     def decide(snapshot: Snapshot) -> Change:
-        refused = queue_problems(snapshot, request, max_open)
+        refused = queue_problems(snapshot, request, max_open) + collision_problems(request_claims(request), published)
         if refused:
             raise BadInput("Cannot submit: " + "; ".join(refused) + ".")
         return Change({request.path: request.to_bytes()}, f"Submit {request.id}: {request.model} ({request.plugin})")
 
     dataset.update(decide)
     return request
+
+
+def published_models(dataset: RequestsDataset, request: EvalRequest, results_repo: str | None) -> list[Claim]:
+    """The model cards on the results dataset that ``request``'s names may collide with (none when the queue
+    has published nothing yet). The queue's own finished requests are checked on each snapshot."""
+    from leaderboard.hub.store import HubStore
+
+    if results_repo is None:
+        finished = [r for r in dataset.snapshot().ordered() if r.status == "finished" and r.results_repo]
+        results_repo = finished[-1].results_repo if finished else None
+    if results_repo is None:
+        return []
+    try:
+        store = HubStore(results_repo, dataset.store.endpoint, dataset.store.token, option="--results")
+    except BadInput:  # a request file names a results dataset that is no repository name: nothing to check there
+        return []
+    if not store.exists():
+        return []
+    head = store.head()
+    return card_claims(store, store.files(head), head, [c.name for c in request_claims(request)])
 
 
 def cancel(dataset: RequestsDataset, request_id: str, by: str, reason: str = "") -> EvalRequest:

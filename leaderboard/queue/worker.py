@@ -23,6 +23,7 @@ request, or the request was cancelled) the sandbox is stopped and nothing is wri
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import shutil
@@ -41,13 +42,25 @@ from leaderboard.errors import BadInput, LeaderboardError
 from leaderboard.hub.store import HubStore, PushConflict, Upload
 from leaderboard.queue import attestation, plugin_spec
 from leaderboard.queue.claim import LeaseKeeper, LeaseLost, LeaseSettings, claim, release, settle
-from leaderboard.queue.credentials import Redactor
 from leaderboard.queue.dataset import RequestsDataset, repo_id
+from leaderboard.queue.names import card_claims, collision_problems, distribution, queue_claims, request_claims
 from leaderboard.queue.receipts import published, receipt_path, receipt_upload
 from leaderboard.queue.requests import EvalRequest, Status, log_path
 from leaderboard.queue.results_check import RequestFailed, WorkerTrouble, check_results, replaced_results
-from leaderboard.queue.sandbox import Isolation, Limits, Outcome, Sandbox, check_process_isolation, protect_memory
+from leaderboard.queue.sandbox import (
+    Isolation,
+    Limits,
+    Outcome,
+    Sandbox,
+    check_process_isolation,
+    checked_pass_env,
+    protect_memory,
+    secret_values,
+)
 from leaderboard.queue.validation import task_data_dirs
+from leaderboard.records.identity import Claim
+from leaderboard.security.attestation import is_attestation
+from leaderboard.security.redaction import Redactor
 
 GIB = 2**30
 DEFAULT_TIME_LIMIT = 6 * 3600.0
@@ -79,6 +92,7 @@ class WorkerSettings:
     ray: str | None = None
     pip_args: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
+    pass_secrets: tuple[str, ...] = ()  # passed to runs on purpose: their values and encoded forms are redacted
     create_pr: bool = False
     work_dir: Path | None = None
     keep: bool = False  # keep each request's folder (venv, results, log) after it is settled
@@ -134,12 +148,15 @@ class Worker:
             )
         # The queue key first: no way of giving it makes process isolation safe, unlike the token.
         attestation.refuse_unisolated_key(settings.attestation_key, settings.isolation)
+        checked_pass_env(settings.pass_env, settings.pass_secrets)
+        passed = secret_values(settings.pass_secrets)
         if settings.isolation == "process":
-            check_process_isolation(settings.network)
+            check_process_isolation(settings.network, passed)
             protect_memory()
-        # Everything published about a run (log, failure, history) goes through this: the token, every
-        # secret-named variable's value and common token formats are cut out.
-        self.redact = Redactor(self.results.token, settings.token)
+        # Everything published about a run (log, failure, history) goes through this: the token, the secrets
+        # passed to runs and their encoded forms, every secret-named or token-valued variable's value and
+        # common token formats are cut out.
+        self.redact = Redactor(self.results.token, settings.token, *passed)
         self.work_root = Path(settings.work_dir or tempfile.mkdtemp(prefix="leaderboard-worker-"))
         # Read once, here: the key lives in this process's memory only, never in a run's reach or a log.
         self.signer = attestation.load_private_key(settings.attestation_key) if settings.attestation_key else None
@@ -238,12 +255,14 @@ class Worker:
         except BadInput as exc:
             raise RequestFailed(str(exc)) from None
         benchmarks, tasks = self.resolve(request.benchmarks)
+        self.refuse_collisions(request, request_claims(request))  # before its code is installed or run
         data = [Path(where) for where in task_data_dirs(settings.data_dirs).values()]
         sandbox = Sandbox(
             folder,
             settings.isolation,
             settings.network,
             pass_env=settings.pass_env,
+            pass_secrets=settings.pass_secrets,
             readable=data,
             watched=[*data, *_harness_paths()],
             settings={"LEADERBOARD_PLUGIN_TIMEOUT": f"{settings.plugin_timeout:g}"},  # registry.TIMEOUT_ENV
@@ -312,6 +331,21 @@ class Worker:
                     tasks.append(row.task)
         return declarations, tasks
 
+    def refuse_collisions(
+        self, request: EvalRequest, claims: list[Claim], listing: dict[str, str | None] | None = None,
+        head: str | None = None,
+    ) -> None:  # fmt: skip
+        """RequestFailed naming both when the request's model would share its identity with a published model
+        spelled otherwise or from another plugin (``queue.names``); ``listing``: the results dataset at ``head``."""
+        if listing is None:
+            head = self.results.head()
+            listing = self.results.files(head)
+        published = card_claims(self.results, listing, head, [c.name for c in claims])
+        published += queue_claims(self.requests.snapshot().ordered(), self.results.repo_id, but=request.id)
+        problems = collision_problems(claims, published)
+        if problems:
+            raise RequestFailed("; ".join(problems))
+
     def published_before(self, request: EvalRequest, step: _Journal) -> dict[str, Any] | None:
         """The outcome of an attempt that already pushed this request's results (its receipt); None when none did."""
         head = self.results.head()
@@ -337,7 +371,7 @@ class Worker:
         hub's answer to the push is lost, the receipt at the new head says whether the commit landed.
         """
         assert request.lease is not None
-        uploads = [u for u in uploads if not attestation.is_attestation(u.path_in_repo)]  # only the worker attests
+        uploads = [u for u in uploads if not is_attestation(u.path_in_repo)]  # only the worker attests
         results = [u for u in uploads if _is_result(u.path_in_repo)]
         receipt = receipt_upload(request, request.lease, self.requests.repo_id, results)
         if self.signer is not None:
@@ -357,6 +391,7 @@ class Worker:
             earlier = self._pushed(request, listing, head, step)
             if earlier is not None:
                 return earlier
+            self.refuse_collisions(request, _result_claims(uploads, request), listing, head)
             replaced = replaced_results(uploads, listing, functools.partial(self._read_at, head))
             if replaced:
                 raise RequestFailed(
@@ -414,6 +449,16 @@ def _slow_load(log: str) -> str | None:
     within N s"), from its log; None when none was slow."""
     found = re.search(r"plugin '[^'\n]{1,200}' did not finish loading within [0-9.e+]+ s", log)
     return found.group(0) if found else None
+
+
+def _result_claims(uploads: list[Upload], request: EvalRequest) -> list[Claim]:
+    """The names the run's results publish, with their plugin (their model card's) and the request's distribution."""
+    found = []
+    for upload in uploads:
+        if upload.path_in_repo.endswith("/model_card.json"):
+            card = json.loads(upload.data)
+            found.append(Claim(card["name"], card.get("plugin"), distribution(request.plugin), f"request {request.id}"))
+    return found
 
 
 def _is_result(path_in_repo: str) -> bool:

@@ -79,8 +79,8 @@ def summary(record: Record) -> dict[str, Any]:
             "open_weights": meta.get("open_weights"),
             "release_date": meta.get("release_date"),
             "mteb_name": meta.get("mteb_name"),
-            # a named variant of another model: the protocol it follows and how it differs (its settings)
-            **protocol_of(settings.get("model_settings")),
+            # a named variant of another model: the protocol it follows, how it differs, on which benchmarks
+            **protocol_of(meta.get("variant") or settings.get("model_settings")),
         },
         "task": {
             "name": task["name"],
@@ -113,15 +113,27 @@ def summary(record: Record) -> dict[str, Any]:
     }
 
 
-def protocol_of(model_settings: Any) -> dict[str, Any]:
-    """A variant's ``protocol``, ``variant_of`` and ``differences`` from its settings (plain text only); {} else."""
-    if not isinstance(model_settings, dict) or not isinstance(model_settings.get("variant_of"), str):
+def protocol_of(declared: Any) -> dict[str, Any]:
+    """A variant's ``variant_of``, ``protocol``, ``differences`` and ``benchmarks`` (plain text only); {} else.
+
+    From the model's declaration (``ModelMetadata.variant``: ``of``, ``protocol``, ``differences``,
+    ``benchmarks``), or, in results of earlier versions, from its settings (``variant_of``, ``protocol``,
+    ``differences``; no benchmarks: the board then shows it as a variant nowhere)."""
+    if not isinstance(declared, dict):
         return {}
-    differences = model_settings.get("differences")
+    default = declared.get("of", declared.get("variant_of"))
+    if not isinstance(default, str) or not default:
+        return {}
+
+    def texts(key: str) -> list[str]:
+        value = declared.get(key)
+        return [str(v) for v in value] if isinstance(value, list) else []
+
     return {
-        "variant_of": model_settings["variant_of"],
-        "protocol": str(model_settings.get("protocol") or ""),
-        "differences": [str(d) for d in differences] if isinstance(differences, list) else [],
+        "variant_of": default,
+        "protocol": str(declared.get("protocol") or ""),
+        "differences": texts("differences"),
+        "variant_benchmarks": texts("benchmarks"),
     }
 
 

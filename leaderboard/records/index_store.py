@@ -30,7 +30,7 @@ from leaderboard.records.index_rows import Entry, Row
 from leaderboard.sqlite_damage import is_damage, move_aside
 
 # The index's layout: raised whenever what a row stores changes, so an index written before is rebuilt once.
-INDEX_VERSION = "14"
+INDEX_VERSION = "15"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

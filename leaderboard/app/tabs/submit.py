@@ -13,8 +13,8 @@ import gradio as gr
 from leaderboard.app.tabs.base import Hook, Shell, Tab, Tick
 from leaderboard.app.views.submit import refused_html, submitted_html
 from leaderboard.errors import LeaderboardError
-from leaderboard.hub.store import redact
 from leaderboard.queue.submit import Submission, requestable
+from leaderboard.security.redaction import redact
 
 ID = "submit"
 LABEL = "Submit"

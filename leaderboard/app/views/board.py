@@ -426,7 +426,7 @@ def _model_cell(line: Line, ranking: Ranking, shared: frozenset[str]) -> Cell:
     model = model_cell(line.info)
     if line.name in shared:  # two rows of one name: each says which revision it is
         model.text += f'<span class="rev">revision {esc(line.key[1] or MISSING)}</span>'
-    variant, variant_title = protocol_variants.note(line, ranking.lines)  # a paper's protocol of a model
+    variant, variant_title = protocol_variants.note(line, ranking.lines, ranking.benchmark.name)  # a paper's protocol
     if variant:
         model.text += variant
         model.title += f" · {variant_title}"

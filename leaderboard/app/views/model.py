@@ -271,8 +271,9 @@ def column_name(column: Column) -> str:
     return label if metric.casefold() in label.casefold() else f"{label} · {metric}"
 
 
-def _benchmark_html(part: BenchmarkPart) -> str:
+def _benchmark_html(part: BenchmarkPart, page_name: str = "") -> str:
     line, ranking = part.line, part.ranking
+    spelled = f" · as <b>{esc(line.name)}</b>" if page_name and line.name != page_name else ""  # a collision
     arrow = ARROW.get(ranking.direction, "")
     if line.rank is not None:
         mark = f" {line.marker}" if line.marker else ""
@@ -288,7 +289,7 @@ def _benchmark_html(part: BenchmarkPart) -> str:
         f'<p class="mp-rank" data-rank="{line.rank or ""}"><b>{esc(standing)}</b> · '
         f"{esc(ranking.aggregate_label)} {arrow} <b>{score(line.aggregate)}</b>"
         f"{f' <span class=ci>{esc(interval)}</span>' if interval else ''}"
-        f"{f' · revision {esc(line.revision)}' if line.revision else ''}</p>"
+        f"{f' · revision {esc(line.revision)}' if line.revision else ''}{spelled}</p>"
     )
     leader_rank = ranking.ranked[0] if ranking.ranked else None
     rows = []
@@ -387,7 +388,15 @@ def model_page_html(board: Board, name: str) -> str:
         "<b>behind</b>: they do not; <b>no interval</b>: one of the two cells has none (an imported run).</p>"
     )
     top = f'<div class="mp-top">{_metadata_html(page)}{_summary_html(page)}</div>'
-    parts = "".join(_benchmark_html(part) for part in page.parts)
+    others = model_index(board).collisions.get(page.name, [])
+    if others:  # one identity, several spellings in the dataset: said, never silently merged or hidden
+        intro += (
+            f'<p class="note collision" id="model-collision"><b>Name collision:</b> {esc(", ".join(others))} '
+            f"{'is' if len(others) == 1 else 'are'} the same model name as {esc(page.name)} up to case, Unicode "
+            "width or / for __, published separately in this results dataset. This page shows the rows of every "
+            "spelling, each marked with its own name; check which plugin published each.</p>"
+        )
+    parts = "".join(_benchmark_html(part, page.name) for part in page.parts)
     return f'<div id="model-page" data-model="{esc(page.name)}">{intro}{top}{parts}</div>'
 
 
