@@ -104,6 +104,7 @@ def queue_problems(snapshot: Snapshot, request: EvalRequest, max_open: int) -> l
 def submit(
     dataset: RequestsDataset,
     submission: Submission,
+    *,
     known_benchmarks: Collection[str] | None = None,
     max_open: int = DEFAULT_MAX_OPEN,
     pip_index_args: tuple[str, ...] = (),
