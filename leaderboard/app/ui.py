@@ -107,6 +107,9 @@ def build_app(
             modules = (*TABS, *(QUEUE_TABS if shell.queue else ()))
             built = [tab for module in modules if (tab := module.build(shell)) is not None]
         query = gr.Textbox(visible=False)  # the page's URL query, filled by RESTORE_JS
+        # The board revision the page load drew ("" until it has): read by the poll tick from the page, so a tick
+        # sent before the load's answer was applied (its controls still at their defaults) draws nothing.
+        drawn = gr.Textbox("", visible=False, elem_id="drawn-revision")
         query_width = gr.Number(visible=False)  # the browser window's width: charts are drawn to fit it
         live.warmers = [lambda _: charts.warm(), *(tab.warm for tab in built if tab.warm is not None)]
         tab_ids = [tab.id for tab in built]
@@ -121,12 +124,15 @@ def build_app(
             name = update["value"]
             tab = state.tab if state.tab in tab_ids else tab_ids[0]
             load = Load(state, name, tab, charts.fit_width(window))
-            return [update, name, gr.Tabs(selected=tab), tab, load.width, *_run(loads, load, inputs)]
+            seen = live.generation  # before drawing: a newer board found meanwhile is drawn by the next tick
+            own = [update, name, gr.Tabs(selected=tab), tab, load.width, seen, str(seen), status_line(shell.board())]
+            return [*own, *_run(loads, load, inputs)]
 
         app.load(
             on_load,
             [query, query_width, *_inputs(loads)],
-            [shell.selector, shell.shown, tabs, shell.active, shell.chart_width, *_outputs(loads)],
+            [shell.selector, shell.shown, tabs, shell.active, shell.chart_width, generation, drawn, status]
+            + _outputs(loads),
             js=RESTORE_JS,
         )
 
@@ -147,7 +153,9 @@ def build_app(
         )
 
         # New results (polled on the server): re-render what this page shows, once per new revision.
-        def on_tick(seen, showing, *inputs):
+        def on_tick(seen, shown_revision, showing, *inputs):
+            if not shown_revision:  # sent before the page load's answer: the load draws the link's view
+                return [gr.skip()] * (4 + len(_outputs(ticks)))
             changed = seen != live.generation
             update = shell.selector_update(showing)
             name = update["value"]
@@ -157,7 +165,7 @@ def build_app(
         if poll_seconds:
             timer = gr.Timer(min(max(poll_seconds / 4, 5.0), 60.0))
             outputs = [generation, status, shell.selector, shell.shown, *_outputs(ticks)]
-            timer.tick(on_tick, [generation, shell.shown, *_inputs(ticks)], outputs)
+            timer.tick(on_tick, [generation, drawn, shell.shown, *_inputs(ticks)], outputs)
     app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
     app.live_queue = shell.queue  # type: ignore[attr-defined]
     return app

@@ -314,7 +314,10 @@ def build(shell: Shell) -> Tab | None:
     board_outputs = [shell.summary, table, notes]
 
     # -- events -----------------------------------------------------------------------------------------
-    # A filter or column change renders page 1 of the new view; its value goes into the URL.
+    # A filter or column the reader changes renders page 1 of the new view; its value goes into the URL.
+    # Their ``input`` events, not ``change``: the page load sets the link's values and draws them itself; a
+    # change event per control it set would redraw the board from the controls as they stood when that event
+    # fired (some still at their defaults), and the last answer to arrive would win.
     def on_filter(*state):
         return ("1", *render_board(*(*state[:-2], 1, state[-1])))
 
@@ -331,7 +334,7 @@ def build(shell: Shell) -> Tab | None:
         "src": list(SOURCES),
     }
     for position, control in enumerate(filter_inputs, start=1):
-        control.change(
+        control.input(
             on_filter,
             board_inputs,
             [page_box, *board_outputs],
@@ -387,7 +390,7 @@ def build(shell: Shell) -> Tab | None:
         if state.benchmark and state.benchmark != name:  # a link to a board this one lacks: say so
             drawn = (unknown_benchmark(state.benchmark) + drawn[0], *drawn[1:])
         return [
-            # Only what the link changes: an unchanged control fires no change event (and no second render).
+            # Only what the link changes: each control updated costs the browser a redraw.
             changed(chosen_kinds, all_kinds),
             changed(instruction, "any"),
             changed(chosen_sizes, list(SIZES)),
