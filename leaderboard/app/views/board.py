@@ -493,7 +493,9 @@ def _reported_row(layout: _Layout, item: ReportedLine) -> str:
         model.text += f'<details class="note"><summary>note</summary>{esc(note)}</details>'
         model.title += f" · note: {note}"
     parts = [_td(rank), _td(model), _td(_reported_cell(item.aggregate_value, item.difference, item, "c-agg"))]
-    parts += [_td(Cell(MISSING)) for _ in layout.sides]
+    for side in layout.sides:  # the paper's own value of another declared mean, when it prints one
+        printed = item.sides.get(side.label)
+        parts.append(_td(_reported_cell(printed.value, None, item, "") if printed else Cell(MISSING)))
     for column in layout.columns:
         cell = item.cells.get(column.key)
         value = cell.value if cell else None
