@@ -151,3 +151,23 @@ def test_the_csv_says_which_values_are_on_other_data_or_from_an_identical_file(b
     other = followir[followir[notes[0]].str.startswith("computed on dataset revision", na=False)]
     assert len(other) and other.iloc[0][notes[0].removesuffix(":ci_note")] is not None
     assert (other["rank"].isna()).all()
+
+
+def test_the_model_page_gives_each_followir_aggregate_with_its_rank(board):
+    """Qwen3-Embedding-0.6B on FollowIR: its rank by the mean p-MRR and by the paper's score, both on its page."""
+    from leaderboard.app.views.model import model_page_html
+
+    name = "Qwen/Qwen3-Embedding-0.6B"
+    declared = board.ranking("FollowIR", with_stats=False)
+    by_paper = aggregates.ranked_by(declared, "FollowIR score")
+    ranks = {}
+    for label, ranking in (("mean p-MRR", declared), ("FollowIR score", by_paper)):
+        (line,) = [line for line in ranking.ranked if line.name == name]
+        better = [other for other in ranking.ranked if other.aggregate > line.aggregate]  # rank = 1 + those ahead
+        assert line.rank == len(better) + 1
+        ranks[label] = f"#{line.rank} of {len(ranking.ranked)}"
+    html = model_page_html(board, name)
+    for label, rank in ranks.items():
+        row = re.search(rf'<tr data-aggregate="{re.escape(label)}">(.*?)</tr>', html, re.S)
+        assert row and rank in row.group(1) and "no interval: run by mteb" in row.group(1), (label, rank)
+    assert ranks["mean p-MRR"] != ranks["FollowIR score"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from leaderboard.contract.benchmark import SideAggregate
@@ -115,3 +116,57 @@ def originals(ranking: Ranking, lines: list[Line]) -> list[Line]:
         return lines
     by_key = {line.key: line for line in source.lines}
     return [by_key[line.key] for line in lines if line.key in by_key]
+
+
+@dataclass(frozen=True)
+class AggregateValue:
+    """One of a benchmark's declared aggregates for one model: its value, interval, and rank among the models ranked
+    by it (None: not ranked by it)."""
+
+    label: str
+    value: float | None
+    interval: tuple[float, float] | None
+    rank: int | None
+    ranked: int  # how many models it ranks
+    direction: str
+    default: bool  # the benchmark's own ranking (the others are ranked by when a reader picks them)
+    formula: str = ""
+
+
+def aggregate_values(ranking: Ranking, line: Line) -> list[AggregateValue]:
+    """Every declared aggregate of ``line``, a row of the declared ranking (statistics computed for it first, where
+    intervals are wanted): the declared one first, then each other declared mean, with its rank under ``ranked_by``."""
+    declared = base(ranking)
+    labels = choices(declared)
+    found = [
+        AggregateValue(
+            labels[0],
+            line.aggregate,
+            line.aggregate_interval,
+            line.rank,
+            len(declared.ranked),
+            declared.direction,
+            True,
+            declared.benchmark.formula,
+        )
+    ]
+    sides = {side.label: side for side in getattr(declared.benchmark, "also", ()) or ()}
+    for label in labels[1:]:
+        by = ranked_by(declared, label)
+        rows = by.memo.get("by_key")
+        if rows is None:
+            rows = by.memo["by_key"] = {row.key: row for row in by.lines}
+        row = rows.get(line.key)
+        found.append(
+            AggregateValue(
+                label,
+                line.side.get(label),
+                line.side_intervals.get(label),
+                row.rank if row is not None else None,
+                len(by.ranked),
+                by.direction,
+                False,
+                sides[label].formula,
+            )
+        )
+    return found

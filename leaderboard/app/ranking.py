@@ -60,6 +60,8 @@ class Line:
     aggregate: float | None = None
     aggregate_interval: tuple[float, float] | None = None
     side: dict[str, float | None] = field(default_factory=dict)  # the benchmark's other means ("also"), by label
+    # their intervals, where every task a mean averages has per-query values (``statistics``)
+    side_intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
     rank: int | None = None
     p_value: float | None = None  # paired test against #1 (None: not tested)
     label: str = ""  # the name shown: the model's name, with its revision where two shown rows share the name
@@ -144,6 +146,14 @@ class Ranking:
             return f"mean of {self.aggregated} tasks"
         aggregated = [c for c in self.columns if c.spec.in_aggregate]
         return (aggregated or self.columns)[0].metric_label if self.columns else "score"
+
+
+def table_columns(ranking: Ranking) -> list[Column]:
+    """The task columns a table shows; a one-task aggregate's own column is the Score column, so it is not repeated."""
+    aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
+    if len(aggregated) == 1:
+        return [c for c in ranking.columns if c is not aggregated[0]]
+    return list(ranking.columns)
 
 
 def _metric_info(board: RankingSource, task: str, metric: str) -> dict[str, Any]:

@@ -14,9 +14,10 @@ import gradio as gr
 from leaderboard.app import render, task_views
 from leaderboard.app.assets import url_state_js
 from leaderboard.app.board import OVERALL
+from leaderboard.app.comparison import aggregate_differences
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
-from leaderboard.app.views.compare import comparison_html, plain_difference_html
+from leaderboard.app.views.compare import aggregates_html, comparison_html, plain_difference_html
 from leaderboard.app.views.landing import HOME
 
 ID = "compare"
@@ -105,7 +106,11 @@ def build(shell: Shell) -> Tab | None:
             plain = plain_difference_html(
                 labels[key_a], labels[key_b], lines[key_a], lines[key_b], every.columns, untested
             )
-        return comparison_html(
+        aggregates = ""
+        if key_a in lines and key_b in lines and every is not None:  # the aggregates the ranking uses, first
+            differences = aggregate_differences(shell.board(), every, lines[key_a], lines[key_b])
+            aggregates = aggregates_html(labels[key_a], labels[key_b], differences)
+        return aggregates + comparison_html(
             labels[key_a],
             labels[key_b],
             rows,

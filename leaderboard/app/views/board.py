@@ -17,7 +17,7 @@ from typing import Any
 
 from leaderboard.app import protocol_variants
 from leaderboard.app.filters import Filters
-from leaderboard.app.ranking import Line, Ranking
+from leaderboard.app.ranking import Line, Ranking, table_columns
 from leaderboard.app.render import (
     ARROW,
     PAGE_SIZE,
@@ -65,10 +65,7 @@ def strip_arrow(label: str) -> str:
 
 def shown_columns(ranking: Ranking) -> list[Any]:
     """The task columns; a one-task aggregate's own column is the Score column, so it is not repeated."""
-    aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
-    if len(aggregated) == 1:
-        return [c for c in ranking.columns if c is not aggregated[0]]
-    return list(ranking.columns)
+    return table_columns(ranking)
 
 
 def metadata_value(info: dict[str, Any], column: str) -> float | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.app import imported_runs
+from leaderboard.app.aggregates import aggregate_values
 from leaderboard.app.model_index import Place, model_index, place
 from leaderboard.app.page_statistics import with_statistics
 from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
@@ -229,7 +230,7 @@ def _metadata_html(page: ModelPage) -> str:
         ("Kind", str(info.get("kind") or MISSING)),
         ("Takes instructions", "yes" if info.get("takes_instructions") else "no"),
         ("Revisions", ", ".join(r or "none" for r in page.revisions) or MISSING),
-        ("Plugin", " ".join(str(v) for v in (info.get("plugin"), info.get("plugin_version")) if v) or MISSING),
+        ("Run by", runners(page) or MISSING),
     ]
     rows = "".join(f"<tr><th scope='row'>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts)
     reference = safe_url(info.get("reference"))
@@ -240,6 +241,28 @@ def _metadata_html(page: ModelPage) -> str:
         else ""
     )
     return f'<table class="mp-facts" id="model-facts">{rows}</table>{link}'
+
+
+def runners(page: ModelPage) -> str:
+    """What ran the model's results, with the benchmarks of each: "mteb 1.38, imported (FollowIR)" for mteb's runs
+    (the version in each imported file), "this harness, plugin sentence-transformers 0.3 (ComLQ)" for runs here."""
+    found: dict[str, list[str]] = {}
+    for part in page.parts:
+        for column in part.ranking.columns:
+            row = part.line.chosen.get(column.key)
+            if row is None:
+                continue
+            label = imported_runs.source_label(row)
+            if label:
+                text = label.removeprefix("run by ")
+            else:
+                model = row.get("model") or {}
+                plugin = " ".join(str(v) for v in (model.get("plugin"), model.get("plugin_version")) if v)
+                text = "this harness" + (f", plugin {plugin}" if plugin else "")
+            benchmarks = found.setdefault(text, [])
+            if part.benchmark not in benchmarks:
+                benchmarks.append(part.benchmark)
+    return "; ".join(f"{text} ({', '.join(benchmarks)})" for text, benchmarks in found.items())
 
 
 def _count(value: float | None) -> str:
@@ -290,6 +313,7 @@ def _benchmark_html(part: BenchmarkPart) -> str:
         f"{f' <span class=ci>{esc(interval)}</span>' if interval else ''}"
         f"{f' · revision {esc(line.revision)}' if line.revision else ''}</p>"
     )
+    head += _aggregates_html(part)
     leader_rank = ranking.ranked[0] if ranking.ranked else None
     rows = []
     for standing_row in part.standings:
@@ -317,6 +341,38 @@ def _benchmark_html(part: BenchmarkPart) -> str:
     )
     body = f"{head}{table}{_sources_html(part)}"
     return f'<section class="mp-part" data-benchmark="{esc(part.benchmark)}">{body}</section>'
+
+
+def _aggregates_html(part: BenchmarkPart) -> str:
+    """Each aggregate the benchmark declares (where it declares more than one): the model's value, its interval (or
+    why none) and its rank among the models ranked by it."""
+    found = aggregate_values(part.ranking, part.line)
+    if len(found) < 2:
+        return ""
+    rows = []
+    for value in found:
+        name = f"{value.label} {ARROW.get(value.direction, '')}".strip()
+        name += " (the board's default ranking)" if value.default else " (ranked by when picked under Rank by)"
+        if value.interval:
+            interval = span(value.interval)
+        elif value.value is None:
+            interval = ""
+        elif part.line.imported:
+            interval = f"no interval: {part.line.imported}"
+        else:
+            interval = "no interval: per-query values missing"
+        rank = f"#{value.rank} of {value.ranked}" if value.rank is not None else "not ranked by it"
+        rows.append(
+            f'<tr data-aggregate="{esc(value.label)}"><td class="c-text" title="{esc(value.formula)}">{esc(name)}</td>'
+            f'<td data-v="{value.value!r}"><span class="v">{score(value.value)}</span>'
+            f'<span class="ci">{esc(interval)}</span></td><td data-v="{value.rank!r}">{esc(rank)}</td></tr>'
+        )
+    headers = header_cells((("Aggregate", "c-text"), ("Score · 95% CI", ""), ("Rank", "")))
+    return (
+        f'<div class="lb-scroll mp-aggregates"><table class="lb mp-aggregates-table">'
+        f"<caption>Every aggregate {esc(part.benchmark)} declares, each with the model's rank by it.</caption>"
+        f"<thead><tr>{headers}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def _standing_row(part: BenchmarkPart, s: Standing) -> str:
@@ -401,6 +457,9 @@ MODEL_CSS = """
 #model-page .mp-sw ul, #model-page .mp-sources ul { margin: 2px 0; padding-left: 1.2em; }
 #model-page h3.mp-bench { margin: 14px 0 2px 0; font-size: 17px; }
 #model-page .mp-rank { margin: 0 0 4px 0; font-size: 14px; }
+#model-page .mp-aggregates { margin-bottom: 6px; }
+#model-page table.mp-aggregates-table { width: auto; min-width: 0; }
+#model-page table.mp-aggregates-table td .ci { display: block; font-size: 11px; }
 #model-page .ci { font-size: 12px; color: var(--body-text-color-subdued); }
 #model-page table.mp-table td .ci { display: block; font-size: 11px; }
 #model-page td.mp-col { white-space: normal; min-width: 9em; max-width: 16em; text-align: left; }
