@@ -76,9 +76,20 @@ def view_chart(frame: pd.DataFrame, view: View, y_label: str, width: int = WIDTH
     tooltip = [alt.Tooltip("model:N"), alt.Tooltip("entry:N", title="entry"), alt.Tooltip("value:Q", format=".4f")]
     base = alt.Chart(data)  # the page puts the view's title above the chart
     if view.kind == "bars":
-        chart = base.mark_bar().encode(
-            x=x, xOffset=alt.XOffset("model:N", sort=models), y=y, color=color, tooltip=tooltip
-        )
+        offset = alt.XOffset("model:N", sort=models)
+        if "low" in data:
+            tooltip += [
+                alt.Tooltip("low:Q", format=".4f", title="95% CI low"),
+                alt.Tooltip("high:Q", format=".4f", title="95% CI high"),
+            ]
+        chart = base.mark_bar().encode(x=x, xOffset=offset, y=y, color=color, tooltip=tooltip)
+        if "low" in data and data["low"].notna().any():  # each bar's 95% interval, where it has one
+            whiskers = (
+                base.transform_filter("isValid(datum.low)")
+                .mark_rule(color="black", strokeWidth=1.5, opacity=0.75)
+                .encode(x=x, xOffset=offset, y="low:Q", y2="high:Q")
+            )
+            chart = alt.layer(chart, whiskers)
     else:
         chart = base.mark_line(point=True).encode(x=x, y=y, color=color, tooltip=tooltip)
     return chart.properties(width=width, height=_height(view.kind))

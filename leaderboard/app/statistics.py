@@ -228,6 +228,32 @@ def paired_mean(
     return PairedMean(observed, float(low[0]), float(high[0]), float(p), sum(d.size for d in differences))
 
 
+def score_intervals(
+    board: QuerySource, task: str, split: str, cells: dict[Any, tuple[str, str, str, float]]
+) -> dict[Any, tuple[float, float]]:
+    """The bootstrap interval of each score ``cells`` names (key -> (result path, subset, metric, score)) from the
+    queries behind it, as a board cell's (``column_strata``): none where the result has no per-query values of it,
+    where they do not average to the score, or off the task's main split (per-query values are stored for it only).
+    Scores on the same queries share one resampling."""
+    if split != _main_split(board, task):
+        return {}
+    decoded = board.per_query(path for path, _, _, _ in cells.values())
+    groups: dict[tuple[Any, ...], list[tuple[Any, list[Stratum]]]] = {}
+    for key, (path, subset, metric, value) in cells.items():
+        got = strata(decoded.get(path), metric, subset)
+        if isinstance(got, str) or abs(mean(got) - value) > MEAN_TOLERANCE * max(1.0, abs(value)):
+            continue
+        groups.setdefault((subset, metric, query_ids(got)), []).append((key, got))
+    found: dict[Any, tuple[float, float]] = {}
+    for members in groups.values():
+        count = len(members[0][1])
+        parts = [np.stack([np.asarray(got[i][1]) for _, got in members]) for i in range(count)]
+        low, high = stratified_bootstrap(parts)
+        for (key, _), lo, hi in zip(members, low, high):
+            found[key] = (float(lo), float(hi))
+    return found
+
+
 def _significance(
     ranking: Ranking, aggregated: list[Column], vectors: dict[str, dict[ModelKey, list[Stratum]]]
 ) -> None:
