@@ -130,12 +130,21 @@ def test_the_source_filter_hides_or_keeps_the_papers_tier():
     assert 'class="reported"' not in hidden
 
 
-def test_a_license_given_as_a_link_is_named_short():
-    from leaderboard.app.filters import license_label
+def test_licenses_are_named_by_their_spdx_id_case_insensitively_and_a_link_apart():
+    from leaderboard.app.filters import LINKED_LICENSE, UNKNOWN_LICENSE, Filters, license_of
 
+    def named(value):
+        return license_of({"license": value})
+
+    # model_meta.json's spellings of one license are one filter entry: its SPDX id
+    assert {named(v) for v in ("MIT", "mit", " Mit ")} == {"MIT"}
+    assert named("apache-2.0") == "Apache-2.0" and named("cc-by-nc-4.0") == "CC-BY-NC-4.0"
+    assert named("Gemma") == named("gemma") == "gemma"  # not an SPDX id: its name, in lower case
+    for missing in (None, "", "not specified", "Not Specified", "unknown", "none", 3):
+        assert named(missing) == UNKNOWN_LICENSE, missing
     url = "https://huggingface.co/nvidia/llama-embed-nemotron-8b/blob/main/LICENSE"
-    assert license_label(url) == "nvidia/llama-embed-nemotron-8b (link)"
-    assert license_label("apache-2.0") == "apache-2.0" and license_label("https://example.org") == "example.org (link)"
+    assert named(url) == LINKED_LICENSE  # not a model's name: a license at a link, apart from the names
+    assert Filters(licenses=("MIT",)).keep({"license": "mit"}) and not Filters(licenses=("MIT",)).keep({})
 
 
 def test_a_row_whose_file_many_models_share_names_three_and_counts_the_rest():

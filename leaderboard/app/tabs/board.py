@@ -14,7 +14,7 @@ from leaderboard.app import aggregates, prefetch, render, url_state
 from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
-from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_label
+from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_of
 from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.reported_tier import reported_lines
 from leaderboard.app.tabs.base import (
@@ -267,11 +267,12 @@ def build(shell: Shell) -> Tab | None:
             with gr.Row():
                 license_names = offered["licenses"]
                 licenses = gr.CheckboxGroup(
-                    [(license_label(name), name) for name in license_names],
+                    license_names,
                     value=license_names,
                     label="License",
                     elem_id="filter-license",
-                    info="From the model's metadata (an imported model's model_meta.json); unknown: none recorded.",
+                    info="From the model's metadata (an imported model's model_meta.json), by SPDX id; unknown: none "
+                    "recorded; own license: a link to its text (on the model's page).",
                 )
                 weights = gr.Radio(
                     [(label, value) for value, label in OPEN_WEIGHTS.items()],
@@ -363,7 +364,9 @@ def build(shell: Shell) -> Tab | None:
         instruction = state.instructions if state.instructions in ("any", "yes", "no") else "any"
         zero_shot_choice = state.zero_shot if state.zero_shot in ZERO_SHOT else "any"
         all_licenses = shell.board().licenses
-        chosen_licenses = url_state.known(state.licenses, all_licenses, all_licenses)
+        # a link's licenses by their SPDX ids, as the filter names them (lic=mit is MIT)
+        linked = None if state.licenses is None else tuple(license_of({"license": v}) for v in state.licenses)
+        chosen_licenses = url_state.known(linked, all_licenses, all_licenses)
         weights_choice = state.open_weights if state.open_weights in OPEN_WEIGHTS else "any"
         chosen_sources = url_state.known(state.sources, SOURCES, list(SOURCES))
         declared = shell.ranking(name)

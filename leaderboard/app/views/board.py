@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.app import protocol_variants
-from leaderboard.app.filters import Filters
+from leaderboard.app.filters import UNKNOWN_LICENSE, Filters, license_of
 from leaderboard.app.ranking import Line, Ranking, table_columns
 from leaderboard.app.render import (
     ARROW,
@@ -84,8 +84,8 @@ def metadata_value(info: dict[str, Any], column: str) -> float | None:
 def model_fact(info: dict[str, Any], column: str) -> str | None:
     """A MODEL_FACTS cell's text (None: unknown): from model_meta.json for imported runs; zero-shot per board."""
     if column == "License":
-        value = info.get("license")
-        return str(value) if value else None
+        found = license_of(info)  # its SPDX id, as the filter names it
+        return None if found == UNKNOWN_LICENSE else found
     if column == "Released":
         value = info.get("release_date")
         return str(value)[:10] if value else None

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from leaderboard.app import imported_runs
 from leaderboard.app.aggregates import aggregate_values
+from leaderboard.app.filters import LINKED_LICENSE, license_of
 from leaderboard.app.model_index import Place, model_index, place
 from leaderboard.app.page_statistics import with_statistics
 from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
@@ -233,6 +234,10 @@ def _metadata_html(page: ModelPage) -> str:
         ("Run by", runners(page) or MISSING),
     ]
     rows = "".join(f"<tr><th scope='row'>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts)
+    linked = safe_url(info.get("license")) if license_of(info) == LINKED_LICENSE else None
+    if linked:  # the license's text, at the link model_meta.json gives
+        anchor = f'<a href="{esc(linked)}" target="_blank" rel="noopener noreferrer">{esc(LINKED_LICENSE)}</a>'
+        rows = rows.replace(f"<td>{esc(LINKED_LICENSE)}</td>", f"<td>{anchor}</td>", 1)
     reference = safe_url(info.get("reference"))
     link = (
         f'<p class="note">Reference: <a href="{esc(reference)}" target="_blank" rel="noopener noreferrer">'
