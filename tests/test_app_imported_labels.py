@@ -58,11 +58,21 @@ def test_byte_identical_source_files_of_two_models_are_flagged_on_both_rows(boar
     flagged = {c.spec.task.removeprefix("mteb:") for c in ranking.columns if c.key in a.identical}
     assert flagged == set(identical) and set(a.identical) == set(b.identical)
     assert all(others == ["intfloat/e5-mistral-7b-instruct"] for others in a.identical.values())
+    # every file of the score is one blob: one row, one rank, both names on it (and a search for either finds it)
+    assert len(identical) == len(tasks)
+    assert a in ranking.ranked and b not in ranking.ranked and b in ranking.copied and b in ranking.lines
+    assert a.copies == [b.name] and b.copy_of == a.name and b.rank == a.rank == 1
+    assert [line.rank for line in ranking.ranked] == list(range(1, len(ranking.ranked) + 1))  # no tie of the two
+    html = board_table.board_html(ranking, board_table.TableRequest())
+    row = re.search(rf"<tr>(?:(?!</tr>).)*{re.escape(a.name)}(?:(?!</tr>).)*</tr>", html, re.S).group(0)
+    assert b.name in row and "byte-identical result files, one row" in row
+    assert html.count(f">{b.name}</a>") == 1  # named on that row only
+    from leaderboard.app.filters import Filters
+
+    found = board_table.board_html(ranking, board_table.TableRequest(Filters(search="e5-mistral")))
+    assert a.name in found and "No results yet" not in found
     assert all(others == ["GritLM/GritLM-7B"] for others in b.identical.values())
     assert not any(line.identical for line in ranking.lines if line not in (a, b))  # no other model shares a file
-    html = board_table.board_html(ranking, board_table.TableRequest())
-    assert "⚠ same source file as intfloat/e5-mistral-7b-instruct" in html
-    assert "⚠ same source file as GritLM/GritLM-7B" in html
     assert "byte-identical" in board_notes(ranking)
 
 

@@ -85,6 +85,12 @@ def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
             position, previous = index, line.aggregate
         line.rank = position
     unranked.sort(key=lambda line: (-line.covered, line.name))
+    shown = {line.name: line for line in ranked}
+    copied = []
+    for line in ranking.copied:  # a copy of a row ranked by this mean too: that row's rank (else not ranked)
+        row = _copy(line, side.label, declared_label)
+        row.rank = shown[line.copy_of].rank if line.copy_of in shown else None
+        copied.append(row)
     found = Ranking(
         benchmark,
         ranking.columns,
@@ -94,6 +100,7 @@ def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
         interval_note=ranking.interval_note,
         test_note=f"Ranked by {side.label}: {NOT_TESTED}.",
         by_direction=direction,
+        copied=copied,
     )
     found.memo["base"] = ranking
     return found

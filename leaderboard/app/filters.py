@@ -106,4 +106,7 @@ class Filters:
             return False
         if self.sources and info.get("source", SOURCES[0]) not in self.sources:
             return False
-        return not self.search or self.search.casefold() in str(info.get("name", "")).casefold()
+        if not self.search:
+            return True
+        names = [info.get("name", ""), *(info.get("copies") or ())]  # a row of byte-identical files: every name
+        return any(self.search.casefold() in str(name).casefold() for name in names)

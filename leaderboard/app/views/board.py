@@ -10,6 +10,7 @@ colour scale (direction-aware: the better, the darker), and the metric named onc
 from __future__ import annotations
 
 import math
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -433,7 +434,12 @@ def _model_cell(line: Line, ranking: Ranking, shared: frozenset[str]) -> Cell:
     if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
         model.text += source_span(line.imported, next(iter(line.sources.values()), None))
         model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"
-    if line.identical:
+    if line.copies:  # one row for byte-identical files: every name it stands for, each linked to its page
+        pages = {name: "?" + urllib.parse.urlencode({"model": name}) for name in line.copies}
+        others = ", ".join(f'<a class="to-model" href="{esc(page)}">{esc(name)}</a>' for name, page in pages.items())
+        model.text += f'<span class="src dup copies">= {others}: byte-identical result files, one row</span>'
+        model.title += f" · also {', '.join(line.copies)}: their result files are byte-identical (one row, one rank)"
+    elif line.identical:
         model.text += identical_span(line, ranking)
     return model
 

@@ -92,7 +92,8 @@ REPORTED_NOTE = (
 
 IDENTICAL_NOTE = (
     "⚠ same source file: the imported result files of these models are byte-identical (one git blob in mteb's "
-    "results repository), an upstream copy rather than two runs; their equal scores are not a tie to trust."
+    "results repository), an upstream copy rather than two runs; their equal scores are not a tie to trust. "
+    "Where every file behind a ranked score is shared, the models are one row with one rank, each name on it."
 )
 
 

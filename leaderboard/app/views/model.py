@@ -305,6 +305,8 @@ def _benchmark_html(part: BenchmarkPart) -> str:
     if line.rank is not None:
         mark = f" {line.marker}" if line.marker else ""
         standing = f"#{line.rank}{mark} of {part.ranked} ranked"
+        if line.copy_of:  # its files are byte-identical to another model's: the board shows one row for both
+            standing += f", one row with {line.copy_of} (byte-identical result files)"
     else:
         standing = "not ranked: " + ("; ".join(line.missing) or "incomplete results")
     interval = span(line.aggregate_interval) if line.aggregate_interval else ""
