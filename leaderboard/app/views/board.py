@@ -243,6 +243,8 @@ def board_html(
     bodies = [ranked_rows_html(layout, page_ranked), unranked_rows_html(layout, page_unranked, len(unranked), width)]
     if page == pages:
         bodies.append(reported_rows_html(layout, papers, width))
+    else:  # the papers' tier follows the last page of runs: every other page says where, one click away
+        bodies.append(reported_link_html(len(papers), pages, width))
     table = (
         f'<div class="lb-scroll"><table class="lb" id="board-table" data-server-sort>'
         f"<thead><tr>{head}</tr></thead>{''.join(bodies)}</table></div>"
@@ -374,6 +376,19 @@ def reported_rows_html(layout: _Layout, items: list[ReportedLine], width: int) -
         + "".join(_reported_row(layout, item) for item in items)
         + "</tbody>"
     )
+
+
+def reported_link_html(count: int, last: int, width: int) -> str:
+    """On a page before the last: a line saying that ``count`` rows reported in papers follow the runs on page
+    ``last``, with a button to it (the pager's: the page goes into the URL). Empty without reported rows."""
+    if not count:
+        return ""
+    rows = f"{count} row{'s' if count != 1 else ''}"
+    text = f"Reported in papers: {rows} (copied, never ranked), after the runs on page {last}."
+    button = f'<button type="button" data-page="{last}">Show them (page {last})</button>'
+    pager = 'class="section-text pager reported-link" data-box="page-state" data-go="board-go"'
+    inner = f"<div {pager}>{esc(text)} {button}</div>"
+    return f'<tbody class="reported-link"><tr class="section"><td colspan="{width}">{inner}</td></tr></tbody>'
 
 
 def _section(heading: str, width: int) -> str:
