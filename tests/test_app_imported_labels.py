@@ -181,3 +181,22 @@ def test_the_model_page_gives_each_followir_aggregate_with_its_rank(board):
         row = re.search(rf'<tr data-aggregate="{re.escape(label)}">(.*?)</tr>', html, re.S)
         assert row and rank in row.group(1) and "no interval: run by mteb" in row.group(1), (label, rank)
     assert ranks["mean p-MRR"] != ranks["FollowIR score"]
+
+
+def test_every_benchmark_board_has_a_cite_panel_with_the_benchmark_and_its_tasks(board):
+    from leaderboard.app.render import esc as html_escape
+    from leaderboard.app.views.board_notes import cite_html
+    from leaderboard.contract.citation import benchmark_bibtex
+
+    for benchmark in board.benchmarks:
+        if board.ranking(benchmark.name, with_stats=False) is None:
+            continue
+        html = cite_html(board, benchmark)
+        assert 'id="board-cite"' in html and "Copy BibTeX" in html, benchmark.name
+        first_line = benchmark_bibtex(benchmark).splitlines()[0]
+        assert html_escape(first_line) in html, benchmark.name  # as `leaderboard cite` prints it
+    # each task paper once, however many of its tasks the benchmark has (BRIGHT: 12 tasks, one paper)
+    bright = cite_html(board, board.benchmark("BRIGHT"))
+    assert bright.count(html_escape("@article{su2024bright")) == 1
+    followir = cite_html(board, board.benchmark("FollowIR"))
+    assert followir.count(html_escape("@misc{weller2024followir")) == 1

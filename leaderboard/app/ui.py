@@ -34,6 +34,10 @@ from leaderboard.app.tabs.model import model_links_head
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.status import status_line
 
+# Texts of Gradio's frontend that its English dictionary does not have (``gr.I18n``): the status announcer reads
+# "common.complete" into an aria-live region when an event completes.
+ANNOUNCEMENTS = {"common.complete": "Done"}
+
 
 def board_queue_key(requests: str | None, endpoint: str | None) -> Any:
     """The queue's public key the board checks attestations with: published in the requests dataset (a board
@@ -200,6 +204,8 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
     # Gradio's run history re-serializes every past call (each with its table) into localStorage on every
     # event: seconds per click once a reader has clicked around a large board. A board needs none.
     launch_kwargs.setdefault("run_history", False)
+    # Gradio's English dictionary lacks a key its progress announcer reads out (screen readers heard the key).
+    launch_kwargs.setdefault("i18n", gr.I18n(en=ANNOUNCEMENTS))
     # ``?page=N`` is Gradio's multipage parameter (a 500 for any other value): old links are redirected.
     from starlette.middleware import Middleware
 

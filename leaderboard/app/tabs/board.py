@@ -31,8 +31,9 @@ from leaderboard.app.tabs.base import (
     view_html,
 )
 from leaderboard.app.views.board import EXTRA_COLUMNS, TableRequest, board_html
-from leaderboard.app.views.board_notes import benchmark_summary, board_notes
+from leaderboard.app.views.board_notes import benchmark_summary, board_notes, cite_html
 from leaderboard.app.views.landing import HOME, home_summary, landing_html, unknown_benchmark
+from leaderboard.app.views.model import COPY_JS
 from leaderboard.app.views.overall import overall_frame, overall_html, overall_summary
 
 ID = "board"
@@ -177,7 +178,9 @@ def build(shell: Shell) -> Tab | None:
         if ranking is not declared:
             ranking.interval_note = declared.interval_note
         notes = board_notes(ranking, len(papers)) if ranking.lines or papers else ""
-        return benchmark_summary(current, name, ranking, filters), html, notes
+        benchmark = current.benchmark(name)
+        cite = cite_html(current, benchmark) if benchmark is not None else ""  # every benchmark board: what to cite
+        return benchmark_summary(current, name, ranking, filters), html, notes + cite
 
     # The CSV of each view (its rows, not its sort or page) per results revision.
     csv_paths: dict[tuple, str | None] = {}
@@ -304,7 +307,7 @@ def build(shell: Shell) -> Tab | None:
         with gr.Row():
             csv = gr.Button("Download CSV of this view", elem_id="download-csv", size="sm", scale=0)
             csv_file = gr.File(visible=False)  # the file the click writes, handed to the browser
-        notes = gr.HTML("", elem_id="notes", js_on_load=None)
+        notes = gr.HTML("", elem_id="notes", js_on_load=COPY_JS)  # its cite panel's copy button
 
     filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns, revisions, zero_shot]
     filter_inputs += [licenses, weights, sources, by]

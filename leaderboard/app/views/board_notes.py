@@ -8,6 +8,7 @@ metric, so the numbers are read as the board claims them.
 from __future__ import annotations
 
 import urllib.parse
+from typing import Any
 
 from leaderboard.app import aggregates
 from leaderboard.app.board import OVERALL, Board
@@ -141,3 +142,34 @@ def board_notes(ranking: Ranking, reported: int = 0) -> str:
         items.append(ZERO_WIDTH_RULE)
     notes = "".join(f"<p>{esc(item)}</p>" for item in items if item)
     return f'<div class="notes" id="board-notes">{notes}<p>Columns:</p><ul>{"".join(metrics)}</ul></div>'
+
+
+def citations(board: Board, benchmark: Any) -> list[tuple[str, str]]:
+    """What to cite for a benchmark's board, as (what, BibTeX): the benchmark (its declaration's BibTeX, as
+    ``leaderboard cite`` prints it), then each of its tasks' own (their results' declarations; tasks sharing one
+    paper listed together), without control characters (``views.model.bibtex``)."""
+    from leaderboard.app.views.model import bibtex, plain_text
+
+    found = [(benchmark.name, bibtex(benchmark))] if bibtex(benchmark) else []
+    by_entry: dict[str, list[str]] = {}
+    for task in dict.fromkeys(t.task for t in benchmark.tasks):
+        text = str((board.tasks.get(task) or {}).get("citation") or "").strip()
+        if text.startswith("@"):
+            by_entry.setdefault(plain_text(text), []).append(task)
+    seen = {entry for _, entry in found}
+    found += [(", ".join(tasks), entry) for entry, tasks in by_entry.items() if entry not in seen]
+    return found
+
+
+def cite_html(board: Board, benchmark: Any) -> str:
+    """A closed panel below the board: the BibTeX of the benchmark and of its tasks, with a copy button."""
+    entries = citations(board, benchmark)
+    if not entries:
+        return ""
+    named = "; ".join(what for what, _ in entries)
+    text = "\n\n".join(entry for _, entry in entries)
+    return (
+        f'<details class="mp-cite" id="board-cite"><summary>Cite {esc(benchmark.name)} (BibTeX of the benchmark and '
+        f"its tasks)</summary><p class=\"note\">{esc(named)}</p>"
+        f'<button type="button" class="mp-copy">Copy BibTeX</button><pre class="mp-bibtex">{esc(text)}</pre></details>'
+    )

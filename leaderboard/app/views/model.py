@@ -180,16 +180,20 @@ def _part(board: Board, name: str, ranking: Ranking, line: Line) -> BenchmarkPar
 def bibtex(benchmark: Any) -> str:
     """The benchmark's BibTeX, as ``leaderboard cite`` prints it (its declaration's, or a @misc built from its
     citation line); a broken declaration gives none rather than an error on the page."""
-    import unicodedata
-
     from leaderboard.contract.citation import benchmark_bibtex
 
     try:
         text = benchmark_bibtex(benchmark)
     except Exception:  # a third party's declaration: the page still opens
         return ""
-    # without control or format characters (bidi overrides would reorder what a reader copies), as the CLI
-    # prints it (``cli.sanitize.plain``, which the app may not import); newlines and tabs kept
+    return plain_text(text)
+
+
+def plain_text(text: str) -> str:
+    """Text without control or format characters (bidi overrides would reorder what a reader copies), as the CLI
+    prints it (``cli.sanitize.plain``, which the app may not import); newlines and tabs kept."""
+    import unicodedata
+
     return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
 
 
