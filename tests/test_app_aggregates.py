@@ -110,3 +110,27 @@ def test_compare_tests_each_aggregate_as_compare_tests_its_task(board):
     assert all(row.test is None and row.why == "no interval: run by mteb 1.38, imported" for row in imported)
     html = aggregates_html("bm25", IMPORTED_MODEL, imported)
     assert 'id="compare-aggregates"' in html and "no interval: run by mteb 1.38, imported" in html
+
+
+def test_score_over_release_date_plots_each_ranked_model_with_its_interval(board, tmp_path):
+    from leaderboard.app import charts
+    from leaderboard.app.views.time import dated, time_frame
+
+    ranking = board.ranking("Demo retrieval", with_stats=False)
+    dates = {"bm25": "2024-02-01", "tiny-dense-model": "2025-07-15T00:00:00", IMPORTED_MODEL: "2023-03-03"}
+    for line in ranking.ranked:  # the fixtures record no release date: as model_meta.json would give them
+        if line.name in dates:
+            line.info = {**line.info, "release_date": dates[line.name]}
+    with_statistics(board, ranking, dated(ranking))
+    frame, undated = time_frame(ranking)
+    assert set(frame["model"]) == set(dates) and set(undated) == {line.name for line in ranking.ranked} - set(dates)
+    for row in frame.itertuples():
+        line = next(line for line in ranking.ranked if line.name == row.model)
+        assert row.released == dates[row.model][:10] and row.score == line.aggregate
+        if line.imported:
+            assert row.low is None or row.low != row.low  # no interval: marked as imported
+            assert row.source == charts.SOURCE_IMPORTED
+        else:
+            assert (row.low, row.high) == pytest.approx(line.aggregate_interval)
+    spec = charts.time_chart(frame, "nDCG@10", 500).to_dict()
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rule", "point"]  # whiskers and points, no line

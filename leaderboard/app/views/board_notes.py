@@ -170,6 +170,6 @@ def cite_html(board: Board, benchmark: Any) -> str:
     text = "\n\n".join(entry for _, entry in entries)
     return (
         f'<details class="mp-cite" id="board-cite"><summary>Cite {esc(benchmark.name)} (BibTeX of the benchmark and '
-        f"its tasks)</summary><p class=\"note\">{esc(named)}</p>"
+        f'its tasks)</summary><p class="note">{esc(named)}</p>'
         f'<button type="button" class="mp-copy">Copy BibTeX</button><pre class="mp-bibtex">{esc(text)}</pre></details>'
     )

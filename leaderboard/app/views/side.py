@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
 from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, Cell, PairRow, Picked, Row, table_rows
 from leaderboard.app.render import ARROW, esc, header_cells, score, span
 from leaderboard.app.values import MISSING
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
 
-    from leaderboard.app.many_models import Part
-
+    from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
+from leaderboard.app.many_models import Part
 
 NAMED = 10  # unknown names a note lists (a hand-made link may hold thousands), then counts
 
@@ -221,7 +222,6 @@ def chart_frame(picks: Picked) -> pd.DataFrame:
     return pd.DataFrame(found, columns=columns)
 
 
-SOURCE_HERE, SOURCE_IMPORTED = "run here (95% interval)", "imported: run by mteb (no interval)"
 ROW_HEIGHT = 9  # pixels per pick in a row of the chart
 
 
