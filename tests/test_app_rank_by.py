@@ -153,3 +153,51 @@ def test_a_row_whose_file_many_models_share_names_three_and_counts_the_rest():
     line.identical = {"c0": ["x1", "x2", "x3", "x4", "x5"]}
     text = board_table.identical_span(line, found)
     assert "same source file as x1, x2, x3 and 2 more (1 of 2 columns)" in text and "x4, x5" in text  # tooltip
+
+
+def test_a_subset_of_tasks_ranks_by_the_mean_rank_over_them_as_overall_does():
+    import numpy as np
+    import pytest
+    import scipy.stats
+
+    from leaderboard.app.ranking import Column, Line
+    from leaderboard.contract.benchmark import Benchmark
+
+    specs = tuple(BenchmarkTask(f"t{i}", "ndcg_at_10", "higher", f"T{i}") for i in range(3))
+    benchmark = Benchmark("Three", "three tasks", "https://example.org", specs, aggregate_label="mean nDCG@10")
+    columns = [Column(f"c{i}", s, s.label, s.metric, "") for i, s in enumerate(specs)]
+    rng = np.random.default_rng(7)
+    values = np.round(rng.uniform(size=(12, 3)), 2)  # rounded: ties on some task
+    ranked, unranked = [], []
+    for i, row in enumerate(values):
+        line = Line((f"m{i:02d}", ""), {"name": f"m{i:02d}"}, "", "")
+        line.values = {f"c{j}": float(v) for j, v in enumerate(row)}
+        if i == 11:  # complete on T0 and T2 only: not ranked by the benchmark, ranked over those two
+            line.values["c1"] = None
+            unranked.append(line)
+        else:
+            line.aggregate = float(row.mean())
+            ranked.append(line)
+    ranked.sort(key=lambda line: -line.aggregate)
+    for rank, line in enumerate(ranked, start=1):
+        line.rank = rank
+    declared = Ranking(benchmark, columns, ranked, unranked, 3)
+    assert aggregates.task_choices(declared) == ["T0", "T1", "T2"]
+    assert aggregates.over_tasks(declared, ("T0", "T1", "T2")) is declared  # every task: the benchmark's own
+    assert aggregates.chosen_tasks(declared, ("T2", "nope", "T0")) == ("T0", "T2")
+    found = aggregates.over_tasks(declared, ("T0", "T2"))
+    assert aggregates.base(found) is declared and found.direction == "lower"
+    # independently: scipy's ranks per task (ties share the better rank), averaged, over the 12 models
+    chosen = values[:, [0, 2]]
+    per_task = np.column_stack([scipy.stats.rankdata(-chosen[:, j], method="min") for j in range(2)])
+    mean_rank = {f"m{i:02d}": per_task[i].mean() for i in range(12)}
+    assert len(found.ranked) == 12 and not found.unranked
+    assert [line.aggregate for line in found.ranked] == sorted(mean_rank.values())
+    for line in found.ranked:
+        assert line.aggregate == pytest.approx(mean_rank[line.name])
+        better = sum(1 for other in mean_rank.values() if other < mean_rank[line.name])
+        assert line.rank == better + 1
+        assert line.side["mean score over the 2 tasks"] == pytest.approx(chosen[int(line.name[1:])].mean())
+    # one task: its own order, and models without that task's value are listed unranked
+    only = aggregates.over_tasks(declared, ("T1",))
+    assert [line.name for line in only.unranked] == ["m11"]
