@@ -156,7 +156,7 @@ def time_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Lay
     color = alt.Color(
         "source:N",
         scale=alt.Scale(domain=[SOURCE_HERE, SOURCE_IMPORTED], range=["#2e7dd9", "#d97706"]),
-        legend=None,
+        legend=alt.Legend(orient="bottom", title=None, labelLimit=320),  # one legend with the shapes
     )
     tooltip = [
         alt.Tooltip("model:N"),

@@ -318,6 +318,16 @@ def build(shell: Shell) -> Tab | None:
                     info="run here: this harness's runs; imported: mteb's runs; reported: copied from a paper or "
                     "from the model's authors.",
                 )
+            with gr.Row():
+                tasks = gr.CheckboxGroup(
+                    [],
+                    value=[],
+                    label="Tasks ranked over",
+                    elem_id="rank-tasks",
+                    visible=False,
+                    info="Untick tasks to rank over the others only: each model's rank on each task, averaged, as "
+                    "Overall ranks over benchmarks (no interval). All ticked: the benchmark's own ranking.",
+                )
         by = gr.Radio(
             [("", "")],
             value="",
@@ -325,15 +335,6 @@ def build(shell: Shell) -> Tab | None:
             elem_id="rank-by",
             visible=False,
             info="The benchmark's own aggregate is the default; its other declared means rank without an interval.",
-        )
-        tasks = gr.CheckboxGroup(
-            [],
-            value=[],
-            label="Tasks ranked over",
-            elem_id="rank-tasks",
-            visible=False,
-            info="Untick tasks to rank over the others only: each model's rank on each task, averaged, as Overall "
-            "ranks over benchmarks (no interval). All ticked: the benchmark's own ranking.",
         )
         sort_box = gr.Textbox("", elem_id="sort-state", elem_classes=["state-box"], show_label=False)
         page_box = gr.Textbox("1", elem_id="page-state", elem_classes=["state-box"], show_label=False)

@@ -61,6 +61,10 @@ def benchmark_summary(board: Board, name: str, ranking: Ranking | None, filters:
     elif len(choices) > 1:
         formula += f" (the default; also: {esc(', '.join(choices[1:]))}, under Rank by)"
     counts = f" · {len(ranking.ranked)} ranked, {len(ranking.unranked)} not ranked"
+    subset = ranking.memo.get("tasks")
+    if subset:  # ranked over some of its tasks (a link's ``tasks``): said where a phone shows it too
+        total = len([c for c in ranking.columns if c.spec.in_aggregate])
+        counts = f" · over {len(subset)} of {total} tasks{counts}"
     note = filter_note(name, filters)
     if note:  # the counts of the rows shown, out of all
         assert filters is not None

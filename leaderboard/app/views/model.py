@@ -300,7 +300,8 @@ def _summary_html(page: ModelPage) -> str:
 def column_name(column: Column) -> str:
     """'Demo · nDCG@10': the column's label, with its metric where the label does not say it."""
     label, metric = strip_arrow(column.label), strip_arrow(column.metric_label)
-    return label if metric.casefold() in label.casefold() else f"{label} · {metric}"
+    said = metric.split(" (")[0].casefold()  # "MAP@1000 (original)" is said by "Robust04 MAP@1000"
+    return label if said in label.casefold() else f"{label} · {metric}"
 
 
 def _benchmark_html(part: BenchmarkPart) -> str:

@@ -256,9 +256,11 @@ def profile_chart(picks: Picked, width: int) -> alt.VConcatChart | None:
     for panel in dict.fromkeys(frame["panel"]):
         data = frame[frame["panel"] == panel]
         order = list(dict.fromkeys(data.sort_values("order")["row"]))
-        y = alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
+        y = alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
         offset = alt.YOffset("model:N", sort=picks.picks)  # each pick its own lane: equal scores never hide
-        x = alt.X("value:Q", title=None, scale=alt.Scale(zero=False))
+        # few ticks, never overlapping: a panel's range may be a few thousandths wide
+        axis = alt.Axis(tickCount=5, labelOverlap="greedy", labelFlush=True)
+        x = alt.X("value:Q", title=None, scale=alt.Scale(zero=False), axis=axis)
         base = alt.Chart(data, title=alt.Title(panel, anchor="start", fontSize=13))
         whiskers = (
             base.transform_filter("isValid(datum.low)")
