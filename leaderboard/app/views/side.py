@@ -9,6 +9,7 @@ readable intervals, and over benchmarks would put different metrics on one scale
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
@@ -234,15 +235,22 @@ def profile_chart(picks: Picked, width: int) -> alt.VConcatChart | None:
     frame = chart_frame(picks)
     if frame.empty:
         return None
+    # The rows' names wrap on the axis (never cut): a line holds ``chars`` characters, the plot takes the rest.
+    chars = max(12, min(36, width // 16))
+    label_width = int(chars * 6.5) + 8  # every panel's names take this room: their plots line up, none cut
+    plot_width = max(120, width - label_width)
+    frame["label"] = [textwrap.fill(row, chars, break_long_words=True) for row in frame["row"]]
+    narrow = width < 400  # a phone: one legend entry a line, as wide as the chart
     color = alt.Color(
         "model:N",
         scale=alt.Scale(domain=picks.picks, scheme="tableau10"),  # 8 picks at most: 10 distinct colours
-        legend=alt.Legend(orient="bottom", columns=2, symbolLimit=0, labelLimit=320, title=None),
+        legend=alt.Legend(orient="bottom", columns=1 if narrow else 2, symbolLimit=0, labelLimit=width, title=None),
     )
     shape = alt.Shape(
         "source:N",
         scale=alt.Scale(domain=[SOURCE_HERE, SOURCE_IMPORTED], range=["circle", "diamond"]),
-        legend=alt.Legend(orient="bottom", title=None, labelLimit=320),
+        # above the panels, one entry a line: beside the colours it made the chart wider than a phone
+        legend=alt.Legend(orient="top", direction="vertical", title=None, labelLimit=width),
     )
     tooltip = [
         alt.Tooltip("model:N"),
@@ -255,13 +263,22 @@ def profile_chart(picks: Picked, width: int) -> alt.VConcatChart | None:
     panels = []
     for panel in dict.fromkeys(frame["panel"]):
         data = frame[frame["panel"] == panel]
-        order = list(dict.fromkeys(data.sort_values("order")["row"]))
-        y = alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
+        order = list(dict.fromkeys(data.sort_values("order")["label"]))
+        lines = max(label.count("\n") + 1 for label in order)
+        axis = alt.Axis(
+            labelLimit=0,
+            labelExpr="split(datum.label, '\\n')",
+            labelPadding=4,
+            minExtent=label_width,
+            maxExtent=label_width,
+        )
+        y = alt.Y("label:N", sort=order, title=None, axis=axis)
         offset = alt.YOffset("model:N", sort=picks.picks)  # each pick its own lane: equal scores never hide
         # few ticks, never overlapping: a panel's range may be a few thousandths wide
-        axis = alt.Axis(tickCount=5, labelOverlap="greedy", labelFlush=True)
-        x = alt.X("value:Q", title=None, scale=alt.Scale(zero=False), axis=axis)
-        base = alt.Chart(data, title=alt.Title(panel, anchor="start", fontSize=13))
+        ticks = alt.Axis(tickCount=4 if narrow else 5, labelOverlap="greedy", labelFlush=True)
+        x = alt.X("value:Q", title=None, scale=alt.Scale(zero=False), axis=ticks)
+        title = alt.Title(textwrap.wrap(panel, max(20, width // 7)), anchor="start", fontSize=13)
+        base = alt.Chart(data, title=title)
         whiskers = (
             base.transform_filter("isValid(datum.low)")
             .mark_rule(strokeWidth=2, opacity=0.7)
@@ -275,8 +292,8 @@ def profile_chart(picks: Picked, width: int) -> alt.VConcatChart | None:
             .mark_point(filled=False, size=90, strokeWidth=1.5)
             .encode(y=y, yOffset=offset, x=x, color=color, shape=shape)
         )
-        height = max(40, len(order) * (len(picks.picks) * ROW_HEIGHT + 6))
-        panels.append((whiskers + points + hollow).properties(width=width, height=height))
+        band = max(len(picks.picks) * ROW_HEIGHT + 6, lines * 13 + 4)  # a row's lane, or its wrapped name
+        panels.append((whiskers + points + hollow).properties(width=plot_width, height=max(40, len(order) * band)))
     return alt.vconcat(*panels, spacing=18).resolve_scale(color="shared", shape="shared", x="independent")
 
 
