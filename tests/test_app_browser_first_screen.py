@@ -183,19 +183,17 @@ def test_followir_ranked_by_the_papers_score(browser, server, board, shots, size
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_identical_source_files_are_flagged_on_both_rows(browser, server, board, shots, size):  # noqa: F811
+def test_identical_source_files_are_one_row_naming_both_models(browser, server, board, shots, size):  # noqa: F811
     ranking = board.ranking("IFIR", with_stats=False)
-    flagged = [line for line in ranking.lines if line.identical]
-    assert len(flagged) == 2
+    (copy,) = ranking.copied
     page = open_page(browser, server, SIZES[size], "?benchmark=IFIR")
     view = board_view(page, benchmark="IFIR")
     cells = view.locator("#board-table tbody.ranked td.c-model").evaluate_all(
         "cs => cs.map(c => [c.querySelector('a.to-model').innerText, c.innerText])"
     )
     by_name = dict(cells)  # each cell: the name (its page's link), then its notes
-    for line in flagged:
-        (other,) = {name for names in line.identical.values() for name in names}
-        assert f"⚠ same source file as {other}" in by_name[line.name]
+    assert copy.name not in by_name  # one row, not two ranked #1
+    assert f"= {copy.name}: byte-identical result files, one row" in by_name[copy.copy_of]
     settle(page)
     page.screenshot(path=str(shots / f"{size}-ifir-identical-files.png"))
     page.close()
