@@ -336,6 +336,7 @@ def build(shell: Shell) -> Tab | None:
             visible=False,
             info="The benchmark's own aggregate is the default; its other declared means rank without an interval.",
         )
+        restored_search = gr.State({})  # the search a link restored, whose change event the load causes
         sort_box = gr.Textbox("", elem_id="sort-state", elem_classes=["state-box"], show_label=False)
         page_box = gr.Textbox("1", elem_id="page-state", elem_classes=["state-box"], show_label=False)
         board_go = gr.Button("sort or page", elem_id="board-go", elem_classes=["state-box"])
@@ -374,6 +375,8 @@ def build(shell: Shell) -> Tab | None:
         "src": list(SOURCES),
     }
     for position, control in enumerate(filter_inputs, start=1):
+        if control is search:
+            continue
         control.input(
             on_filter,
             board_inputs,
@@ -383,6 +386,22 @@ def build(shell: Shell) -> Tab | None:
             else url_state_js({position: parameters[position]}, defaults, reset=("p",)),
             show_progress="hidden",
         )
+
+    # The search box: Gradio's Textbox sends ``input`` on key presses only (a pasted name would not filter), so
+    # it listens to ``change``, and the one change the page load itself makes (a link's ``q``) draws nothing.
+    def on_search(*state):
+        *view, restored = state
+        if restored and view[4] == restored.get("q"):
+            return [{}, gr.skip(), *skips(board_outputs)]
+        return [{}, *on_filter(*view)]
+
+    search.change(
+        on_search,
+        [*board_inputs, restored_search],
+        [restored_search, page_box, *board_outputs],
+        js=url_state_js({4: "q"}, defaults, reset=("p",)),
+        show_progress="hidden",
+    )
     # Header clicks and the pager write the state boxes (assets.SORT_JS): one page, sorted over all rows.
     board_go.click(render_board, board_inputs, board_outputs, show_progress="hidden")
     csv.click(render_csv, board_inputs, csv_file, show_progress_on=csv).then(None, csv_file, None, js=DOWNLOAD_JS)
@@ -452,6 +471,7 @@ def build(shell: Shell) -> Tab | None:
             changed(sort, ""),
             changed(str(state.page), "1"),
             overall_update(shell.board(), name, chosen_set),
+            {"q": state.search} if state.search else {},
             *drawn,
         ]
 
@@ -469,7 +489,7 @@ def build(shell: Shell) -> Tab | None:
 
     return Tab(
         id=ID,
-        load=Hook(on_load, [*filter_inputs, sort_box, page_box, shell.overall_set, *board_outputs]),
+        load=Hook(on_load, [*filter_inputs, sort_box, page_box, shell.overall_set, restored_search, *board_outputs]),
         switch=Hook(on_switch, [sort_box, page_box, by, tasks, shell.overall_set, *board_outputs], view_inputs),
         tick=Hook(on_tick, board_outputs, view_inputs),
         url_parameters=("sort", "p", "overall", "by", "tasks"),

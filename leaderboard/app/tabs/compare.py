@@ -12,6 +12,7 @@ from typing import Any
 import gradio as gr
 
 from leaderboard.app import render, task_views
+from leaderboard.app.aggregates import task_choices
 from leaderboard.app.assets import url_state_js
 from leaderboard.app.board import OVERALL
 from leaderboard.app.comparison import aggregate_differences
@@ -107,7 +108,12 @@ def build(shell: Shell) -> Tab | None:
                 labels[key_a], labels[key_b], lines[key_a], lines[key_b], every.columns, untested
             )
         aggregates = ""
-        if key_a in lines and key_b in lines and every is not None:  # the aggregates the ranking uses, first
+        # the aggregates the ranking uses, first, where one is more than a task row below repeats (a mean over
+        # several tasks, or another declared mean)
+        several = every is not None and (
+            len(task_choices(every)) > 1 or len(getattr(every.benchmark, "also", ()) or ()) > 0
+        )
+        if key_a in lines and key_b in lines and several:
             differences = aggregate_differences(shell.board(), every, lines[key_a], lines[key_b])
             aggregates = aggregates_html(labels[key_a], labels[key_b], differences)
         return aggregates + comparison_html(
