@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import subprocess
 import sys
 import urllib.parse
@@ -20,12 +19,9 @@ import urllib.request
 
 import pytest
 from browser_helpers import DESKTOP, chromium_missing, events_done, free_port, new_page, serving
-from conftest import REPO, SHARED_DATA, run_cli
 from test_app_browser import browser, plain_env  # noqa: F401
+from test_app_browser_first_screen import REAL, board, root  # noqa: F401  (the real board, imported once)
 
-REAL = SHARED_DATA / "mteb-results" / "results"
-REPOSITORY = "https://github.com/embeddings-benchmark/results"
-COMMIT = "f4cc6c8b365a3c779dbc708d6affe0b0355b2ddf"
 LOADS = 10
 
 pytestmark = [
@@ -69,25 +65,6 @@ RECORD_JS = """(() => {
 })();"""
 
 
-@pytest.fixture(scope="module")
-def root(tmp_path_factory):
-    found = tmp_path_factory.mktemp("cold-links") / "results"
-    ran = run_cli("import", str(REAL), "--repository", REPOSITORY, "--commit", COMMIT, "-o", str(found))
-    assert ran.returncode == 0, ran.stderr
-    for model in ("bm25", "bm25-okapi", "all-MiniLM-L6-v2"):
-        shutil.copytree(REPO / "submissions" / model / "results", found, dirs_exist_ok=True)
-    shutil.copytree(REPO / "submissions" / "reported", found / "reported")
-    return found
-
-
-@pytest.fixture(scope="module")
-def board(root):
-    from leaderboard.app.loading import load
-    from leaderboard.cli.serve import registered_benchmarks
-
-    return load(root, registered_benchmarks(), public=False, persist=False)
-
-
 @pytest.fixture
 def cpu_load():
     """A busy-loop process for the test's duration: the server and the browser share the CPU with it."""
@@ -100,10 +77,10 @@ def cpu_load():
 
 
 @contextlib.contextmanager
-def just_started(root, work):
-    """A fresh ``leaderboard serve`` over ``root``, yielded as soon as it answers (its warm-up under way)."""
+def just_started(folder, work):
+    """A fresh ``leaderboard serve`` over ``folder``, yielded as soon as it answers (its warm-up under way)."""
     port = free_port()
-    command = [sys.executable, "-m", "leaderboard", "serve", "--results", str(root), "--port", str(port)]
+    command = [sys.executable, "-m", "leaderboard", "serve", "--results", str(folder), "--port", str(port)]
     with serving(command, plain_env(work), port) as url:
         yield url
 
@@ -149,14 +126,14 @@ def check_loads(browser, url: str, query: str, wanted: dict) -> None:  # noqa: F
     assert {"start", "warm-up"} & set(working[0]), working
 
 
-def board_rows(board, name: str, by: str = "", filters=None, sort=None, page: int = 1) -> list[str]:
+def board_rows(real, name: str, by: str = "", filters=None, sort=None, page: int = 1) -> list[str]:
     """The first five ranked names of the board's table for this view."""
     from leaderboard.app import aggregates
     from leaderboard.app.filters import Filters
     from leaderboard.app.render import PAGE_SIZE
     from leaderboard.app.views.board import first_sorted
 
-    ranking = aggregates.ranked_by(board.ranking(name, with_stats=False), by)
+    ranking = aggregates.ranked_by(real.ranking(name, with_stats=False), by)
     lines = first_sorted(ranking, *sort, len(ranking.lines)) if sort else ranking.lines
     kept = [line.name for line in lines if line.rank is not None and (filters or Filters()).keep(line.info)]
     return kept[(page - 1) * PAGE_SIZE :][:5]
@@ -173,13 +150,7 @@ def summary(ranked_by: str, filtered: str = ""):
     return lambda drawn: drawn[0].startswith(f"ranked by {ranked_by}") and drawn[1] == filtered, True
 
 
-def test_the_followir_link_keeps_its_ranking_and_filters_from_a_cold_start(
-    browser,  # noqa: F811
-    root,
-    board,
-    cpu_load,
-    tmp_path,
-):
+def test_the_followir_link_from_a_cold_start(browser, root, board, cpu_load, tmp_path):  # noqa: F811
     from leaderboard.app.filters import Filters
 
     query = "?" + urllib.parse.urlencode(
@@ -203,13 +174,7 @@ def test_a_benchmark_link_from_a_cold_start(browser, root, board, cpu_load, tmp_
         check_loads(browser, url, "?benchmark=IFIR", wanted)
 
 
-def test_a_filtered_link_ranked_by_the_other_aggregate_from_a_cold_start(
-    browser,  # noqa: F811
-    root,
-    board,
-    cpu_load,
-    tmp_path,
-):
+def test_a_filtered_link_from_a_cold_start(browser, root, board, cpu_load, tmp_path):  # noqa: F811
     from leaderboard.app.filters import Filters
 
     query = "?" + urllib.parse.urlencode(
