@@ -229,12 +229,12 @@ def _over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
     ranks: dict[tuple[str, str], list[int]] = {line.key: [] for line in candidates}
     for column in columns:
         lower = column.direction == "lower"
-        values = sorted((line.values[column.key] for line in candidates), reverse=not lower)  # type: ignore[arg-type]
-        first = {}
-        for position, value in enumerate(values, start=1):
+        scores = {line.key: float(line.values[column.key] or 0.0) for line in candidates}  # complete: none is None
+        first: dict[float, int] = {}
+        for position, value in enumerate(sorted(scores.values(), reverse=not lower), start=1):
             first.setdefault(value, position)  # ties share the better rank
         for line in candidates:
-            ranks[line.key].append(first[line.values[column.key]])
+            ranks[line.key].append(first[scores[line.key]])
     rows: list[Line] = []
     for line in candidates:
         row = copy.copy(line)  # shares values and intervals with the declared row

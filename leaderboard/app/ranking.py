@@ -327,9 +327,9 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
         if line.aggregate != previous:  # equal aggregates share a rank
             position, previous = index, line.aggregate
         line.rank = position
-    shown = {line.name: line for line in ranked}
+    by_name = {line.name: line for line in ranked}
     for line in copied:
-        line.rank = shown[line.copy_of].rank
+        line.rank = by_name[line.copy_of].rank
     unranked.sort(key=lambda line: (-line.covered, line.name))
     own = {c.spec.task: per_task.get(c.spec.task, []) for c in columns}  # not every task's rows: the columns'
     imported_runs.add_comparisons(lines.values(), columns, own, model_key, lambda r, s: value_of(r, s, None))

@@ -98,7 +98,7 @@ def view_frame(board: Board, view: View, task_paths: dict[ModelKey, str], task: 
 
     details = board.details(task_paths.values())
     labels = model_labels(list(task_paths))
-    rows = []
+    rows: list[dict[str, Any]] = []
     wanted: dict[int, tuple[str, str, str, float]] = {}
     for key, path in task_paths.items():
         detail = details.get(path) or {}

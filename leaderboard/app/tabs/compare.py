@@ -113,7 +113,7 @@ def build(shell: Shell) -> Tab | None:
         several = every is not None and (
             len(task_choices(every)) > 1 or len(getattr(every.benchmark, "also", ()) or ()) > 0
         )
-        if key_a in lines and key_b in lines and several:
+        if every is not None and key_a in lines and key_b in lines and several:
             differences = aggregate_differences(shell.board(), every, lines[key_a], lines[key_b])
             aggregates = aggregates_html(labels[key_a], labels[key_b], differences)
         return aggregates + comparison_html(

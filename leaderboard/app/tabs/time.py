@@ -44,7 +44,8 @@ def build(shell: Shell) -> Tab | None:
         if not charts.available():
             return None, view_html(ID, render.empty(f"Charts need altair: {charts.INSTALL}") + note, benchmark=name)
         chart = charts.time_chart(frame, y_label, int(width or charts.WIDTH))
-        return (None if chart is None else charts.plot_data(chart)), view_html(ID, note, benchmark=name)
+        plot = None if chart is None else charts.plot_data(chart)  # type: ignore[arg-type]  # to_json only
+        return plot, view_html(ID, note, benchmark=name)
 
     def render_time(name, width=charts.WIDTH):
         return draw(name if name not in (None, HOME) else None, width)
