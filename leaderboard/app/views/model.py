@@ -363,8 +363,7 @@ def _aggregates_html(part: BenchmarkPart) -> str:
         return ""
     rows = []
     for value in found:
-        name = f"{value.label} {ARROW.get(value.direction, '')}".strip()
-        name += " (the board's default ranking)" if value.default else " (ranked by when picked under Rank by)"
+        name = f"{value.label} {ARROW.get(value.direction, '')}".strip() + (" (default)" if value.default else "")
         if value.interval:
             interval = span(value.interval)
         elif value.value is None:
@@ -374,15 +373,17 @@ def _aggregates_html(part: BenchmarkPart) -> str:
         else:
             interval = "no interval: per-query values missing"
         rank = f"#{value.rank} of {value.ranked}" if value.rank is not None else "not ranked by it"
-        rows.append(
-            f'<tr data-aggregate="{esc(value.label)}"><td class="c-text" title="{esc(value.formula)}">{esc(name)}</td>'
+        rows.append(  # the rank before the score: on a phone both are on screen beside the (wrapped) name
+            f'<tr data-aggregate="{esc(value.label)}"><td class="c-text mp-col" title="{esc(value.formula)}">'
+            f'{esc(name)}</td><td data-v="{value.rank!r}">{esc(rank)}</td>'
             f'<td data-v="{value.value!r}"><span class="v">{score(value.value)}</span>'
-            f'<span class="ci">{esc(interval)}</span></td><td data-v="{value.rank!r}">{esc(rank)}</td></tr>'
+            f'<span class="ci">{esc(interval)}</span></td></tr>'
         )
-    headers = header_cells((("Aggregate", "c-text"), ("Score · 95% CI", ""), ("Rank", "")))
+    headers = header_cells((("Aggregate", "c-text"), ("Rank", ""), ("Score · 95% CI", "")))
     return (
         f'<div class="lb-scroll mp-aggregates"><table class="lb mp-aggregates-table">'
-        f"<caption>Every aggregate {esc(part.benchmark)} declares, each with the model's rank by it.</caption>"
+        f"<caption>Every aggregate {esc(part.benchmark)} declares (the default ranks its board; the others rank it "
+        "when picked under Rank by), with the model's rank by each.</caption>"
         f"<thead><tr>{headers}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -471,7 +472,8 @@ MODEL_CSS = """
 #model-page .mp-rank { margin: 0 0 4px 0; font-size: 14px; }
 #model-page .mp-aggregates { margin-bottom: 6px; }
 #model-page table.mp-aggregates-table { width: auto; min-width: 0; }
-#model-page table.mp-aggregates-table td .ci { display: block; font-size: 11px; }
+#model-page table.mp-aggregates-table td .ci { display: block; font-size: 11px; white-space: normal; }
+#model-page table.mp-aggregates-table td.mp-col { min-width: 7em; max-width: 12em; }
 #model-page .ci { font-size: 12px; color: var(--body-text-color-subdued); }
 #model-page table.mp-table td .ci { display: block; font-size: 11px; }
 #model-page td.mp-col { white-space: normal; min-width: 9em; max-width: 16em; text-align: left; }
