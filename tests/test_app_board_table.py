@@ -265,3 +265,37 @@ def test_a_link_naming_gradios_page_parameter_is_renamed_to_the_apps_own():
     assert legacy_links.without_gradio_page("page=") == "p="
     assert legacy_links.without_gradio_page("benchmark=ComLQ&p=2") is None
     assert legacy_links.without_gradio_page("q=page") is None
+
+
+def test_the_papers_tier_is_reachable_from_page_one():
+    from leaderboard.app.render import PAGE_SIZE
+
+    ranking = make_ranking(PAGE_SIZE + 20)
+    rows = reported_lines(FakeBoard({"Bench": ranking}, [reported("paper-only", 0.9)]), ranking)  # type: ignore[arg-type]
+    first = board_table.board_html(ranking, board_table.TableRequest(), rows)
+    assert 'tbody class="reported">' not in first  # the tier follows the last page of runs
+    link = re.search(r'<tbody class="reported-link">(.*?)</tbody>', first, re.S).group(1)
+    assert "Reported in papers: 1 row" in link and 'data-box="page-state"' in link and 'data-page="2"' in link
+    last = board_table.board_html(ranking, board_table.TableRequest(page=2), rows)
+    assert 'tbody class="reported">' in last and "reported-link" not in last
+    alone = board_table.board_html(ranking, board_table.TableRequest())  # no paper: no line
+    assert "reported-link" not in alone
+
+
+def test_a_papers_other_aggregate_goes_to_its_own_column_not_the_score():
+    import dataclasses
+
+    from leaderboard.contract.benchmark import SideAggregate
+
+    ranking = make_ranking(2)
+    side = SideAggregate("mean violation", "violation_at_1(t)", (BenchmarkTask("t", "violation_at_1", "lower"),))
+    ranking.benchmark = dataclasses.replace(ranking.benchmark, also=(side,))
+    scores = [
+        reported("paper-only", 0.9, task="Bench", metric="nDCG@10").model_copy(update={"aggregate": True}),
+        reported("paper-only", 0.2, task="Bench", metric="mean violation").model_copy(update={"aggregate": True}),
+    ]
+    (row,) = reported_lines(FakeBoard({"Bench": ranking}, scores), ranking)  # type: ignore[arg-type]
+    assert row.aggregate_value == 0.9 and row.sides["mean violation"].value == 0.2
+    html = board_table.board_html(ranking, board_table.TableRequest(), [row])
+    tier = re.search(r'<tbody class="reported">(.*?)</tbody>', html, re.S).group(1)
+    assert '<span class="v">0.9000</span>' in tier and '<span class="v">0.2000</span>' in tier

@@ -46,7 +46,8 @@ from browser_helpers import (
 from conftest import REPO
 from playwright.sync_api import expect
 
-TABS = {"board": "Leaderboard", "views": "Task views", "size": "Size vs score", "compare": "Compare two models"}
+TABS = {"board": "Leaderboard", "views": "Task views", "size": "Size vs score", "time": "Score over time"}
+TABS |= {"compare": "Compare two models"}
 TABS |= {"side": "Side by side", "model": "Model", "provenance": "Provenance"}
 TABS |= {"skipped": "Skipped", "about": "About"}
 pytestmark = [
@@ -374,6 +375,7 @@ def test_every_tab_is_reachable_and_photographed(browser, server, shots, size):
             and page.wait_for_selector(".view-plot canvas.marks, .view-plot svg.marks")
         ),
         "size": lambda: page.wait_for_selector("#size-plot canvas.marks, #size-plot svg.marks"),
+        "time": lambda: tab_view(page, "time", benchmark="Conditions"),  # the fixtures' models have no dates
         "compare": lambda: comparison(page, benchmark="Conditions"),
         "side": lambda: tab_view(page, "side"),  # no picks yet: it says to pick 2 to 8 models
         "model": lambda: tab_view(page, "model"),

@@ -1,5 +1,5 @@
 """The board over the real mteb results (../shared/data/mteb-results), imported: every imported number labelled for
-what it is, and FollowIR ranked by its declared mean p-MRR (issue 38.5/38.6).
+what it is, and FollowIR ranked by its declared mean p-MRR or by the paper's score.
 
 Expected values are read here from the raw mteb files, independently of the importer and the board."""
 
@@ -58,11 +58,21 @@ def test_byte_identical_source_files_of_two_models_are_flagged_on_both_rows(boar
     flagged = {c.spec.task.removeprefix("mteb:") for c in ranking.columns if c.key in a.identical}
     assert flagged == set(identical) and set(a.identical) == set(b.identical)
     assert all(others == ["intfloat/e5-mistral-7b-instruct"] for others in a.identical.values())
+    # every file of the score is one blob: one row, one rank, both names on it (and a search for either finds it)
+    assert len(identical) == len(tasks)
+    assert a in ranking.ranked and b not in ranking.ranked and b in ranking.copied and b in ranking.lines
+    assert a.copies == [b.name] and b.copy_of == a.name and b.rank == a.rank == 1
+    assert [line.rank for line in ranking.ranked] == list(range(1, len(ranking.ranked) + 1))  # no tie of the two
+    html = board_table.board_html(ranking, board_table.TableRequest())
+    row = re.search(rf"<tr>(?:(?!</tr>).)*{re.escape(a.name)}(?:(?!</tr>).)*</tr>", html, re.S).group(0)
+    assert b.name in row and "byte-identical result files, one row" in row
+    assert html.count(f">{b.name}</a>") == 1  # named on that row only
+    from leaderboard.app.filters import Filters
+
+    found = board_table.board_html(ranking, board_table.TableRequest(Filters(search="e5-mistral")))
+    assert a.name in found and "No results yet" not in found
     assert all(others == ["GritLM/GritLM-7B"] for others in b.identical.values())
     assert not any(line.identical for line in ranking.lines if line not in (a, b))  # no other model shares a file
-    html = board_table.board_html(ranking, board_table.TableRequest())
-    assert "⚠ same source file as intfloat/e5-mistral-7b-instruct" in html
-    assert "⚠ same source file as GritLM/GritLM-7B" in html
     assert "byte-identical" in board_notes(ranking)
 
 
@@ -101,17 +111,26 @@ def test_rows_on_another_dataset_revision_show_their_values_greyed_with_the_revi
     assert "other data" in board_notes(ranking)
 
 
-def test_followir_ranked_by_mean_p_mrr_matches_the_raw_files(board):
+def test_followir_ranked_by_mean_p_mrr_and_by_the_papers_score_match_the_raw_files(board):
     declared = board.ranking("FollowIR", with_stats=False)
-    assert aggregates.choices(declared) == ["FollowIR score", "mean p-MRR"]
-    by = aggregates.ranked_by(declared, "mean p-MRR")
+    assert aggregates.choices(declared) == ["mean p-MRR", "FollowIR score"]  # mteb's main score first
+    for line in declared.ranked[:10]:
+        folder = line.chosen[declared.columns[0].key]["imported_from"]["file"].rsplit("/", 1)[0]
+        files = [_raw(REAL.parent / folder / f"{t}.json") for t in FOLLOWIR]
+        # mteb 1's first files hold a "test" group with p-MRR only
+        values = [f["scores"]["test"][0]["p-MRR"] if "scores" in f else f["test"]["p-MRR"] for f in files]
+        assert line.aggregate == pytest.approx(sum(values) / 3, abs=1e-12), line.name
+    by = aggregates.ranked_by(declared, "FollowIR score")
     assert {line.key for line in by.ranked} <= {line.key for line in declared.ranked}
+    metrics = ("map_at_1000", "ndcg_at_5", "map_at_1000")  # on the original instructions
     for line in by.ranked[:10]:
         folder = line.chosen[declared.columns[0].key]["imported_from"]["file"].rsplit("/", 1)[0]
-        values = [_raw(REAL.parent / folder / f"{t}.json")["scores"]["test"][0]["p-MRR"] for t in FOLLOWIR]
+        entries = [_raw(REAL.parent / folder / f"{t}.json")["scores"]["test"][0] for t in FOLLOWIR]
+        values = [(e.get("og") or e["individual"]["original"])[m] for e, m in zip(entries, metrics, strict=True)]
         assert line.aggregate == pytest.approx(sum(values) / 3, abs=1e-12), line.name
-    means = [line.aggregate for line in by.ranked]
-    assert means == sorted(means, reverse=True) and by.ranked[0].rank == 1
+    for ranking in (declared, by):
+        means = [line.aggregate for line in ranking.ranked]
+        assert means == sorted(means, reverse=True) and ranking.ranked[0].rank == 1
 
 
 def test_compare_of_two_imported_models_shows_the_plain_difference(board):
@@ -142,3 +161,42 @@ def test_the_csv_says_which_values_are_on_other_data_or_from_an_identical_file(b
     other = followir[followir[notes[0]].str.startswith("computed on dataset revision", na=False)]
     assert len(other) and other.iloc[0][notes[0].removesuffix(":ci_note")] is not None
     assert (other["rank"].isna()).all()
+
+
+def test_the_model_page_gives_each_followir_aggregate_with_its_rank(board):
+    """Qwen3-Embedding-0.6B on FollowIR: its rank by the mean p-MRR and by the paper's score, both on its page."""
+    from leaderboard.app.views.model import model_page_html
+
+    name = "Qwen/Qwen3-Embedding-0.6B"
+    declared = board.ranking("FollowIR", with_stats=False)
+    by_paper = aggregates.ranked_by(declared, "FollowIR score")
+    ranks = {}
+    for label, ranking in (("mean p-MRR", declared), ("FollowIR score", by_paper)):
+        (line,) = [line for line in ranking.ranked if line.name == name]
+        better = [other for other in ranking.ranked if other.aggregate > line.aggregate]  # rank = 1 + those ahead
+        assert line.rank == len(better) + 1
+        ranks[label] = f"#{line.rank} of {len(ranking.ranked)}"
+    html = model_page_html(board, name)
+    for label, rank in ranks.items():
+        row = re.search(rf'<tr data-aggregate="{re.escape(label)}">(.*?)</tr>', html, re.S)
+        assert row and rank in row.group(1) and "no interval: run by mteb" in row.group(1), (label, rank)
+    assert ranks["mean p-MRR"] != ranks["FollowIR score"]
+
+
+def test_every_benchmark_board_has_a_cite_panel_with_the_benchmark_and_its_tasks(board):
+    from leaderboard.app.render import esc as html_escape
+    from leaderboard.app.views.board_notes import cite_html
+    from leaderboard.contract.citation import benchmark_bibtex
+
+    for benchmark in board.benchmarks:
+        if board.ranking(benchmark.name, with_stats=False) is None:
+            continue
+        html = cite_html(board, benchmark)
+        assert 'id="board-cite"' in html and "Copy BibTeX" in html, benchmark.name
+        first_line = benchmark_bibtex(benchmark).splitlines()[0]
+        assert html_escape(first_line) in html, benchmark.name  # as `leaderboard cite` prints it
+    # each task paper once, however many of its tasks the benchmark has (BRIGHT: 12 tasks, one paper)
+    bright = cite_html(board, board.benchmark("BRIGHT"))
+    assert bright.count(html_escape("@article{su2024bright")) == 1
+    followir = cite_html(board, board.benchmark("FollowIR"))
+    assert followir.count(html_escape("@misc{weller2024followir")) == 1

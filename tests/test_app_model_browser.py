@@ -136,7 +136,7 @@ def test_a_model_page_by_its_link(browser, server, board, shots, size):
     view = tab_view(page, "model", model="e5-small-v2")
     expect(view.locator("#model-name")).to_have_text("e5-small-v2")
     facts = view.locator("#model-facts").inner_text()
-    for text in ("33.4M", "384", "512", "mit", "yes", "2023-05-19", "v1"):
+    for text in ("33.4M", "384", "512", "MIT", "yes", "2023-05-19", "v1"):  # the license by its SPDX id
         assert text in facts, text
     for name in ("ComLQ", "NegConstraint"):
         line = next(line for line in board.ranking(name).lines if line.name == "e5-small-v2")

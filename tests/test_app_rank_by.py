@@ -130,12 +130,21 @@ def test_the_source_filter_hides_or_keeps_the_papers_tier():
     assert 'class="reported"' not in hidden
 
 
-def test_a_license_given_as_a_link_is_named_short():
-    from leaderboard.app.filters import license_label
+def test_licenses_are_named_by_their_spdx_id_case_insensitively_and_a_link_apart():
+    from leaderboard.app.filters import LINKED_LICENSE, UNKNOWN_LICENSE, Filters, license_of
 
+    def named(value):
+        return license_of({"license": value})
+
+    # model_meta.json's spellings of one license are one filter entry: its SPDX id
+    assert {named(v) for v in ("MIT", "mit", " Mit ")} == {"MIT"}
+    assert named("apache-2.0") == "Apache-2.0" and named("cc-by-nc-4.0") == "CC-BY-NC-4.0"
+    assert named("Gemma") == named("gemma") == "gemma"  # not an SPDX id: its name, in lower case
+    for missing in (None, "", "not specified", "Not Specified", "unknown", "none", 3):
+        assert named(missing) == UNKNOWN_LICENSE, missing
     url = "https://huggingface.co/nvidia/llama-embed-nemotron-8b/blob/main/LICENSE"
-    assert license_label(url) == "nvidia/llama-embed-nemotron-8b (link)"
-    assert license_label("apache-2.0") == "apache-2.0" and license_label("https://example.org") == "example.org (link)"
+    assert named(url) == LINKED_LICENSE  # not a model's name: a license at a link, apart from the names
+    assert Filters(licenses=("MIT",)).keep({"license": "mit"}) and not Filters(licenses=("MIT",)).keep({})
 
 
 def test_a_row_whose_file_many_models_share_names_three_and_counts_the_rest():
@@ -144,3 +153,51 @@ def test_a_row_whose_file_many_models_share_names_three_and_counts_the_rest():
     line.identical = {"c0": ["x1", "x2", "x3", "x4", "x5"]}
     text = board_table.identical_span(line, found)
     assert "same source file as x1, x2, x3 and 2 more (1 of 2 columns)" in text and "x4, x5" in text  # tooltip
+
+
+def test_a_subset_of_tasks_ranks_by_the_mean_rank_over_them_as_overall_does():
+    import numpy as np
+    import pytest
+    import scipy.stats
+
+    from leaderboard.app.ranking import Column, Line
+    from leaderboard.contract.benchmark import Benchmark
+
+    specs = tuple(BenchmarkTask(f"t{i}", "ndcg_at_10", "higher", f"T{i}") for i in range(3))
+    benchmark = Benchmark("Three", "three tasks", "https://example.org", specs, aggregate_label="mean nDCG@10")
+    columns = [Column(f"c{i}", s, s.label, s.metric, "") for i, s in enumerate(specs)]
+    rng = np.random.default_rng(7)
+    values = np.round(rng.uniform(size=(12, 3)), 2)  # rounded: ties on some task
+    ranked, unranked = [], []
+    for i, row in enumerate(values):
+        line = Line((f"m{i:02d}", ""), {"name": f"m{i:02d}"}, "", "")
+        line.values = {f"c{j}": float(v) for j, v in enumerate(row)}
+        if i == 11:  # complete on T0 and T2 only: not ranked by the benchmark, ranked over those two
+            line.values["c1"] = None
+            unranked.append(line)
+        else:
+            line.aggregate = float(row.mean())
+            ranked.append(line)
+    ranked.sort(key=lambda line: -line.aggregate)
+    for rank, line in enumerate(ranked, start=1):
+        line.rank = rank
+    declared = Ranking(benchmark, columns, ranked, unranked, 3)
+    assert aggregates.task_choices(declared) == ["T0", "T1", "T2"]
+    assert aggregates.over_tasks(declared, ("T0", "T1", "T2")) is declared  # every task: the benchmark's own
+    assert aggregates.chosen_tasks(declared, ("T2", "nope", "T0")) == ("T0", "T2")
+    found = aggregates.over_tasks(declared, ("T0", "T2"))
+    assert aggregates.base(found) is declared and found.direction == "lower"
+    # independently: scipy's ranks per task (ties share the better rank), averaged, over the 12 models
+    chosen = values[:, [0, 2]]
+    per_task = np.column_stack([scipy.stats.rankdata(-chosen[:, j], method="min") for j in range(2)])
+    mean_rank = {f"m{i:02d}": per_task[i].mean() for i in range(12)}
+    assert len(found.ranked) == 12 and not found.unranked
+    assert [line.aggregate for line in found.ranked] == sorted(mean_rank.values())
+    for line in found.ranked:
+        assert line.aggregate == pytest.approx(mean_rank[line.name])
+        better = sum(1 for other in mean_rank.values() if other < mean_rank[line.name])
+        assert line.rank == better + 1
+        assert line.side["mean score over the 2 tasks"] == pytest.approx(chosen[int(line.name[1:])].mean())
+    # one task: its own order, and models without that task's value are listed unranked
+    only = aggregates.over_tasks(declared, ("T1",))
+    assert [line.name for line in only.unranked] == ["m11"]

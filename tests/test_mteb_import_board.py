@@ -27,7 +27,7 @@ from leaderboard.app.views.provenance import provenance_html
 REAL = SHARED_DATA / "mteb-results" / "results"
 REPOSITORY = "https://github.com/embeddings-benchmark/results"
 COMMIT = "f4cc6c8b365a3c779dbc708d6affe0b0355b2ddf"
-FOLLOWIR = {  # task -> the metric the FollowIR board ranks by (leaderboard_mteb.benchmarks)
+FOLLOWIR = {  # task -> the metric of the FollowIR paper's score, the board's other aggregate (leaderboard_mteb.benchmarks)
     "Robust04InstructionRetrieval": "map_at_1000",
     "News21InstructionRetrieval": "ndcg_at_5",
     "Core17InstructionRetrieval": "map_at_1000",
@@ -88,18 +88,76 @@ def board(imported, tmp_path_factory):
     return load(imported, registered_benchmarks(), public=False, persist=False)
 
 
-def test_followir_ranks_the_158_models_with_all_three_tasks_on_one_dataset_revision(board):
+def mteb_main_scores() -> dict[str, float]:
+    """Each model's mean of the three FollowIR tasks' main scores, as mteb reads its own files
+    (``TaskResult.from_disk(...).get_score()``), over the models with all three on each task's most common
+    dataset revision (results on other data are not comparable)."""
+    import logging
+    import warnings
+
+    from mteb import TaskResult
+
+    scores: dict[str, dict[str, float]] = {}
+    for task in FOLLOWIR:
+        paths = sorted(REAL.glob(f"*/*/{task}.json"))
+        majority = Counter(raw(p)["dataset_revision"] for p in paths).most_common(1)[0][0]
+        for path in paths:
+            if raw(path)["dataset_revision"] != majority:
+                continue
+            logging.disable(logging.WARNING)  # mteb warns about every old file it converts
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    value = TaskResult.from_disk(path).get_score()
+            finally:
+                logging.disable(logging.NOTSET)
+            scores.setdefault(model_name(path.parent), {})[task] = value
+    return {name: sum(found.values()) / 3 for name, found in scores.items() if len(found) == 3}
+
+
+def test_followir_ranks_by_mtebs_main_score_in_mtebs_order(board):
+    """mteb ranks FollowIR by its tasks' main score, p-MRR: the board's default ranking is that order, read from the
+    raw files by mteb itself."""
+    import mteb
+
+    assert {mteb.get_task(task).metadata.main_score for task in FOLLOWIR} == {"p-MRR"}
+    expected = mteb_main_scores()
+    order = sorted(expected, key=lambda name: (-expected[name], name))
     ranking = board.ranking("FollowIR")
+    assert ranking.aggregate_label == "mean p-MRR"
+    assert [line.name for line in ranking.ranked] == order
+    for line in ranking.ranked:
+        assert line.aggregate == pytest.approx(expected[line.name], abs=1e-12), line.name
+    # the 158 models the paper's score ranks are among them, in the same order
+    paper_ranked, _ = expected_followir()
+    assert len(paper_ranked) == 158 and paper_ranked < set(order)
+    shown = [line.name for line in ranking.ranked if line.name in paper_ranked]
+    assert shown == [name for name in order if name in paper_ranked]
+
+
+def test_followir_by_the_papers_score_ranks_the_158_models_with_all_three_tasks_on_one_dataset_revision(board):
+    from leaderboard.app import aggregates
+
+    declared = board.ranking("FollowIR")
+    ranking = aggregates.ranked_by(declared, "FollowIR score")
     expected, unranked = expected_followir()
     assert len(expected) == 158
     assert {line.name for line in ranking.ranked} == expected and len(ranking.ranked) == 158
-    # the others are listed, unranked, each with why: 33 ran on mteb 2's revisions, 9 hold p-MRR only
-    assert {line.name for line in ranking.unranked} == set(unranked)
+    # among the others: 33 ran on mteb 2's revisions (listed, unranked, with why), 9 hold p-MRR only (ranked by
+    # the mean p-MRR, without the paper's score)
     assert Counter(unranked.values()) == {"other data": 33, "no metric": 9}
-    for line in ranking.unranked:
+    assert {line.name for line in declared.unranked} == {n for n, why in unranked.items() if why == "other data"}
+    assert {n for n, why in unranked.items() if why == "no metric"} <= {line.name for line in declared.ranked}
+    for line in declared.unranked:
         text = "; ".join(line.missing)
-        assert ("computed on other data (dataset revision" in text) == (unranked[line.name] == "other data"), text
-    for line in ranking.ranked:  # the aggregate is the mean of the three files' own values
+        assert "computed on other data (dataset revision" in text, text
+    paper = {}  # model -> the three files' own values of the paper's metrics
+    for task, metric in FOLLOWIR.items():
+        for path in REAL.glob(f"*/*/{task}.json"):
+            entry = (raw(path).get("scores") or {}).get("test", [{}])[0]
+            paper.setdefault(model_name(path.parent), []).append(original_value(entry, metric))
+    for line in ranking.ranked:  # the paper's score is their mean
+        assert line.aggregate == pytest.approx(sum(paper[line.name]) / 3, abs=1e-12), line.name
         assert line.imported and line.imported.startswith("run by mteb ")
 
 
@@ -109,7 +167,10 @@ def test_bright_ifir_and_mfollowir_boards_show_their_models(board):
     bright = board.ranking("BRIGHT")
     assert {line.name for line in bright.lines} == with_bright and len(bright.ranked) >= 10
     ifir = board.ranking("IFIR")
-    assert {line.name for line in ifir.ranked} == {model_name(p.parent) for p in REAL.glob("*/*/IFIRAila.json")}
+    # every model is ranked; two whose files are byte-identical are one row (the copy: ``copied``)
+    ranked = {line.name for line in ifir.ranked + ifir.copied}
+    assert ranked == {model_name(p.parent) for p in REAL.glob("*/*/IFIRAila.json")}
+    assert len(ifir.copied) == 1 and ifir.copied[0].copy_of in {line.name for line in ifir.ranked}
     mfollowir = board.ranking("mFollowIR")  # the repository holds only the cross-lingual task: shown, not ranked
     (line,) = mfollowir.lines
     assert line.name == "VPLabs/SearchMap_Preview" and line.rank is None
@@ -147,7 +208,8 @@ def test_model_columns_come_from_model_meta(board):
     html = board_html(ranking, TableRequest(Filters(search="intfloat/e5-large"), EXTRA_COLUMNS))
     for header in ("License", "Open weights", "Released", "Zero-shot", "Dimension", "Max tokens"):
         assert f'<span class="h">{header}</span>' in html
-    assert f">{meta['release_date']}<" in html and f">{meta['license']}<" in html
+    assert meta["license"] == "apache-2.0"  # shown by its SPDX id
+    assert f">{meta['release_date']}<" in html and ">Apache-2.0<" in html
 
 
 def test_zero_shot_follows_mtebs_rule_and_filters(board):
@@ -285,6 +347,7 @@ def test_the_browser_shows_the_followir_board_with_run_by_mteb_and_dagger(import
     if chromium_missing():
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
     shots = tmp_path_factory.mktemp("shots")
+    ranked = len(mteb_main_scores())  # the models with mteb's main score of the three tasks (167)
     with serve_results(imported, plain_env(tmp_path_factory.mktemp("serve"))) as url, chromium() as browser:
         for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
             page = open_page(browser, url, viewport, "?benchmark=FollowIR")
@@ -296,7 +359,7 @@ def test_the_browser_shows_the_followir_board_with_run_by_mteb_and_dagger(import
             settle(page)
             assert source.is_visible() and in_viewport(source, viewport)  # under the name, on the first screen
             summary = page.locator("#summary, .summary").first.inner_text()
-            assert "158 ranked" in summary
+            assert f"{ranked} ranked" in summary
             page.screenshot(path=str(shots / f"{size}-board-followir-imported.png"))
             page.close()
     publish_screenshots(shots, Path(__file__).resolve().parent.parent / "docs" / "screenshots")

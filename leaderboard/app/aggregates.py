@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from leaderboard.contract.benchmark import SideAggregate
@@ -84,6 +85,12 @@ def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
             position, previous = index, line.aggregate
         line.rank = position
     unranked.sort(key=lambda line: (-line.covered, line.name))
+    shown = {line.name: line for line in ranked}
+    copied = []
+    for line in ranking.copied:  # a copy of a row ranked by this mean too: that row's rank (else not ranked)
+        row = _copy(line, side.label, declared_label)
+        row.rank = shown[line.copy_of].rank if line.copy_of in shown else None
+        copied.append(row)
     found = Ranking(
         benchmark,
         ranking.columns,
@@ -93,6 +100,7 @@ def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
         interval_note=ranking.interval_note,
         test_note=f"Ranked by {side.label}: {NOT_TESTED}.",
         by_direction=direction,
+        copied=copied,
     )
     found.memo["base"] = ranking
     return found
@@ -115,3 +123,168 @@ def originals(ranking: Ranking, lines: list[Line]) -> list[Line]:
         return lines
     by_key = {line.key: line for line in source.lines}
     return [by_key[line.key] for line in lines if line.key in by_key]
+
+
+@dataclass(frozen=True)
+class AggregateValue:
+    """One of a benchmark's declared aggregates for one model: its value, interval, and rank among the models ranked
+    by it (None: not ranked by it)."""
+
+    label: str
+    value: float | None
+    interval: tuple[float, float] | None
+    rank: int | None
+    ranked: int  # how many models it ranks
+    direction: str
+    default: bool  # the benchmark's own ranking (the others are ranked by when a reader picks them)
+    formula: str = ""
+
+
+def aggregate_values(ranking: Ranking, line: Line) -> list[AggregateValue]:
+    """Every declared aggregate of ``line``, a row of the declared ranking (statistics computed for it first, where
+    intervals are wanted): the declared one first, then each other declared mean, with its rank under ``ranked_by``."""
+    declared = base(ranking)
+    labels = choices(declared)
+    found = [
+        AggregateValue(
+            labels[0],
+            line.aggregate,
+            line.aggregate_interval,
+            line.rank,
+            len(declared.ranked),
+            declared.direction,
+            True,
+            declared.benchmark.formula,
+        )
+    ]
+    sides = {side.label: side for side in getattr(declared.benchmark, "also", ()) or ()}
+    for label in labels[1:]:
+        by = ranked_by(declared, label)
+        rows = by.memo.get("by_key")
+        if rows is None:
+            rows = by.memo["by_key"] = {row.key: row for row in by.lines}
+        row = rows.get(line.key)
+        found.append(
+            AggregateValue(
+                label,
+                line.side.get(label),
+                line.side_intervals.get(label),
+                row.rank if row is not None else None,
+                len(by.ranked),
+                by.direction,
+                False,
+                sides[label].formula,
+            )
+        )
+    return found
+
+
+# -- a subset of the benchmark's tasks ---------------------------------------------------------------------------
+
+
+def task_choices(ranking: Ranking) -> list[str]:
+    """The labels of the columns the declared aggregate averages: the tasks a reader may rank over (two or more)."""
+    return [c.label for c in base(ranking).columns if c.spec.in_aggregate]
+
+
+def chosen_tasks(ranking: Ranking, labels: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    """The valid ``labels`` in the board's order; () for none, or for all of them (the declared ranking)."""
+    offered = task_choices(ranking)
+    wanted = set(labels or ())
+    kept = tuple(label for label in offered if label in wanted)
+    return () if len(kept) in (0, len(offered)) else kept
+
+
+def over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
+    """The declared ranking recomputed over a subset of its tasks, as Overall ranks over benchmarks: each model
+    complete on every chosen task is ranked on each (ties share the better rank), and ranked by the mean of those
+    ranks (lower is better). The mean of its chosen tasks' scores is shown beside it; neither has an interval or a
+    test (†). ``labels``: ``chosen_tasks``' (empty: the declared ranking itself)."""
+    declared = base(ranking)
+    labels = chosen_tasks(declared, labels)
+    if not labels:
+        return declared
+    key = "tasks:" + "\x1f".join(labels)
+    found = declared.memo.get(key)
+    if found is None:
+        found = declared.memo[key] = _over_tasks(declared, labels)
+    return found
+
+
+def _over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
+    from leaderboard.app.ranking import Ranking
+
+    columns = [c for c in ranking.columns if c.spec.in_aggregate and c.label in labels]
+    total = len([c for c in ranking.columns if c.spec.in_aggregate])
+    label = f"mean rank over {len(columns)} of {total} tasks"
+    mean_label = f"mean score over the {len(columns)} tasks"
+    declared_label = choices(ranking)[0]
+
+    def complete(line: Line) -> bool:
+        return not str(line.imported or "").startswith("reported") and all(
+            line.values.get(c.key) is not None and c.key not in line.other_data for c in columns
+        )
+
+    candidates = [line for line in ranking.ranked + ranking.unranked if complete(line)]
+    ranks: dict[tuple[str, str], list[int]] = {line.key: [] for line in candidates}
+    for column in columns:
+        lower = column.direction == "lower"
+        scores = {line.key: float(line.values[column.key] or 0.0) for line in candidates}  # complete: none is None
+        first: dict[float, int] = {}
+        for position, value in enumerate(sorted(scores.values(), reverse=not lower), start=1):
+            first.setdefault(value, position)  # ties share the better rank
+        for line in candidates:
+            ranks[line.key].append(first[scores[line.key]])
+    rows: list[Line] = []
+    for line in candidates:
+        row = copy.copy(line)  # shares values and intervals with the declared row
+        row.aggregate = sum(ranks[line.key]) / len(columns)
+        row.aggregate_interval = row.p_value = row.rank = None
+        row.missing = []
+        mean = sum(line.values[c.key] for c in columns) / len(columns)  # type: ignore[misc]
+        row.side = {mean_label: mean, declared_label: line.aggregate}
+        rows.append(row)
+    rows.sort(key=lambda row: (row.aggregate or 0.0, row.name))
+    previous, position = None, 0
+    for index, row in enumerate(rows, start=1):
+        if row.aggregate != previous:
+            position, previous = index, row.aggregate
+        row.rank = position
+    kept = {line.key for line in candidates}
+    others = []
+    for line in ranking.ranked + ranking.unranked:
+        if line.key in kept:
+            continue
+        row = copy.copy(line)
+        row.aggregate = row.aggregate_interval = row.p_value = row.rank = None
+        row.side = {mean_label: None, declared_label: line.aggregate}
+        row.missing = [*line.missing, f"not complete on the {len(columns)} chosen tasks"]
+        others.append(row)
+    others.sort(key=lambda line: (-line.covered, line.name))
+    names = ", ".join(c.label for c in columns)
+    sides = (
+        SideAggregate(mean_label, f"mean of {names}", tuple(c.spec for c in columns)),
+        SideAggregate(
+            declared_label, ranking.benchmark.formula, tuple(c.spec for c in ranking.columns if c.spec.in_aggregate)
+        ),
+    )
+    benchmark = dataclasses.replace(
+        ranking.benchmark,
+        aggregate_label=label,
+        formula=f"mean over {names} of each model's rank on that task among the models complete on all "
+        f"{len(columns)} (ties share the better rank); lower is better",
+        also=sides,
+    )
+    found = Ranking(
+        benchmark,
+        ranking.columns,
+        rows,
+        others,
+        ranking.aggregated,
+        interval_note=ranking.interval_note,
+        test_note=f"Ranked by {label}: {NOT_TESTED}.",
+        by_direction="lower",
+    )
+    found.memo["base"] = ranking
+    found.memo["tasks"] = tuple(c.label for c in columns)
+    return found

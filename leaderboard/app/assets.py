@@ -170,18 +170,19 @@ table.lb { border-collapse: separate; border-spacing: 0; font-size: 14px; width:
 table.lb th, table.lb td { padding: 4px 8px; border-bottom: 1px solid var(--border-color-primary);
   text-align: right; vertical-align: top; background: var(--background-fill-primary); }
 table.lb th { position: sticky; top: 0; z-index: 2; cursor: pointer; user-select: none; vertical-align: bottom;
-  font-weight: 600; min-width: 5.5em; max-width: 11em; white-space: normal; }
+  font-weight: 600; min-width: 5.5em; max-width: 11em; white-space: normal; overflow-wrap: anywhere; }
 table.lb th .h { display: block; }
 table.lb th .m, .m { display: block; font-weight: 400; font-size: 11px; color: var(--body-text-color-subdued); }
 table.lb th[aria-sort="descending"] .h::after { content: " ▼"; }
 table.lb th[aria-sort="ascending"] .h::after { content: " ▲"; }
 table.lb .c-rank { position: sticky; left: 0; z-index: 1; width: 3.6em; min-width: 3.6em; max-width: 3.6em;
   text-align: left; white-space: nowrap; }
+/* names wrap (anywhere: a model id has no spaces), never cut: the whole name is read on a phone too */
 table.lb .c-model { position: sticky; left: 3.6em; z-index: 1; width: 15em; min-width: 15em; max-width: 15em;
-  text-align: left; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  text-align: left; white-space: normal; overflow-wrap: anywhere;
   border-right: 1px solid var(--border-color-primary); }
-table.lb .c-name { position: sticky; left: 0; z-index: 1; text-align: left; white-space: nowrap; max-width: 18em;
-  overflow: hidden; text-overflow: ellipsis; border-right: 1px solid var(--border-color-primary); }
+table.lb .c-name { position: sticky; left: 0; z-index: 1; text-align: left; white-space: normal; max-width: 18em;
+  overflow-wrap: anywhere; border-right: 1px solid var(--border-color-primary); }
 table.lb th.c-rank, table.lb th.c-model, table.lb th.c-name { z-index: 3; }
 table.lb td.c-agg { background: var(--background-fill-secondary); }
 table.lb .v { display: block; font-variant-numeric: tabular-nums; }
@@ -206,10 +207,10 @@ table.lb td.heat { background-image: linear-gradient(rgba(46, 125, 219, var(--he
   rgba(46, 125, 219, var(--heat))); }
 table.lb td.heat .ci { color: var(--body-text-color); opacity: 0.8; }  /* readable on the colour scale */
 table.lb .rev { font-size: 11px; color: var(--body-text-color-subdued); }
-table.lb .c-model .rev { display: block; overflow: hidden; text-overflow: ellipsis; }
+table.lb .c-model .rev { display: block; overflow-wrap: anywhere; }
 table.lb tbody.reported td { font-style: italic; }
 table.lb tbody.reported .src { display: block; font-size: 11px; font-style: normal;
-  color: var(--body-text-color-subdued); overflow: hidden; text-overflow: ellipsis; }
+  color: var(--body-text-color-subdued); overflow-wrap: anywhere; }
 table.lb .src.attested { display: block; font-size: 11px; color: var(--body-text-color-subdued); }
 table.lb .src.imported { display: block; font-size: 11px; color: var(--body-text-color-subdued);
   white-space: normal; }  /* wraps in a narrow column: "run by mteb" and † are always read whole */
@@ -233,13 +234,12 @@ table.lb caption { caption-side: top; text-align: left; font-size: 12px; padding
 #home .home-cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr)); gap: 10px; }
 #home .home-card { border: 1px solid var(--border-color-primary); border-radius: 6px; padding: 6px 8px; }
 #home .home-card h3 { margin: 0; font-size: 16px; }
-/* fixed layout: the score column keeps its width and the model name gives way (ellipsis), never the score */
+/* fixed layout: the score column keeps its width and the model name wraps in the room left, never the score */
 #home .home-card table.lb { width: 100%; min-width: 0; table-layout: fixed; }
 #home .home-card table.lb td { position: static; border-bottom: none; padding: 2px 4px; }
 #home .home-card table.lb .c-model { width: auto; max-width: none; min-width: 0; border-right: none; }
-#home .home-card table.lb .c-model .name { display: block; overflow: hidden; text-overflow: ellipsis; }
-#home .home-card table.lb .c-model .src { display: block; white-space: nowrap; overflow: hidden;
-  text-overflow: ellipsis; }
+#home .home-card table.lb .c-model .name { display: block; overflow-wrap: anywhere; }
+#home .home-card table.lb .c-model .src { display: block; overflow-wrap: anywhere; }
 #home .home-card table.lb .c-rank { width: 2.6em; min-width: 0; max-width: none; }
 #home .home-card table.lb .c-agg { width: 7em; }
 #home .more { margin: 2px 0 0 0; font-size: 12px; }
@@ -273,6 +273,12 @@ PAGE_CSS = """
 .about table.plain { display: block; overflow-x: auto; max-width: 100%; }
 .view-title { margin: 12px 0 2px 0; font-size: 16px; }
 .state-box { display: none !important; }
+#board-cite { font-size: 13px; margin-top: 6px; }
+#board-cite summary { cursor: pointer; font-weight: 600; }
+#board-cite pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; max-height: 20em; overflow: auto;
+  background: var(--background-fill-secondary); padding: 6px; }
+#board-cite .mp-copy { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 2px 10px;
+  margin: 4px 0; background: var(--background-fill-secondary); cursor: pointer; }
 .note.warn { font-size: 13px; color: var(--body-text-color); border-left: 3px solid #d97706; padding: 2px 8px; }
 #overall-set { margin-bottom: 4px; }
 @media (max-width: 640px) {

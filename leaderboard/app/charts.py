@@ -18,6 +18,8 @@ MAX_MODELS = 20
 WIDTH = 640  # pixels; narrower windows get narrower charts (Gradio does not size Vega charts to their box)
 PALETTE: Literal["tableau20"] = "tableau20"
 INSTALL = "pip install 'retrieval-leaderboard[app]'"
+# Where a charted score comes from: a point with its interval, or an imported one (marked: it has none)
+SOURCE_HERE, SOURCE_IMPORTED = "run here (95% interval)", "imported: run by mteb (no interval)"
 
 if TYPE_CHECKING:
     import altair as alt
@@ -76,9 +78,20 @@ def view_chart(frame: pd.DataFrame, view: View, y_label: str, width: int = WIDTH
     tooltip = [alt.Tooltip("model:N"), alt.Tooltip("entry:N", title="entry"), alt.Tooltip("value:Q", format=".4f")]
     base = alt.Chart(data)  # the page puts the view's title above the chart
     if view.kind == "bars":
-        chart = base.mark_bar().encode(
-            x=x, xOffset=alt.XOffset("model:N", sort=models), y=y, color=color, tooltip=tooltip
-        )
+        offset = alt.XOffset("model:N", sort=models)
+        if "low" in data:
+            tooltip += [
+                alt.Tooltip("low:Q", format=".4f", title="95% CI low"),
+                alt.Tooltip("high:Q", format=".4f", title="95% CI high"),
+            ]
+        chart = base.mark_bar().encode(x=x, xOffset=offset, y=y, color=color, tooltip=tooltip)
+        if "low" in data and data["low"].notna().any():  # each bar's 95% interval, where it has one
+            whiskers = (
+                base.transform_filter("isValid(datum.low)")
+                .mark_rule(color="black", strokeWidth=1.5, opacity=0.75)
+                .encode(x=x, xOffset=offset, y="low:Q", y2="high:Q")
+            )
+            chart = alt.layer(chart, whiskers)
     else:
         chart = base.mark_line(point=True).encode(x=x, y=y, color=color, tooltip=tooltip)
     return chart.properties(width=width, height=_height(view.kind))
@@ -123,3 +136,49 @@ def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Cha
         )
     )
     return chart.properties(width=width, height=380)
+
+
+def time_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.LayerChart | None:
+    """Score against release date, one point per ranked model, its 95% interval a whisker where it has one; an
+    imported score (no interval) a hollow diamond. No line joins the models: each is its own point."""
+    import altair as alt
+
+    if frame.empty:
+        return None
+    alt.data_transformers.disable_max_rows()  # as ``size_chart``: thousands of models on a big board
+    x = alt.X("released:T", title="Release date", axis=alt.Axis(format="%Y-%m", labelAngle=-30))
+    y = alt.Y("score:Q", title=y_label, scale=alt.Scale(zero=False))
+    shape = alt.Shape(
+        "source:N",
+        scale=alt.Scale(domain=[SOURCE_HERE, SOURCE_IMPORTED], range=["circle", "diamond"]),
+        legend=alt.Legend(orient="bottom", title=None, labelLimit=320),
+    )
+    color = alt.Color(
+        "source:N",
+        scale=alt.Scale(domain=[SOURCE_HERE, SOURCE_IMPORTED], range=["#2e7dd9", "#d97706"]),
+        legend=alt.Legend(orient="bottom", title=None, labelLimit=320),  # one legend with the shapes
+    )
+    tooltip = [
+        alt.Tooltip("model:N"),
+        alt.Tooltip("released:T", format="%Y-%m-%d", title="released"),
+        alt.Tooltip("score:Q", format=".4f"),
+        alt.Tooltip("low:Q", format=".4f", title="95% CI low"),
+        alt.Tooltip("high:Q", format=".4f", title="95% CI high"),
+        alt.Tooltip("rank:Q"),
+        alt.Tooltip("source:N"),
+    ]
+    base = alt.Chart(frame, title=alt.Title("Score over release date", anchor="start"))
+    whiskers = (
+        base.transform_filter("isValid(datum.low)")
+        .mark_rule(strokeWidth=1.5, opacity=0.7)
+        .encode(x=x, y="low:Q", y2="high:Q", color=color)
+    )
+    points = base.mark_point(size=60, opacity=0.9).encode(
+        x=x,
+        y=y,
+        shape=shape,
+        color=color,
+        fill=alt.condition(f"datum.source === '{SOURCE_HERE}'", color, alt.value("transparent")),
+        tooltip=tooltip,
+    )
+    return alt.layer(whiskers, points).properties(width=width, height=380)

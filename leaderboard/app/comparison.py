@@ -24,7 +24,8 @@ from leaderboard.analysis.comparison import (
     with_holm,
 )
 from leaderboard.analysis.subset_text import subset_text
-from leaderboard.app.ranking import Ranking
+from leaderboard.app.ranking import Line, Ranking
+from leaderboard.app.statistics import PairedMean
 from leaderboard.app.values import ModelKey
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
@@ -145,3 +146,52 @@ def compare_models(
                 out.subset_skipped[task] = skipped_text(left_out)
     with_holm(out.tasks)
     return out
+
+
+@dataclass(frozen=True)
+class AggregateDifference:
+    """Two models on one of the benchmark's declared aggregates: A − B with its paired interval and p where both rows
+    have per-query values on every task it averages, else the plain difference and why it has no interval."""
+
+    label: str
+    direction: str
+    default: bool  # the aggregate the board ranks by
+    mean_a: float | None
+    mean_b: float | None
+    test: PairedMean | None
+    why: str = ""
+
+    @property
+    def difference(self) -> float | None:
+        if self.test is not None:
+            return self.test.difference
+        return None if self.mean_a is None or self.mean_b is None else self.mean_a - self.mean_b
+
+
+def aggregate_differences(board: ComparisonSource, ranking: Ranking, a: Line, b: Line) -> list[AggregateDifference]:
+    """Each declared aggregate of the benchmark (``ranking``: every revision's rows, as the pickers list them) for
+    rows ``a`` and ``b``: the default one first, each a paired test of its own (not part of the tasks' Holm family)."""
+    from leaderboard.app.aggregates import choices
+    from leaderboard.app.statistics import paired_mean, side_columns
+
+    found = []
+    sides = {side.label: side for side in getattr(ranking.benchmark, "also", ()) or ()}
+    for index, label in enumerate(choices(ranking)):
+        if index == 0:
+            columns: list[Any] | None = [c for c in ranking.columns if c.spec.in_aggregate]
+            values, direction = (a.aggregate, b.aggregate), ranking.direction
+        else:
+            side = sides[label]
+            columns = side_columns(ranking, side)
+            values = (a.side.get(label), b.side.get(label))
+            direction = side.tasks[0].direction if side.tasks else "higher"
+        if values[0] is None or values[1] is None:
+            continue
+        test: PairedMean | str = "no interval: its tasks are not columns of the board"
+        if columns:
+            test = paired_mean(board, ranking, columns, a, b)  # type: ignore[arg-type]
+        if isinstance(test, str):
+            found.append(AggregateDifference(label, direction, index == 0, values[0], values[1], None, test))
+        else:
+            found.append(AggregateDifference(label, direction, index == 0, values[0], values[1], test))
+    return found

@@ -3,7 +3,7 @@ the numbers come from, search) and the optional columns."""
 
 from __future__ import annotations
 
-import urllib.parse
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,19 +30,36 @@ def source_of(imported_label: str | None) -> str:
     return SOURCES[2] if imported_label.startswith("reported") else SOURCES[1]
 
 
-def license_label(value: str) -> str:
-    """How a license is named in the filter: a link (model_meta.json may give one) by its site and first two path
-    parts, "nvidia/llama-embed-nemotron-8b (link)", not a 70-character address that no phone shows whole."""
-    if not value.startswith(("http://", "https://")):
-        return value
-    parsed = urllib.parse.urlsplit(value)
-    parts = [p for p in parsed.path.split("/") if p][:2]
-    return f"{'/'.join(parts) or parsed.netloc} (link)"
+LINKED_LICENSE = "own license (a link)"  # model_meta.json gives a link to the license's text, not its name
+
+
+# What model_meta.json writes where it records no license (compared case-insensitively)
+NOT_RECORDED = frozenset({"", "none", "null", "unknown", "not specified", "not-specified", "n/a", "na"})
 
 
 def license_of(info: dict[str, Any]) -> str:
+    """A model's license as the filter and the License column name it: its SPDX id ("mit" and "MIT" are one
+    license, MIT), any other name in lower case, ``LINKED_LICENSE`` for a link to a license's text (apart from the
+    names: the model page links it), "unknown" where none is recorded."""
     value = info.get("license")
-    return str(value) if value else UNKNOWN_LICENSE
+    text = str(value).strip() if isinstance(value, str) else ""
+    if text.casefold() in NOT_RECORDED:
+        return UNKNOWN_LICENSE
+    if text.startswith(("http://", "https://")):
+        return LINKED_LICENSE
+    return license_id(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def license_id(text: str) -> str:
+    """The SPDX id of a license name, case-insensitively (packaging's table of the SPDX license list, PEP 639);
+    a name that is no SPDX id (gemma, other) in lower case."""
+    from packaging.licenses import InvalidLicenseExpression, canonicalize_license_expression
+
+    try:
+        return str(canonicalize_license_expression(text))
+    except InvalidLicenseExpression:
+        return text.casefold()
 
 
 def size_bucket(parameters: Any) -> str:
@@ -82,11 +99,14 @@ class Filters:
         status = info.get("zero_shot")
         if (self.zero_shot == "only" and status is not True) or (self.zero_shot == "known" and status is None):
             return False
-        if self.licenses and license_of(info) not in self.licenses:
+        if self.licenses and license_of(info) not in {license_of({"license": name}) for name in self.licenses}:
             return False
         weights = info.get("open_weights")
         if self.open_weights != "any" and weights is not (self.open_weights == "yes"):
             return False
         if self.sources and info.get("source", SOURCES[0]) not in self.sources:
             return False
-        return not self.search or self.search.casefold() in str(info.get("name", "")).casefold()
+        if not self.search:
+            return True
+        names = [info.get("name", ""), *(info.get("copies") or ())]  # a row of byte-identical files: every name
+        return any(self.search.casefold() in str(name).casefold() for name in names)

@@ -14,15 +14,13 @@ import dataclasses
 import itertools
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from leaderboard.app.aggregates import aggregate_values, choices
 from leaderboard.app.model_index import model_index
 from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.views.model import column_name
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from leaderboard.analysis.comparison import TaskComparison
     from leaderboard.app.board import Board
     from leaderboard.app.ranking import Column, Line, Ranking
@@ -49,7 +47,13 @@ class Picked:
     picks: list[str]  # the resolved names, in the reader's order
     unknown: list[str]  # names in the link that no model of the board has
     dropped: list[str]  # picks beyond MAX_PICKS
-    parts: list[Part] = field(default_factory=list)  # benchmarks with at least two of the picks
+    parts: list[Part] = field(default_factory=list)  # benchmarks where at least two of the picks have a result
+    thin: list[str] = field(default_factory=list)  # benchmarks some pick is on, where fewer than two have a result
+
+
+def has_result(line: Line) -> bool:
+    """The row holds a number: its aggregate, or a value in some column (a table of dashes compares nothing)."""
+    return line.aggregate is not None or any(value is not None for value in line.values.values())
 
 
 def picked(board: Board, names: list[str]) -> Picked:
@@ -71,7 +75,9 @@ def picked(board: Board, names: list[str]) -> Picked:
             rankings[entry.benchmark] = entry.ranking
     for benchmark in (b.name for b in board.benchmarks):
         lines = by_benchmark.get(benchmark, {})
-        if len(lines) < MIN_PICKS:
+        if sum(has_result(line) for line in lines.values()) < MIN_PICKS:
+            if lines:
+                out.thin.append(benchmark)
             continue
         part = Part(benchmark, rankings[benchmark], [lines.get(name) for name in out.picks])
         with_statistics(board, part.ranking, part.present)  # the picks' rows only
@@ -84,34 +90,69 @@ def shown_columns(part: Part) -> list[Column]:
     return [c for c in part.ranking.columns if any(line.values.get(c.key) is not None for line in part.present)]
 
 
-def chart_frame(picks: Picked) -> pd.DataFrame:
-    """One row per (benchmark, column, model) with a value: the profile chart's data, intervals where they exist."""
-    import pandas as pd
+@dataclass(frozen=True)
+class Cell:
+    """One pick's number in one row of a benchmark's side-by-side table (what the table shows, and the chart)."""
 
-    rows: list[dict[str, Any]] = []
-    for part in picks.parts:
-        # one metric per panel, the score's: its subsets share one scale (another metric on the same axis,
-        # a rank difference beside an nDCG, or a lower-is-better one, would squash or reverse the reading)
-        metric = next((c.spec.metric for c in part.ranking.columns if c.spec.in_aggregate), None)
-        columns = [c for c in shown_columns(part) if c.spec.metric == metric and c.direction == part.ranking.direction]
-        for order, column in enumerate(columns):
-            for name, line in zip(picks.picks, part.lines):
-                value = line.values.get(column.key) if line is not None else None
-                if value is None:
-                    continue
-                ci = line.intervals.get(column.key) if line is not None else None
-                rows.append(
-                    {
-                        "benchmark": part.benchmark,
-                        "column": column_name(column),
-                        "order": order,
-                        "model": name,
-                        "value": value,
-                        "low": ci[0] if ci else None,
-                        "high": ci[1] if ci else None,
-                    }
-                )
-    return pd.DataFrame(rows, columns=["benchmark", "column", "order", "model", "value", "low", "high"])
+    value: float
+    interval: tuple[float, float] | None
+    imported: str | None  # the row's source when mteb ran it (no per-query values: no interval)
+    other_data: str = ""  # the data it was computed on, where not the ranked results' (shown, never compared)
+    rank: int | None = None  # an aggregate's rank of the pick among the models ranked by it
+    ranked: int = 0
+
+
+@dataclass(frozen=True)
+class Row:
+    """A row of a benchmark's side-by-side table: one of its declared aggregates, or one of its columns."""
+
+    label: str  # the aggregate's label, or the column's key
+    direction: str
+    column: Column | None  # None: an aggregate
+    default: bool  # the aggregate the board ranks by
+    metric: str  # what the row measures, for the chart's panels (the column's metric, an aggregate's own)
+    cells: list[Cell | None]  # per pick, in the picks' order (None: no number shown)
+
+
+def table_rows(part: Part) -> list[Row]:
+    """Every row the side-by-side table of ``part`` draws, in its order: each declared aggregate (the board's first),
+    then each column the board shows that some pick has a value in. The chart draws these same cells."""
+    from leaderboard.app.ranking import table_columns
+    from leaderboard.app.statistics import side_columns
+
+    ranking = part.ranking
+    rows: list[Row] = []
+    values = [aggregate_values(ranking, line) if line is not None else None for line in part.lines]
+    sides = {side.label: side for side in getattr(ranking.benchmark, "also", ()) or ()}
+    for index, label in enumerate(choices(ranking)):
+        cells: list[Cell | None] = []
+        for line, found in zip(part.lines, values):
+            got = found[index] if found is not None else None
+            if line is None or got is None or got.value is None:
+                cells.append(None)
+                continue
+            cells.append(Cell(got.value, got.interval, line.imported, "", got.rank, got.ranked))
+        if index == 0:
+            columns = [c for c in ranking.columns if c.spec.in_aggregate]
+            direction = ranking.direction
+        else:
+            columns = side_columns(ranking, sides[label]) or []
+            direction = sides[label].tasks[0].direction if sides[label].tasks else "higher"
+        metrics = {c.metric_label for c in columns}
+        metric = metrics.pop() if len(metrics) == 1 else label
+        rows.append(Row(label, direction, None, index == 0, metric, cells))
+    for column in table_columns(ranking):
+        cells = []
+        for line in part.lines:
+            value = line.values.get(column.key) if line is not None else None
+            if line is None or value is None:
+                cells.append(None)
+                continue
+            other = line.other_data.get(column.key, "")
+            cells.append(Cell(value, None if other else line.intervals.get(column.key), line.imported, other))
+        if any(cells):
+            rows.append(Row(column.key, column.direction, column, False, column.metric_label, cells))
+    return rows
 
 
 # -- pairwise tests -----------------------------------------------------------------------------------

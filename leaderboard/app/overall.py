@@ -89,7 +89,7 @@ def default_set(board: Rankings, all_revisions: bool = False) -> list[str]:
     for name in board.overall_benchmarks:
         ranking = board.ranking(name, with_stats=False, all_revisions=all_revisions)
         if ranking is not None and ranking.ranked:
-            ranked[name] = frozenset(line.key for line in ranking.ranked)
+            ranked[name] = frozenset(line.key for line in ranking.ranked + ranking.copied)
     names = sorted(ranked, key=lambda n: -len(ranked[n]))[:EXHAUSTIVE]  # the busiest, when there are more
     # Each model as the bit mask of the benchmarks that rank it, counted once: a set of benchmarks is then
     # scored over the distinct masks (a few hundred), not over every model's rows (thousands, per subset).
@@ -144,7 +144,7 @@ def overall_ranking(board: Rankings, chosen: Iterable[str] | None = None, all_re
     lines: dict[ModelKey, Line] = {}
     for name in names:
         ranking = board.ranking(name, with_stats=False, all_revisions=all_revisions)
-        for line in ranking.ranked if ranking else []:
+        for line in ranking.ranked + ranking.copied if ranking else []:  # a copy has its row's rank
             ranks.setdefault(line.key, {})[name] = line.rank or 0
             lines.setdefault(line.key, line)
     result = Overall(names, default, unknown=unknown, others=others)

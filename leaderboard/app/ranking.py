@@ -60,6 +60,8 @@ class Line:
     aggregate: float | None = None
     aggregate_interval: tuple[float, float] | None = None
     side: dict[str, float | None] = field(default_factory=dict)  # the benchmark's other means ("also"), by label
+    # their intervals, where every task a mean averages has per-query values (``statistics``)
+    side_intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
     rank: int | None = None
     p_value: float | None = None  # paired test against #1 (None: not tested)
     label: str = ""  # the name shown: the model's name, with its revision where two shown rows share the name
@@ -80,6 +82,10 @@ class Line:
     # Column key -> other models whose imported source file for that cell is byte-identical to this row's (the
     # same git blob): an upstream copy the board flags on both rows (``_identical_sources``).
     identical: dict[str, list[str]] = field(default_factory=dict)
+    # Ranked rows whose every aggregated cell comes from the same files are one row (``_one_row_per_copy``): the row
+    # shown names the others (``copies``); each other row names it (``copy_of``), keeps its rank, and is not drawn.
+    copies: list[str] = field(default_factory=list)
+    copy_of: str = ""
 
     @property
     def name(self) -> str:
@@ -114,13 +120,16 @@ class Ranking:
     interval_note: str = ""
     test_note: str = ""
     by_direction: str = ""  # ranked by another of the benchmark's aggregates (``aggregates``): its direction
+    # ranked models whose scores come from byte-identical files of a ranked row (``Line.copy_of``): not drawn
+    copied: list[Line] = field(default_factory=list)
     # What views derive from a ranking once (its rows and values never change once ranked): the
     # statistics computed so far (page_statistics), what every page of its table shares (views.board).
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def lines(self) -> list[Line]:
-        return self.ranked + self.unranked
+        """Every model's row (the copies of a ranked row last: a model page, a picker, a link finds them)."""
+        return self.ranked + self.unranked + self.copied
 
     def best(self, column: str) -> float | None:
         """The best value of a column among ranked models (direction-aware)."""
@@ -144,6 +153,14 @@ class Ranking:
             return f"mean of {self.aggregated} tasks"
         aggregated = [c for c in self.columns if c.spec.in_aggregate]
         return (aggregated or self.columns)[0].metric_label if self.columns else "score"
+
+
+def table_columns(ranking: Ranking) -> list[Column]:
+    """The task columns a table shows; a one-task aggregate's own column is the Score column, so it is not repeated."""
+    aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
+    if len(aggregated) == 1:
+        return [c for c in ranking.columns if c is not aggregated[0]]
+    return list(ranking.columns)
 
 
 def _metric_info(board: RankingSource, task: str, metric: str) -> dict[str, Any]:
@@ -304,15 +321,46 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             unranked.append(line)
     lower = bool(aggregated) and aggregated[0].direction == "lower"
     ranked.sort(key=lambda line: ((line.aggregate or 0.0) if lower else -(line.aggregate or 0.0), line.name))
+    ranked, copied = _one_row_per_copy(ranked, aggregated)
     previous, position = None, 0
     for index, line in enumerate(ranked, start=1):
         if line.aggregate != previous:  # equal aggregates share a rank
             position, previous = index, line.aggregate
         line.rank = position
+    by_name = {line.name: line for line in ranked}
+    for line in copied:
+        line.rank = by_name[line.copy_of].rank
     unranked.sort(key=lambda line: (-line.covered, line.name))
     own = {c.spec.task: per_task.get(c.spec.task, []) for c in columns}  # not every task's rows: the columns'
     imported_runs.add_comparisons(lines.values(), columns, own, model_key, lambda r, s: value_of(r, s, None))
-    return Ranking(benchmark, columns, ranked, unranked, len(aggregated))
+    return Ranking(benchmark, columns, ranked, unranked, len(aggregated), copied=copied)
+
+
+def _one_row_per_copy(ranked: list[Line], aggregated: list[Column]) -> tuple[list[Line], list[Line]]:
+    """Ranked rows whose every aggregated cell comes from byte-identical imported files (``_identical_sources``)
+    are one row, the first in rank order: one score read from one set of files, however many models upstream filed
+    it under. Returns the rows ranked and the copies left out (each naming its row)."""
+    if not aggregated:
+        return ranked, []
+    groups: dict[tuple[str, ...], list[Line]] = {}
+    for line in ranked:
+        if not all(c.key in line.identical for c in aggregated):
+            continue
+        blobs = tuple(str((imported_runs.imported(line.chosen[c.key]) or {}).get("blob")) for c in aggregated)
+        groups.setdefault(blobs, []).append(line)
+    copied: list[Line] = []
+    for same in groups.values():
+        first, *others = same
+        for line in others:
+            if line.name == first.name:  # two revisions of one model: their own rows
+                continue
+            first.copies.append(line.name)
+            line.copy_of = first.name
+            copied.append(line)
+    for line in [first for same in groups.values() for first in same[:1] if first.copies]:  # found by any name
+        line.info = {**line.info, "copies": list(line.copies)}
+    kept = {id(line) for line in copied}
+    return [line for line in ranked if id(line) not in kept], copied
 
 
 def _on_other_data(

@@ -31,6 +31,7 @@ class ReportedLine:
     table: str
     cells: dict[str, ReportedScore] = field(default_factory=dict)  # column key -> the reported cell
     aggregate: ReportedScore | None = None  # the paper's own aggregate cell, when it prints one
+    sides: dict[str, ReportedScore] = field(default_factory=dict)  # the benchmark's other means it prints, by label
     aggregate_value: float | None = None  # that cell's value, or the benchmark's mean of the reported columns
     reproduced: Line | None = None  # the board's run of the same model, when there is one
 
@@ -103,6 +104,10 @@ def reported_lines(board: Board, ranking: Ranking) -> list[ReportedLine]:
     if not scores:
         return []
     benchmark = ranking.benchmark.name
+    # A paper may print several of the benchmark's aggregates (FollowIR's score and its mean p-MRR): the one the
+    # ranking is ranked by is the row's score, each other declared mean goes to its own column.
+    ranked_by = ranking.aggregate_label
+    side_labels = {side.label for side in getattr(ranking.benchmark, "also", ()) or ()}
     by_spec = {(c.spec.task, c.spec.metric, c.spec.subset): c.key for c in ranking.columns}
     aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
     reproduced: dict[str, Line] = {}
@@ -111,6 +116,9 @@ def reported_lines(board: Board, ranking: Ranking) -> list[ReportedLine]:
     rows: dict[tuple[str, str, str], ReportedLine] = {}
     for cell in scores:
         aggregate = bool(getattr(cell, "aggregate", False)) and cell.task == benchmark
+        side = cell.metric if aggregate and cell.metric in side_labels and cell.metric != ranked_by else None
+        if aggregate and side is None and cell.metric not in (ranked_by, "", None) and side_labels:
+            continue  # an aggregate of another name than the benchmark's declared ones
         key = by_spec.get((cell.task, cell.metric, cell.subset))
         if not aggregate and key is None:
             continue
@@ -120,14 +128,21 @@ def reported_lines(board: Board, ranking: Ranking) -> list[ReportedLine]:
         # row for this table (two printed values of one cell are both shown, neither overwritten).
         row_key = (cell.model, cell.paper, "")
         taken = rows.get(row_key)
-        filled = taken is not None and (taken.aggregate is not None if aggregate else key in taken.cells)
+        if taken is None:
+            filled = False
+        elif side is not None:
+            filled = side in taken.sides
+        else:
+            filled = taken.aggregate is not None if aggregate else key in taken.cells
         if filled:
             row_key = (cell.model, cell.paper, cell.table)
         row = rows.setdefault(
             row_key,
             ReportedLine(cell.model, cell.paper, cell.table, reproduced=reproduced.get(cell.model.casefold())),
         )
-        if aggregate:
+        if side is not None:
+            row.sides[side] = cell
+        elif aggregate:
             row.aggregate = cell
         elif key is not None:
             row.cells[key] = cell

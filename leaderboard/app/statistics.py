@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -49,6 +50,7 @@ def add_statistics(board: QuerySource, ranking: Ranking) -> None:
     _cell_intervals(ranking, cells)
     vectors = {column.key: aligned(ranking, column, cells[column.key]) for column in ranking.columns}
     _aggregate_intervals(ranking, aggregated, vectors)
+    _side_intervals(ranking, vectors)
     _significance(ranking, aggregated, vectors)
 
 
@@ -154,6 +156,102 @@ def _aggregate_intervals(
         "(the notes and the CSV say why). "
         "A task that computes its own interval (stored in the result) keeps it."
     )
+
+
+def side_columns(ranking: Ranking, side: Any) -> list[Column] | None:
+    """The ranking's columns a declared side mean (``Benchmark.also``) averages, matched by task, metric, split and
+    subset; None when one of them is not a column of the board (its values then have no per-query source here)."""
+    by_spec = {(c.spec.task, c.spec.metric, c.spec.split, c.spec.subset): c for c in ranking.columns}
+    found = [by_spec.get((t.task, t.metric, t.split, t.subset)) for t in side.tasks]
+    return None if not found or any(c is None for c in found) else found  # type: ignore[return-value]
+
+
+def _side_intervals(ranking: Ranking, vectors: dict[str, dict[ModelKey, list[Stratum]]]) -> None:
+    """Each side mean's interval, pooled over its tasks' queries as the aggregate's is, for the lines with per-query
+    values on every task it averages (``Line.side_intervals``; the others have none)."""
+    for side in getattr(ranking.benchmark, "also", ()) or ():
+        columns = side_columns(ranking, side)
+        if columns is None:
+            continue
+        lines = [
+            line
+            for line in ranking.lines
+            if line.side.get(side.label) is not None and all(line.key in vectors.get(c.key, {}) for c in columns)
+        ]
+        if not lines:
+            continue
+        parts, shares = _pooled(columns, vectors, lines)
+        low, high = stratified_bootstrap(parts, weights=shares)
+        for line, lo, hi in zip(lines, low, high):
+            line.side_intervals[side.label] = (float(lo), float(hi))
+
+
+@dataclass(frozen=True)
+class PairedMean:
+    """Two models' difference on a mean over tasks (an aggregate), paired over the queries both score."""
+
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    queries: int
+
+
+def paired_mean(
+    board: QuerySource, ranking: Ranking, columns: list[Column], a: Line, b: Line, seed: int = 0
+) -> PairedMean | str:
+    """A − B on the mean of ``columns`` (each task weighed as the aggregate weighs it), with its paired percentile
+    bootstrap interval and two-sided sign-flip p over the queries both rows score; or why there is none."""
+    if a.imported or b.imported:
+        return f"no interval: {(a.imported or b.imported)}"
+    pair = Ranking(ranking.benchmark, ranking.columns, [a, b], [], ranking.aggregated)
+    paths = [line.paths[c.spec.task] for line in (a, b) for c in columns if c.spec.task in line.paths]
+    decoded = board.per_query(paths)
+    vectors = {}
+    for column in columns:
+        found = column_strata(board, pair, column, decoded)
+        if a.key not in found or b.key not in found:
+            return "no interval: per-query values missing"
+        if query_ids(found[a.key]) != query_ids(found[b.key]):
+            return "no interval: the two results score other queries"
+        vectors[column.key] = found
+    parts, shares = _pooled(columns, vectors, [a, b])
+    if not parts:
+        return "no interval: no queries"
+    differences = [part[0] - part[1] for part in parts]
+    weights = np.asarray(shares)
+    observed = float(sum(w * d.mean() for w, d in zip(weights, differences)) / weights.sum())
+    low, high = stratified_bootstrap([d[None, :] for d in differences], weights=shares, seed=seed)
+    p = sign_flip_test(
+        [part[0] for part in parts], [part[1][None, :] for part in parts], seed=seed, screen=0.0, weights=shares
+    )[0]
+    return PairedMean(observed, float(low[0]), float(high[0]), float(p), sum(d.size for d in differences))
+
+
+def score_intervals(
+    board: QuerySource, task: str, split: str, cells: dict[Any, tuple[str, str, str, float]]
+) -> dict[Any, tuple[float, float]]:
+    """The bootstrap interval of each score ``cells`` names (key -> (result path, subset, metric, score)) from the
+    queries behind it, as a board cell's (``column_strata``): none where the result has no per-query values of it,
+    where they do not average to the score, or off the task's main split (per-query values are stored for it only).
+    Scores on the same queries share one resampling."""
+    if split != _main_split(board, task):
+        return {}
+    decoded = board.per_query(path for path, _, _, _ in cells.values())
+    groups: dict[tuple[Any, ...], list[tuple[Any, list[Stratum]]]] = {}
+    for key, (path, subset, metric, value) in cells.items():
+        got = strata(decoded.get(path), metric, subset)
+        if isinstance(got, str) or abs(mean(got) - value) > MEAN_TOLERANCE * max(1.0, abs(value)):
+            continue
+        groups.setdefault((subset, metric, query_ids(got)), []).append((key, got))
+    found: dict[Any, tuple[float, float]] = {}
+    for members in groups.values():
+        count = len(members[0][1])
+        parts = [np.stack([np.asarray(got[i][1]) for _, got in members]) for i in range(count)]
+        low, high = stratified_bootstrap(parts)
+        for (key, _), lo, hi in zip(members, low, high):
+            found[key] = (float(lo), float(hi))
+    return found
 
 
 def _significance(

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.app.board import Board
-from leaderboard.app.values import ModelKey, finite
+from leaderboard.app.values import ModelKey, finite, interval
 from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE, View
 
 KINDS = ("table", "curve", "bars")
@@ -87,20 +87,31 @@ def model_labels(keys: list[ModelKey]) -> dict[ModelKey, str]:
     return {k: (f"{k[0]} @ {k[1]}" if times[k[0]] > 1 else k[0]) for k in keys}
 
 
-def view_frame(board: Board, view: View, task_paths: dict[ModelKey, str]) -> pd.DataFrame:
-    """Long form: one row per (model, axis entry) with its value (NaN when the result lacks it).
+def view_frame(board: Board, view: View, task_paths: dict[ModelKey, str], task: str = "") -> pd.DataFrame:
+    """Long form: one row per (model, axis entry) with its value (NaN when the result lacks it) and its 95% interval
+    (``low``, ``high``; NaN where there is none): the one the result stored for that score, else, given the
+    ``task``, the bootstrap of the queries behind it (``statistics.score_intervals``, as a board cell's).
 
     ``task_paths``: the result file to read per model, in the order models are shown.
     """
+    from leaderboard.app.statistics import score_intervals
+
     details = board.details(task_paths.values())
     labels = model_labels(list(task_paths))
-    rows = []
+    rows: list[dict[str, Any]] = []
+    wanted: dict[int, tuple[str, str, str, float]] = {}
     for key, path in task_paths.items():
-        scores = (details.get(path) or {}).get("scores") or {}
+        detail = details.get(path) or {}
+        scores = detail.get("scores") or {}
         subsets = scores.get(view.split) if isinstance(scores, dict) else None
+        stored = (detail.get("confidence_intervals") or {}).get(view.split)
         for position, (subset, metric) in enumerate(view.axis):
             values = (subsets or {}).get(subset) if isinstance(subsets, dict) else None
             value = finite(values.get(metric)) if isinstance(values, dict) else None
+            found = ((stored or {}).get(subset) or {}).get(metric) if isinstance(stored, dict) else None
+            ci = interval(found) if value is not None else None
+            if value is not None and ci is None:
+                wanted[len(rows)] = (path, subset, metric, value)
             rows.append(
                 {
                     "model": labels[key],
@@ -108,9 +119,14 @@ def view_frame(board: Board, view: View, task_paths: dict[ModelKey, str]) -> pd.
                     "order": position,
                     "metric": metric,
                     "value": float("nan") if value is None else value,
+                    "low": ci[0] if ci else float("nan"),
+                    "high": ci[1] if ci else float("nan"),
                 }
             )
-    return pd.DataFrame(rows, columns=["model", "entry", "order", "metric", "value"])
+    if task and wanted:
+        for index, (low, high) in score_intervals(board, task, view.split, wanted).items():
+            rows[index]["low"], rows[index]["high"] = low, high
+    return pd.DataFrame(rows, columns=["model", "entry", "order", "metric", "value", "low", "high"])
 
 
 def view_table(frame: pd.DataFrame, view: View) -> pd.DataFrame:

@@ -34,6 +34,10 @@ from leaderboard.app.tabs.model import model_links_head
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.status import status_line
 
+# Texts of Gradio's frontend that its English dictionary does not have (``gr.I18n``): the status announcer reads
+# "common.complete" into an aria-live region when an event completes.
+ANNOUNCEMENTS = {"common.complete": "Done"}
+
 
 def board_queue_key(requests: str | None, endpoint: str | None) -> Any:
     """The queue's public key the board checks attestations with: published in the requests dataset (a board
@@ -107,6 +111,9 @@ def build_app(
             modules = (*TABS, *(QUEUE_TABS if shell.queue else ()))
             built = [tab for module in modules if (tab := module.build(shell)) is not None]
         query = gr.Textbox(visible=False)  # the page's URL query, filled by RESTORE_JS
+        # The board revision the page load drew ("" until it has): read by the poll tick from the page, so a tick
+        # sent before the load's answer was applied (its controls still at their defaults) draws nothing.
+        drawn = gr.Textbox("", visible=False, elem_id="drawn-revision")
         query_width = gr.Number(visible=False)  # the browser window's width: charts are drawn to fit it
         live.warmers = [lambda _: charts.warm(), *(tab.warm for tab in built if tab.warm is not None)]
         tab_ids = [tab.id for tab in built]
@@ -121,12 +128,15 @@ def build_app(
             name = update["value"]
             tab = state.tab if state.tab in tab_ids else tab_ids[0]
             load = Load(state, name, tab, charts.fit_width(window))
-            return [update, name, gr.Tabs(selected=tab), tab, load.width, *_run(loads, load, inputs)]
+            seen = live.generation  # before drawing: a newer board found meanwhile is drawn by the next tick
+            own = [update, name, gr.Tabs(selected=tab), tab, load.width, seen, str(seen), status_line(shell.board())]
+            return [*own, *_run(loads, load, inputs)]
 
         app.load(
             on_load,
             [query, query_width, *_inputs(loads)],
-            [shell.selector, shell.shown, tabs, shell.active, shell.chart_width, *_outputs(loads)],
+            [shell.selector, shell.shown, tabs, shell.active, shell.chart_width, generation, drawn, status]
+            + _outputs(loads),
             js=RESTORE_JS,
         )
 
@@ -147,7 +157,9 @@ def build_app(
         )
 
         # New results (polled on the server): re-render what this page shows, once per new revision.
-        def on_tick(seen, showing, *inputs):
+        def on_tick(seen, shown_revision, showing, *inputs):
+            if not shown_revision:  # sent before the page load's answer: the load draws the link's view
+                return [gr.skip()] * (4 + len(_outputs(ticks)))
             changed = seen != live.generation
             update = shell.selector_update(showing)
             name = update["value"]
@@ -157,7 +169,7 @@ def build_app(
         if poll_seconds:
             timer = gr.Timer(min(max(poll_seconds / 4, 5.0), 60.0))
             outputs = [generation, status, shell.selector, shell.shown, *_outputs(ticks)]
-            timer.tick(on_tick, [generation, shell.shown, *_inputs(ticks)], outputs)
+            timer.tick(on_tick, [generation, drawn, shell.shown, *_inputs(ticks)], outputs)
     app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
     app.live_queue = shell.queue  # type: ignore[attr-defined]
     return app
@@ -192,6 +204,8 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
     # Gradio's run history re-serializes every past call (each with its table) into localStorage on every
     # event: seconds per click once a reader has clicked around a large board. A board needs none.
     launch_kwargs.setdefault("run_history", False)
+    # Gradio's English dictionary lacks a key its progress announcer reads out (screen readers heard the key).
+    launch_kwargs.setdefault("i18n", gr.I18n(en=ANNOUNCEMENTS))
     # ``?page=N`` is Gradio's multipage parameter (a 500 for any other value): old links are redirected.
     from starlette.middleware import Middleware
 

@@ -8,7 +8,8 @@ Overall view), ``revisions`` (``1``: older revisions too), ``zs`` (the zero-shot
 (the compared models), ``model`` (a model's page: opens the Model tab when no ``tab`` is given), ``side``
 (the models side by side: opens that tab likewise), ``lic`` (licenses), ``open`` (open weights: yes|no),
 ``src`` (where the numbers come from: run here|imported|reported), ``by`` (the aggregate ranked by; absent:
-the benchmark's declared one).
+the benchmark's declared one), ``tasks`` (the benchmark's tasks its ranking is recomputed over, Overall-style;
+absent: all of them).
 Lists are joined by ``|``. The page's JavaScript writes them (``assets.url_state_js``); the page
 load reads them here. Unknown values are dropped by the callers, which know the valid choices.
 A query longer than ``MAX_QUERY`` is trimmed (``trim``): its parameters are kept in order while
@@ -48,6 +49,7 @@ class ViewState:
     open_weights: str = ""
     sources: tuple[str, ...] | None = None
     by: str = ""
+    tasks: tuple[str, ...] | None = None  # the benchmark's tasks ranked over (absent: all of them)
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -141,6 +143,7 @@ def parse(query: str | None) -> ViewState:
         open_weights=pairs.get("open", ""),
         sources=_list(pairs.get("src")),
         by=pairs.get("by", ""),
+        tasks=_list(pairs.get("tasks")),
     )
 
 

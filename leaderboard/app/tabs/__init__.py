@@ -32,11 +32,24 @@ data-benchmark=...>``), so tests wait for that view, not for a previous one (tes
 
 from __future__ import annotations
 
-from leaderboard.app.tabs import about, board, compare, model, provenance, queue, side, size, skipped, submit, views
+from leaderboard.app.tabs import (
+    about,
+    board,
+    compare,
+    model,
+    provenance,
+    queue,
+    side,
+    size,
+    skipped,
+    submit,
+    time,
+    views,
+)
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, Tick
 
 # In page order. Each module: ID, LABEL and build(shell) -> Tab | None.
-TABS = (board, views, size, compare, side, model, provenance, skipped, about)
+TABS = (board, views, size, time, compare, side, model, provenance, skipped, about)
 # After them, only when the app has a requests dataset (``shell.queue``): the evaluation queue's tabs.
 QUEUE_TABS = (submit, queue)
 

@@ -14,7 +14,7 @@ from leaderboard.app import aggregates, prefetch, render, url_state
 from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
 from leaderboard.app.board import OVERALL, Board
 from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
-from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_label
+from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_of
 from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
 from leaderboard.app.reported_tier import reported_lines
 from leaderboard.app.tabs.base import (
@@ -31,8 +31,9 @@ from leaderboard.app.tabs.base import (
     view_html,
 )
 from leaderboard.app.views.board import EXTRA_COLUMNS, TableRequest, board_html
-from leaderboard.app.views.board_notes import benchmark_summary, board_notes
+from leaderboard.app.views.board_notes import benchmark_summary, board_notes, cite_html
 from leaderboard.app.views.landing import HOME, home_summary, landing_html, unknown_benchmark
+from leaderboard.app.views.model import COPY_JS
 from leaderboard.app.views.overall import overall_frame, overall_html, overall_summary
 
 ID = "board"
@@ -97,6 +98,30 @@ def by_update(ranking, by: str = "") -> dict:
     return gr.update(choices=options, value=by if by in found[1:] else "", visible=True)
 
 
+def view_ranking(declared, by: str = "", tasks: list[str] | None = None):
+    """The ranking the board draws: over the tasks chosen (Overall-style), else by the aggregate chosen, else the
+    declared one."""
+    chosen = aggregates.chosen_tasks(declared, tasks)
+    return aggregates.over_tasks(declared, chosen) if chosen else aggregates.ranked_by(declared, by)
+
+
+def tasks_update(ranking, chosen: list[str] | None = None) -> dict:
+    """The "Tasks ranked over" choices of a benchmark: the tasks its aggregate averages, all ticked by default (its
+    own ranking); hidden where it averages one task."""
+    offered = aggregates.task_choices(ranking) if ranking is not None else []
+    if len(offered) < 2:
+        return gr.update(choices=[], value=[], visible=False)
+    return gr.update(choices=offered, value=list(chosen) if chosen else offered, visible=True)
+
+
+# The tasks' URL parameter: the ticked tasks, or none when every task is ticked (the benchmark's own ranking); a new
+# choice starts again at page 1.
+TASKS_JS = """(...args) => { const url = new URL(window.location.href); const v = args[%d] || [];
+const all = document.querySelectorAll('#rank-tasks input[type=checkbox]').length;
+if (!v.length || v.length === all) url.searchParams.delete('tasks'); else url.searchParams.set('tasks', v.join('|'));
+url.searchParams.delete('p'); window.history.replaceState(null, '', url); return args; }"""
+
+
 def overall_update(board: Board, name: str | None, chosen: list[str] | None) -> dict:
     """The Overall set's checkboxes: shown only with Overall, ticked as chosen (default: the default set)."""
     if name != OVERALL:
@@ -149,6 +174,7 @@ def build(shell: Shell) -> Tab | None:
         weights,
         src,
         by,
+        tasks,
         sort,
         page,
         chosen,
@@ -163,7 +189,7 @@ def build(shell: Shell) -> Tab | None:
         declared = shell.ranking(name, revisions)
         if declared is None:
             return benchmark_summary(current, name, None), render.empty("No results yet."), ""
-        ranking = aggregates.ranked_by(declared, by)  # the declared ranking unless the reader picked another mean
+        ranking = view_ranking(declared, by, tasks)  # the declared ranking unless the reader picked another
         request = TableRequest(filters, tuple(columns or ()), url_state.parse_sort(sort or ""), page_number(page))
         papers = reported_lines(current, ranking)
         html = board_html(
@@ -177,7 +203,9 @@ def build(shell: Shell) -> Tab | None:
         if ranking is not declared:
             ranking.interval_note = declared.interval_note
         notes = board_notes(ranking, len(papers)) if ranking.lines or papers else ""
-        return benchmark_summary(current, name, ranking, filters), html, notes
+        benchmark = current.benchmark(name)
+        cite = cite_html(current, benchmark) if benchmark is not None else ""  # every benchmark board: what to cite
+        return benchmark_summary(current, name, ranking, filters), html, notes + cite
 
     # The CSV of each view (its rows, not its sort or page) per results revision.
     csv_paths: dict[tuple, str | None] = {}
@@ -195,6 +223,7 @@ def build(shell: Shell) -> Tab | None:
         weights,
         src,
         by,
+        tasks,
         sort,
         page,
         chosen,
@@ -203,15 +232,15 @@ def build(shell: Shell) -> Tab | None:
         about a second at thousands of models; written after every view change, they slowed the next click)."""
         filters = filters_of(kinds, instructions, sizes, search, zero_shot, lic, weights, src)
         overall = tuple(chosen or ()) if name == OVERALL else ()
-        key = (shell.live.generation, name, filters, bool(revisions), overall, by or "")
+        key = (shell.live.generation, name, filters, bool(revisions), overall, by or "", tuple(tasks or ()))
         path = csv_paths.get(key)
         if path is None or not Path(path).exists():  # a file pruned since is written again
             if len(csv_paths) >= CSV_KEEP:
                 csv_paths.clear()
-            path = csv_paths[key] = write_csv(name, filters, revisions, chosen, by)
+            path = csv_paths[key] = write_csv(name, filters, revisions, chosen, by, tasks)
         return path
 
-    def write_csv(name, filters, revisions, chosen, by=""):
+    def write_csv(name, filters, revisions, chosen, by="", tasks=()):
         current = shell.board()
         if name == OVERALL:
             found = current.overall_ranking(chosen or None, all_revisions=bool(revisions))
@@ -219,7 +248,7 @@ def build(shell: Shell) -> Tab | None:
         declared = shell.ranking(name, revisions)
         if declared is None or not declared.lines:
             return None
-        ranking = aggregates.ranked_by(declared, by)
+        ranking = view_ranking(declared, by, tasks)
         exported = [line for line in ranking.lines if filters.keep(line.info)]
         # Intervals and tests of every row exported, up to CSV_ROWS rows: past that, computing them
         # for each view would hold the server for seconds; rows not computed say so (narrow the view).
@@ -267,11 +296,12 @@ def build(shell: Shell) -> Tab | None:
             with gr.Row():
                 license_names = offered["licenses"]
                 licenses = gr.CheckboxGroup(
-                    [(license_label(name), name) for name in license_names],
+                    license_names,
                     value=license_names,
                     label="License",
                     elem_id="filter-license",
-                    info="From the model's metadata (an imported model's model_meta.json); unknown: none recorded.",
+                    info="From the model's metadata (an imported model's model_meta.json), by SPDX id; unknown: none "
+                    "recorded; own license: a link to its text (on the model's page).",
                 )
                 weights = gr.Radio(
                     [(label, value) for value, label in OPEN_WEIGHTS.items()],
@@ -288,6 +318,16 @@ def build(shell: Shell) -> Tab | None:
                     info="run here: this harness's runs; imported: mteb's runs; reported: copied from a paper or "
                     "from the model's authors.",
                 )
+            with gr.Row():
+                tasks = gr.CheckboxGroup(
+                    [],
+                    value=[],
+                    label="Tasks ranked over",
+                    elem_id="rank-tasks",
+                    visible=False,
+                    info="Untick tasks to rank over the others only: each model's rank on each task, averaged, as "
+                    "Overall ranks over benchmarks (no interval). All ticked: the benchmark's own ranking.",
+                )
         by = gr.Radio(
             [("", "")],
             value="",
@@ -296,6 +336,7 @@ def build(shell: Shell) -> Tab | None:
             visible=False,
             info="The benchmark's own aggregate is the default; its other declared means rank without an interval.",
         )
+        restored_search = gr.State({})  # the search a link restored, whose change event the load causes
         sort_box = gr.Textbox("", elem_id="sort-state", elem_classes=["state-box"], show_label=False)
         page_box = gr.Textbox("1", elem_id="page-state", elem_classes=["state-box"], show_label=False)
         board_go = gr.Button("sort or page", elem_id="board-go", elem_classes=["state-box"])
@@ -303,10 +344,10 @@ def build(shell: Shell) -> Tab | None:
         with gr.Row():
             csv = gr.Button("Download CSV of this view", elem_id="download-csv", size="sm", scale=0)
             csv_file = gr.File(visible=False)  # the file the click writes, handed to the browser
-        notes = gr.HTML("", elem_id="notes", js_on_load=None)
+        notes = gr.HTML("", elem_id="notes", js_on_load=COPY_JS)  # its cite panel's copy button
 
     filter_inputs: list[Any] = [kinds, instructions, sizes, search, columns, revisions, zero_shot]
-    filter_inputs += [licenses, weights, sources, by]
+    filter_inputs += [licenses, weights, sources, by, tasks]
     view_inputs: list[Any] = [*filter_inputs, sort_box, page_box, shell.overall_set]
     # The benchmark shown is the shell's State: a filter's change event that the page load fires
     # (restoring the link's filters) may read the selector before its own update lands.
@@ -314,12 +355,15 @@ def build(shell: Shell) -> Tab | None:
     board_outputs = [shell.summary, table, notes]
 
     # -- events -----------------------------------------------------------------------------------------
-    # A filter or column change renders page 1 of the new view; its value goes into the URL.
+    # A filter or column the reader changes renders page 1 of the new view; its value goes into the URL.
+    # Their ``input`` events, not ``change``: the page load sets the link's values and draws them itself; a
+    # change event per control it set would redraw the board from the controls as they stood when that event
+    # fired (some still at their defaults), and the last answer to arrive would win.
     def on_filter(*state):
         return ("1", *render_board(*(*state[:-2], 1, state[-1])))
 
     parameters = {1: "kind", 2: "instr", 3: "size", 4: "q", 5: "cols", 6: "revisions", 7: "zs"}
-    parameters |= {8: "lic", 9: "open", 10: "src", 11: "by"}
+    parameters |= {8: "lic", 9: "open", 10: "src", 11: "by", 12: "tasks"}
     defaults: dict[str, object] = {
         "kind": shell.kinds_present(),
         "instr": "any",
@@ -331,13 +375,33 @@ def build(shell: Shell) -> Tab | None:
         "src": list(SOURCES),
     }
     for position, control in enumerate(filter_inputs, start=1):
-        control.change(
+        if control is search:
+            continue
+        control.input(
             on_filter,
             board_inputs,
             [page_box, *board_outputs],
-            js=url_state_js({position: parameters[position]}, defaults, reset=("p",)),
+            js=TASKS_JS % position
+            if control is tasks
+            else url_state_js({position: parameters[position]}, defaults, reset=("p",)),
             show_progress="hidden",
         )
+
+    # The search box: Gradio's Textbox sends ``input`` on key presses only (a pasted name would not filter), so
+    # it listens to ``change``, and the one change the page load itself makes (a link's ``q``) draws nothing.
+    def on_search(*state):
+        *view, restored = state
+        if restored and view[4] == restored.get("q"):
+            return [{}, gr.skip(), *skips(board_outputs)]
+        return [{}, *on_filter(*view)]
+
+    search.change(
+        on_search,
+        [*board_inputs, restored_search],
+        [restored_search, page_box, *board_outputs],
+        js=url_state_js({4: "q"}, defaults, reset=("p",)),
+        show_progress="hidden",
+    )
     # Header clicks and the pager write the state boxes (assets.SORT_JS): one page, sorted over all rows.
     board_go.click(render_board, board_inputs, board_outputs, show_progress="hidden")
     csv.click(render_csv, board_inputs, csv_file, show_progress_on=csv).then(None, csv_file, None, js=DOWNLOAD_JS)
@@ -360,11 +424,14 @@ def build(shell: Shell) -> Tab | None:
         instruction = state.instructions if state.instructions in ("any", "yes", "no") else "any"
         zero_shot_choice = state.zero_shot if state.zero_shot in ZERO_SHOT else "any"
         all_licenses = shell.board().licenses
-        chosen_licenses = url_state.known(state.licenses, all_licenses, all_licenses)
+        # a link's licenses by their SPDX ids, as the filter names them (lic=mit is MIT)
+        linked = None if state.licenses is None else tuple(license_of({"license": v}) for v in state.licenses)
+        chosen_licenses = url_state.known(linked, all_licenses, all_licenses)
         weights_choice = state.open_weights if state.open_weights in OPEN_WEIGHTS else "any"
         chosen_sources = url_state.known(state.sources, SOURCES, list(SOURCES))
         declared = shell.ranking(name)
         by_choice = state.by if declared is not None and state.by in aggregates.choices(declared)[1:] else ""
+        tasks_choice = list(aggregates.chosen_tasks(declared, state.tasks)) if declared is not None else []
         sort = f"{state.sort[0]}.{state.sort[1]}" if state.sort else ""
         chosen_set = url_state.known(state.overall, shell.benchmark_list(), []) if state.overall else []
         drawn = render_board(
@@ -380,6 +447,7 @@ def build(shell: Shell) -> Tab | None:
             weights_choice,
             chosen_sources,
             by_choice,
+            tasks_choice,
             sort,
             state.page,
             chosen_set,
@@ -387,7 +455,7 @@ def build(shell: Shell) -> Tab | None:
         if state.benchmark and state.benchmark != name:  # a link to a board this one lacks: say so
             drawn = (unknown_benchmark(state.benchmark) + drawn[0], *drawn[1:])
         return [
-            # Only what the link changes: an unchanged control fires no change event (and no second render).
+            # Only what the link changes: each control updated costs the browser a redraw.
             changed(chosen_kinds, all_kinds),
             changed(instruction, "any"),
             changed(chosen_sizes, list(SIZES)),
@@ -399,28 +467,31 @@ def build(shell: Shell) -> Tab | None:
             changed(weights_choice, "any"),
             changed(chosen_sources, list(SOURCES)),
             by_update(declared, by_choice),
+            tasks_update(declared, tasks_choice),
             changed(sort, ""),
             changed(str(state.page), "1"),
             overall_update(shell.board(), name, chosen_set),
+            {"q": state.search} if state.search else {},
             *drawn,
         ]
 
     def on_switch(switch: Switch, *state) -> list[Any]:
         sort, page, chosen = state[-3:]
-        out: list[Any] = [changed("", sort), changed("1", str(page)), by_update(shell.ranking(switch.name))]
+        declared = shell.ranking(switch.name)
+        out: list[Any] = [changed("", sort), changed("1", str(page)), by_update(declared), tasks_update(declared)]
         hidden = OVERALL not in (switch.name, switch.previous)  # the Overall set stays hidden
         out.append(gr.skip() if hidden else overall_update(shell.board(), switch.name, chosen))
-        # a new benchmark starts at its own declared aggregate (``by`` is one of the dropped parameters)
-        return out + list(render_board(*(switch.name, *state[:-4], "", "", 1, chosen)))
+        # a new benchmark starts at its own declared aggregate over all its tasks (``by`` and ``tasks`` are dropped)
+        return out + list(render_board(*(switch.name, *state[:-5], "", [], "", 1, chosen)))
 
     def on_tick(tick: Tick, *state) -> list[Any]:
         return list(render_board(tick.name, *state)) if tick.changed else skips(board_outputs)
 
     return Tab(
         id=ID,
-        load=Hook(on_load, [*filter_inputs, sort_box, page_box, shell.overall_set, *board_outputs]),
-        switch=Hook(on_switch, [sort_box, page_box, by, shell.overall_set, *board_outputs], view_inputs),
+        load=Hook(on_load, [*filter_inputs, sort_box, page_box, shell.overall_set, restored_search, *board_outputs]),
+        switch=Hook(on_switch, [sort_box, page_box, by, tasks, shell.overall_set, *board_outputs], view_inputs),
         tick=Hook(on_tick, board_outputs, view_inputs),
-        url_parameters=("sort", "p", "overall", "by"),
+        url_parameters=("sort", "p", "overall", "by", "tasks"),
         spinner=table,
     )

@@ -12,11 +12,13 @@ from typing import Any
 import gradio as gr
 
 from leaderboard.app import render, task_views
+from leaderboard.app.aggregates import task_choices
 from leaderboard.app.assets import url_state_js
 from leaderboard.app.board import OVERALL
+from leaderboard.app.comparison import aggregate_differences
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
-from leaderboard.app.views.compare import comparison_html, plain_difference_html
+from leaderboard.app.views.compare import aggregates_html, comparison_html, plain_difference_html
 from leaderboard.app.views.landing import HOME
 
 ID = "compare"
@@ -105,7 +107,16 @@ def build(shell: Shell) -> Tab | None:
             plain = plain_difference_html(
                 labels[key_a], labels[key_b], lines[key_a], lines[key_b], every.columns, untested
             )
-        return comparison_html(
+        aggregates = ""
+        # the aggregates the ranking uses, first, where one is more than a task row below repeats (a mean over
+        # several tasks, or another declared mean)
+        several = every is not None and (
+            len(task_choices(every)) > 1 or len(getattr(every.benchmark, "also", ()) or ()) > 0
+        )
+        if every is not None and key_a in lines and key_b in lines and several:
+            differences = aggregate_differences(shell.board(), every, lines[key_a], lines[key_b])
+            aggregates = aggregates_html(labels[key_a], labels[key_b], differences)
+        return aggregates + comparison_html(
             labels[key_a],
             labels[key_b],
             rows,

@@ -141,7 +141,8 @@ def _draw_views(board: Board, request: dict | None) -> None:
         paths = {line.key: line.paths[task] for line in lines if task in line.paths}
         for number, view in enumerate(declared):
             shown_any = True
-            frame = task_views.view_frame(board, view, paths)
+            # bars carry each value's interval (a whisker); a curve's points and a table's cells do not
+            frame = task_views.view_frame(board, view, paths, task if view.kind == "bars" else "")
             heading = view_heading(task, view)
             if view.kind == "table":
                 wide = task_views.view_table(frame, view)

@@ -10,14 +10,15 @@ colour scale (direction-aware: the better, the darker), and the metric named onc
 from __future__ import annotations
 
 import math
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.app import protocol_variants
-from leaderboard.app.filters import Filters
-from leaderboard.app.ranking import Line, Ranking
+from leaderboard.app.filters import UNKNOWN_LICENSE, Filters, license_of
+from leaderboard.app.ranking import Line, Ranking, table_columns
 from leaderboard.app.render import (
     ARROW,
     PAGE_SIZE,
@@ -65,10 +66,7 @@ def strip_arrow(label: str) -> str:
 
 def shown_columns(ranking: Ranking) -> list[Any]:
     """The task columns; a one-task aggregate's own column is the Score column, so it is not repeated."""
-    aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
-    if len(aggregated) == 1:
-        return [c for c in ranking.columns if c is not aggregated[0]]
-    return list(ranking.columns)
+    return table_columns(ranking)
 
 
 def metadata_value(info: dict[str, Any], column: str) -> float | None:
@@ -87,8 +85,8 @@ def metadata_value(info: dict[str, Any], column: str) -> float | None:
 def model_fact(info: dict[str, Any], column: str) -> str | None:
     """A MODEL_FACTS cell's text (None: unknown): from model_meta.json for imported runs; zero-shot per board."""
     if column == "License":
-        value = info.get("license")
-        return str(value) if value else None
+        found = license_of(info)  # its SPDX id, as the filter names it
+        return None if found == UNKNOWN_LICENSE else found
     if column == "Released":
         value = info.get("release_date")
         return str(value)[:10] if value else None
@@ -245,6 +243,8 @@ def board_html(
     bodies = [ranked_rows_html(layout, page_ranked), unranked_rows_html(layout, page_unranked, len(unranked), width)]
     if page == pages:
         bodies.append(reported_rows_html(layout, papers, width))
+    else:  # the papers' tier follows the last page of runs: every other page says where, one click away
+        bodies.append(reported_link_html(len(papers), pages, width))
     table = (
         f'<div class="lb-scroll"><table class="lb" id="board-table" data-server-sort>'
         f"<thead><tr>{head}</tr></thead>{''.join(bodies)}</table></div>"
@@ -378,6 +378,19 @@ def reported_rows_html(layout: _Layout, items: list[ReportedLine], width: int) -
     )
 
 
+def reported_link_html(count: int, last: int, width: int) -> str:
+    """On a page before the last: a line saying that ``count`` rows reported in papers follow the runs on page
+    ``last``, with a button to it (the pager's: the page goes into the URL). Empty without reported rows."""
+    if not count:
+        return ""
+    rows = f"{count} row{'s' if count != 1 else ''}"
+    text = f"Reported in papers: {rows} (copied, never ranked), after the runs on page {last}."
+    button = f'<button type="button" data-page="{last}">Show them (page {last})</button>'
+    pager = 'class="section-text pager reported-link" data-box="page-state" data-go="board-go"'
+    inner = f"<div {pager}>{esc(text)} {button}</div>"
+    return f'<tbody class="reported-link"><tr class="section"><td colspan="{width}">{inner}</td></tr></tbody>'
+
+
 def _section(heading: str, width: int) -> str:
     """A tier's heading: one row across the whole table."""
     return f'<tr class="section"><td colspan="{width}"><div class="section-text">{esc(heading)}</div></td></tr>'
@@ -436,7 +449,12 @@ def _model_cell(line: Line, ranking: Ranking, shared: frozenset[str]) -> Cell:
     if line.imported:  # a run made by mteb (or an `external` number), with a link to its file
         model.text += source_span(line.imported, next(iter(line.sources.values()), None))
         model.title += f" · {line.imported}: no per-query values, so no interval and no significance test (†)"
-    if line.identical:
+    if line.copies:  # one row for byte-identical files: every name it stands for, each linked to its page
+        pages = {name: "?" + urllib.parse.urlencode({"model": name}) for name in line.copies}
+        others = ", ".join(f'<a class="to-model" href="{esc(page)}">{esc(name)}</a>' for name, page in pages.items())
+        model.text += f'<span class="src dup copies">= {others}: byte-identical result files, one row</span>'
+        model.title += f" · also {', '.join(line.copies)}: their result files are byte-identical (one row, one rank)"
+    elif line.identical:
         model.text += identical_span(line, ranking)
     return model
 
@@ -493,7 +511,9 @@ def _reported_row(layout: _Layout, item: ReportedLine) -> str:
         model.text += f'<details class="note"><summary>note</summary>{esc(note)}</details>'
         model.title += f" · note: {note}"
     parts = [_td(rank), _td(model), _td(_reported_cell(item.aggregate_value, item.difference, item, "c-agg"))]
-    parts += [_td(Cell(MISSING)) for _ in layout.sides]
+    for side in layout.sides:  # the paper's own value of another declared mean, when it prints one
+        printed = item.sides.get(side.label)
+        parts.append(_td(_reported_cell(printed.value, None, item, "") if printed else Cell(MISSING)))
     for column in layout.columns:
         cell = item.cells.get(column.key)
         value = cell.value if cell else None

@@ -8,6 +8,7 @@ metric, so the numbers are read as the board claims them.
 from __future__ import annotations
 
 import urllib.parse
+from typing import Any
 
 from leaderboard.app import aggregates
 from leaderboard.app.board import OVERALL, Board
@@ -60,6 +61,10 @@ def benchmark_summary(board: Board, name: str, ranking: Ranking | None, filters:
     elif len(choices) > 1:
         formula += f" (the default; also: {esc(', '.join(choices[1:]))}, under Rank by)"
     counts = f" · {len(ranking.ranked)} ranked, {len(ranking.unranked)} not ranked"
+    subset = ranking.memo.get("tasks")
+    if subset:  # ranked over some of its tasks (a link's ``tasks``): said where a phone shows it too
+        total = len([c for c in ranking.columns if c.spec.in_aggregate])
+        counts = f" · over {len(subset)} of {total} tasks{counts}"
     note = filter_note(name, filters)
     if note:  # the counts of the rows shown, out of all
         assert filters is not None
@@ -92,7 +97,8 @@ REPORTED_NOTE = (
 
 IDENTICAL_NOTE = (
     "⚠ same source file: the imported result files of these models are byte-identical (one git blob in mteb's "
-    "results repository), an upstream copy rather than two runs; their equal scores are not a tie to trust."
+    "results repository), an upstream copy rather than two runs; their equal scores are not a tie to trust. "
+    "Where every file behind a ranked score is shared, the models are one row with one rank, each name on it."
 )
 
 
@@ -140,3 +146,34 @@ def board_notes(ranking: Ranking, reported: int = 0) -> str:
         items.append(ZERO_WIDTH_RULE)
     notes = "".join(f"<p>{esc(item)}</p>" for item in items if item)
     return f'<div class="notes" id="board-notes">{notes}<p>Columns:</p><ul>{"".join(metrics)}</ul></div>'
+
+
+def citations(board: Board, benchmark: Any) -> list[tuple[str, str]]:
+    """What to cite for a benchmark's board, as (what, BibTeX): the benchmark (its declaration's BibTeX, as
+    ``leaderboard cite`` prints it), then each of its tasks' own (their results' declarations; tasks sharing one
+    paper listed together), without control characters (``views.model.bibtex``)."""
+    from leaderboard.app.views.model import bibtex, plain_text
+
+    found = [(benchmark.name, bibtex(benchmark))] if bibtex(benchmark) else []
+    by_entry: dict[str, list[str]] = {}
+    for task in dict.fromkeys(t.task for t in benchmark.tasks):
+        text = str((board.tasks.get(task) or {}).get("citation") or "").strip()
+        if text.startswith("@"):
+            by_entry.setdefault(plain_text(text), []).append(task)
+    seen = {entry for _, entry in found}
+    found += [(", ".join(tasks), entry) for entry, tasks in by_entry.items() if entry not in seen]
+    return found
+
+
+def cite_html(board: Board, benchmark: Any) -> str:
+    """A closed panel below the board: the BibTeX of the benchmark and of its tasks, with a copy button."""
+    entries = citations(board, benchmark)
+    if not entries:
+        return ""
+    named = "; ".join(what for what, _ in entries)
+    text = "\n\n".join(entry for _, entry in entries)
+    return (
+        f'<details class="mp-cite" id="board-cite"><summary>Cite {esc(benchmark.name)} (BibTeX of the benchmark and '
+        f'its tasks)</summary><p class="note">{esc(named)}</p>'
+        f'<button type="button" class="mp-copy">Copy BibTeX</button><pre class="mp-bibtex">{esc(text)}</pre></details>'
+    )

@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from leaderboard.analysis.p_value_text import at_floor, format_p
-from leaderboard.app.render import ARROW, Cell, empty, esc, table
+from leaderboard.app.render import ARROW, MINUS, Cell, empty, esc, score, table
 from leaderboard.app.values import MISSING, finite
+from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 MODEL_SEPARATOR = "\x1f"  # between name and revision in a model choice's value
 
@@ -63,7 +64,7 @@ def _queries(row: Any) -> str:
 
 def _signed(value: Any) -> str:
     number = finite(value)
-    return MISSING if number is None else f"{number:+.4f}".replace("-", "−")  # the true minus, as the board
+    return MISSING if number is None else f"{number:+.4f}".replace("-", MINUS)  # the true minus, as the board
 
 
 def comparison_html(
@@ -129,8 +130,8 @@ def comparison_html(
                 Cell(p_holm, finite(getattr(row, "p_holm", None))),
                 Cell(esc(f"{metric_label} {ARROW.get(direction, '')}".strip()), row.metric, "c-text", row.metric),
                 Cell(esc(_queries(row)), finite(getattr(row, "queries", None))),
-                Cell(f"{finite(row.mean_a):.4f}" if finite(row.mean_a) is not None else MISSING, finite(row.mean_a)),
-                Cell(f"{finite(row.mean_b):.4f}" if finite(row.mean_b) is not None else MISSING, finite(row.mean_b)),
+                Cell(score(finite(row.mean_a)), finite(row.mean_a)),  # the board's minus sign, as A − B's
+                Cell(score(finite(row.mean_b)), finite(row.mean_b)),
             ]
         )
     caption = (
@@ -164,8 +165,8 @@ def plain_difference_html(a: str, b: str, line_a: Any, line_b: Any, columns: Seq
                 Cell(esc(f"{column.metric_label} {ARROW.get(column.direction, '')}".strip()), column.spec.metric),
                 Cell(f'<span class="v">{_signed(difference)}</span>', difference, "c-agg"),
                 Cell(esc(why), why, "c-text"),
-                Cell(f"{value_a:.4f}", value_a),
-                Cell(f"{value_b:.4f}", value_b),
+                Cell(score(value_a), value_a),
+                Cell(score(value_b), value_b),
             ]
         )
     if not body:
@@ -184,3 +185,51 @@ def plain_difference_html(a: str, b: str, line_a: Any, line_b: Any, columns: Seq
         "nothing about whether it would hold on other queries."
     )
     return table(headers, [("rows", "", body)], "compare-plain", caption)
+
+
+def aggregates_html(a: str, b: str, rows: Sequence[Any]) -> str:
+    """The benchmark's declared aggregates for A and B (``comparison.aggregate_differences``): A − B with its paired
+    95% interval and p where per-query values exist, else the plain difference marked with why it has none."""
+    if not rows:
+        return ""
+    body = []
+    for row in rows:
+        test = row.test
+        difference = finite(row.difference)
+        if test is not None:
+            significant = test.low > 0 or test.high < 0
+            better = ""
+            if significant and difference is not None:
+                better = "a-better" if (difference > 0) == (row.direction == "higher") else "b-better"
+            interval = Cell(f"{_signed(test.low)} to {_signed(test.high)}", test.low, "c-ci")
+            p_cell = Cell(p_text(test.p_value, N_RESAMPLES), test.p_value)
+        else:
+            better = ""
+            interval = Cell(esc(row.why), row.why, "c-text")
+            p_cell = Cell(MISSING)
+        name = f"{row.label} {ARROW.get(row.direction, '')}".strip() + (" (default)" if row.default else "")
+        body.append(
+            [
+                Cell(esc(name), row.label, "c-name", row.label),
+                Cell(f'<span class="v">{_signed(difference)}</span>', difference, f"c-agg {better}".strip()),
+                interval,
+                p_cell,
+                Cell(score(finite(row.mean_a)), finite(row.mean_a)),
+                Cell(score(finite(row.mean_b)), finite(row.mean_b)),
+            ]
+        )
+    headers = [
+        ("Aggregate", "", "c-name"),
+        ("A − B", "the difference of the two aggregates", "c-agg"),
+        ("95% CI", "paired percentile bootstrap over the queries of every task it averages", ""),
+        ("p", "two-sided paired randomization (sign-flip) test of the aggregate's difference", ""),
+        (esc(f"A: {a}"), a, ""),
+        (esc(f"B: {b}"), b, ""),
+    ]
+    caption = (
+        f"A = {esc(a)}, B = {esc(b)} on each aggregate the benchmark declares (the default is what the board ranks "
+        "by). Where both have per-query values on every task it averages: the paired difference, its 95% interval "
+        "and p (one test per aggregate, not Holm-adjusted with the task rows below); otherwise the plain difference, "
+        "with why it has no interval: no test, so it says nothing about whether it would hold on other queries."
+    )
+    return table(headers, [("rows", "", body)], "compare-aggregates", caption)

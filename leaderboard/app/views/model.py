@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from leaderboard.app import imported_runs
+from leaderboard.app.aggregates import aggregate_values
+from leaderboard.app.filters import LINKED_LICENSE, license_of
 from leaderboard.app.model_index import Place, model_index, place
 from leaderboard.app.page_statistics import with_statistics
 from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
@@ -178,16 +180,20 @@ def _part(board: Board, name: str, ranking: Ranking, line: Line) -> BenchmarkPar
 def bibtex(benchmark: Any) -> str:
     """The benchmark's BibTeX, as ``leaderboard cite`` prints it (its declaration's, or a @misc built from its
     citation line); a broken declaration gives none rather than an error on the page."""
-    import unicodedata
-
     from leaderboard.contract.citation import benchmark_bibtex
 
     try:
         text = benchmark_bibtex(benchmark)
     except Exception:  # a third party's declaration: the page still opens
         return ""
-    # without control or format characters (bidi overrides would reorder what a reader copies), as the CLI
-    # prints it (``cli.sanitize.plain``, which the app may not import); newlines and tabs kept
+    return plain_text(text)
+
+
+def plain_text(text: str) -> str:
+    """Text without control or format characters (bidi overrides would reorder what a reader copies), as the CLI
+    prints it (``cli.sanitize.plain``, which the app may not import); newlines and tabs kept."""
+    import unicodedata
+
     return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
 
 
@@ -229,9 +235,13 @@ def _metadata_html(page: ModelPage) -> str:
         ("Kind", str(info.get("kind") or MISSING)),
         ("Takes instructions", "yes" if info.get("takes_instructions") else "no"),
         ("Revisions", ", ".join(r or "none" for r in page.revisions) or MISSING),
-        ("Plugin", " ".join(str(v) for v in (info.get("plugin"), info.get("plugin_version")) if v) or MISSING),
+        ("Run by", runners(page) or MISSING),
     ]
     rows = "".join(f"<tr><th scope='row'>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts)
+    linked = safe_url(info.get("license")) if license_of(info) == LINKED_LICENSE else None
+    if linked:  # the license's text, at the link model_meta.json gives
+        anchor = f'<a href="{esc(linked)}" target="_blank" rel="noopener noreferrer">{esc(LINKED_LICENSE)}</a>'
+        rows = rows.replace(f"<td>{esc(LINKED_LICENSE)}</td>", f"<td>{anchor}</td>", 1)
     reference = safe_url(info.get("reference"))
     link = (
         f'<p class="note">Reference: <a href="{esc(reference)}" target="_blank" rel="noopener noreferrer">'
@@ -240,6 +250,28 @@ def _metadata_html(page: ModelPage) -> str:
         else ""
     )
     return f'<table class="mp-facts" id="model-facts">{rows}</table>{link}'
+
+
+def runners(page: ModelPage) -> str:
+    """What ran the model's results, with the benchmarks of each: "mteb 1.38, imported (FollowIR)" for mteb's runs
+    (the version in each imported file), "this harness, plugin sentence-transformers 0.3 (ComLQ)" for runs here."""
+    found: dict[str, list[str]] = {}
+    for part in page.parts:
+        for column in part.ranking.columns:
+            row = part.line.chosen.get(column.key)
+            if row is None:
+                continue
+            label = imported_runs.source_label(row)
+            if label:
+                text = label.removeprefix("run by ")
+            else:
+                model = row.get("model") or {}
+                plugin = " ".join(str(v) for v in (model.get("plugin"), model.get("plugin_version")) if v)
+                text = "this harness" + (f", plugin {plugin}" if plugin else "")
+            benchmarks = found.setdefault(text, [])
+            if part.benchmark not in benchmarks:
+                benchmarks.append(part.benchmark)
+    return "; ".join(f"{text} ({', '.join(benchmarks)})" for text, benchmarks in found.items())
 
 
 def _count(value: float | None) -> str:
@@ -268,7 +300,8 @@ def _summary_html(page: ModelPage) -> str:
 def column_name(column: Column) -> str:
     """'Demo · nDCG@10': the column's label, with its metric where the label does not say it."""
     label, metric = strip_arrow(column.label), strip_arrow(column.metric_label)
-    return label if metric.casefold() in label.casefold() else f"{label} · {metric}"
+    said = metric.split(" (")[0].casefold()  # "MAP@1000 (original)" is said by "Robust04 MAP@1000"
+    return label if said in label.casefold() else f"{label} · {metric}"
 
 
 def _benchmark_html(part: BenchmarkPart, page_name: str = "") -> str:
@@ -278,6 +311,8 @@ def _benchmark_html(part: BenchmarkPart, page_name: str = "") -> str:
     if line.rank is not None:
         mark = f" {line.marker}" if line.marker else ""
         standing = f"#{line.rank}{mark} of {part.ranked} ranked"
+        if line.copy_of:  # its files are byte-identical to another model's: the board shows one row for both
+            standing += f", one row with {line.copy_of} (byte-identical result files)"
     else:
         standing = "not ranked: " + ("; ".join(line.missing) or "incomplete results")
     interval = span(line.aggregate_interval) if line.aggregate_interval else ""
@@ -291,6 +326,7 @@ def _benchmark_html(part: BenchmarkPart, page_name: str = "") -> str:
         f"{f' <span class=ci>{esc(interval)}</span>' if interval else ''}"
         f"{f' · revision {esc(line.revision)}' if line.revision else ''}{spelled}</p>"
     )
+    head += _aggregates_html(part)
     leader_rank = ranking.ranked[0] if ranking.ranked else None
     rows = []
     for standing_row in part.standings:
@@ -318,6 +354,39 @@ def _benchmark_html(part: BenchmarkPart, page_name: str = "") -> str:
     )
     body = f"{head}{table}{_sources_html(part)}"
     return f'<section class="mp-part" data-benchmark="{esc(part.benchmark)}">{body}</section>'
+
+
+def _aggregates_html(part: BenchmarkPart) -> str:
+    """Each aggregate the benchmark declares (where it declares more than one): the model's value, its interval (or
+    why none) and its rank among the models ranked by it."""
+    found = aggregate_values(part.ranking, part.line)
+    if len(found) < 2:
+        return ""
+    rows = []
+    for value in found:
+        name = f"{value.label} {ARROW.get(value.direction, '')}".strip() + (" (default)" if value.default else "")
+        if value.interval:
+            interval = span(value.interval)
+        elif value.value is None:
+            interval = ""
+        elif part.line.imported:
+            interval = f"no interval: {part.line.imported}"
+        else:
+            interval = "no interval: per-query values missing"
+        rank = f"#{value.rank} of {value.ranked}" if value.rank is not None else "not ranked by it"
+        rows.append(  # the rank before the score: on a phone both are on screen beside the (wrapped) name
+            f'<tr data-aggregate="{esc(value.label)}"><td class="c-text mp-col" title="{esc(value.formula)}">'
+            f'{esc(name)}</td><td data-v="{value.rank!r}">{esc(rank)}</td>'
+            f'<td data-v="{value.value!r}"><span class="v">{score(value.value)}</span>'
+            f'<span class="ci">{esc(interval)}</span></td></tr>'
+        )
+    headers = header_cells((("Aggregate", "c-text"), ("Rank", ""), ("Score · 95% CI", "")))
+    return (
+        f'<div class="lb-scroll mp-aggregates"><table class="lb mp-aggregates-table">'
+        f"<caption>Every aggregate {esc(part.benchmark)} declares (the default ranks its board; the others rank it "
+        "when picked under Rank by), with the model's rank by each.</caption>"
+        f"<thead><tr>{headers}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def _standing_row(part: BenchmarkPart, s: Standing) -> str:
@@ -410,6 +479,10 @@ MODEL_CSS = """
 #model-page .mp-sw ul, #model-page .mp-sources ul { margin: 2px 0; padding-left: 1.2em; }
 #model-page h3.mp-bench { margin: 14px 0 2px 0; font-size: 17px; }
 #model-page .mp-rank { margin: 0 0 4px 0; font-size: 14px; }
+#model-page .mp-aggregates { margin-bottom: 6px; }
+#model-page table.mp-aggregates-table { width: auto; min-width: 0; }
+#model-page table.mp-aggregates-table td .ci { display: block; font-size: 11px; white-space: normal; }
+#model-page table.mp-aggregates-table td.mp-col { min-width: 7em; max-width: 12em; }
 #model-page .ci { font-size: 12px; color: var(--body-text-color-subdued); }
 #model-page table.mp-table td .ci { display: block; font-size: 11px; }
 #model-page td.mp-col { white-space: normal; min-width: 9em; max-width: 16em; text-align: left; }

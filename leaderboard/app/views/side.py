@@ -9,20 +9,23 @@ readable intervals, and over benchmarks would put different metrics on one scale
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import textwrap
+from typing import TYPE_CHECKING, Any
 
-from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, PairRow, Picked, chart_frame, shown_columns
+from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
+from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, Cell, PairRow, Picked, Row, table_rows
 from leaderboard.app.render import ARROW, esc, header_cells, score, span
 from leaderboard.app.values import MISSING
-from leaderboard.app.views.board import shown_columns as board_columns
+from leaderboard.app.views.board import strip_arrow
 from leaderboard.app.views.compare import _p_cells as p_texts
 from leaderboard.app.views.model import column_name, page_link
 
 if TYPE_CHECKING:
     import altair as alt
+    import pandas as pd
 
-    from leaderboard.app.many_models import Part
-
+    from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
+from leaderboard.app.many_models import Part
 
 NAMED = 10  # unknown names a note lists (a hand-made link may hold thousands), then counts
 
@@ -43,28 +46,49 @@ def side_html(picks: Picked) -> str:
     notes = notes_html(picks)
     if len(picks.picks) < MIN_PICKS:
         return notes + f'<div class="empty" id="side-empty">Pick {MIN_PICKS} to {MAX_PICKS} models to compare.</div>'
+    thin = thin_html(picks)
     if not picks.parts:
-        return notes + '<div class="empty" id="side-empty">No benchmark has results of two of these models.</div>'
+        return (
+            notes + '<div class="empty" id="side-empty">No benchmark has results of two of these models.</div>' + thin
+        )
     intro = (
-        '<p class="note">Each benchmark the picks share (two or more of them): every column (task or subset) with '
-        "each model's score and 95% interval; the best of the picks in bold. Model names open their page.</p>"
+        '<p class="note">Each benchmark where two or more of the picks have a result: its aggregates, then every '
+        "column (task or subset) with each model's score and 95% interval; the best of the picks in bold. Model "
+        "names open their page.</p>"
     )
     tables = "".join(_part_html(picks, part) for part in picks.parts)
-    return f'<div id="side-tables">{notes}{intro}{tables}</div>'
+    return f'<div id="side-tables">{notes}{intro}{tables}{thin}</div>'
+
+
+def thin_html(picks: Picked) -> str:
+    """One line naming the benchmarks (tasks) where fewer than two of the picks have a result: not drawn."""
+    if not picks.thin:
+        return ""
+    named = ", ".join(esc(name) for name in picks.thin[:NAMED])
+    more = len(picks.thin) - NAMED
+    return (
+        f'<p class="note" id="side-thin">Not drawn, fewer than two of the picks have a result on it: {named}'
+        f"{f' and {more:,} more' if more > 0 else ''}.</p>"
+    )
+
+
+def row_label(row: Row) -> str:
+    """How a row of a benchmark's table is named, in the table and on the chart's axis."""
+    if row.column is not None:
+        return _column_name(row.column)
+    name = f"{row.label} {ARROW.get(row.direction, '')}".strip()
+    return f"Score: {name}" if row.default else f"{name} (not the default ranking)"
 
 
 def _part_html(picks: Picked, part: Part) -> str:
-    ranking = part.ranking
     links = [f'<a class="to-model" href="{esc(page_link(name))}">{esc(name)}</a>' for name in picks.picks]
     heads = "".join(f'<th scope="col">{link}</th>' for link in links)
-    rows = [_row(f"Score: {ranking.aggregate_label}", ranking.direction, part, None)]
-    own = board_columns(ranking)  # a one-task score's own column is the Score row, not repeated
-    rows += [_row(_column_name(c), c.direction, part, c.key) for c in shown_columns(part) if c in own]
     ranks = "".join(
         f"<td>{esc(f'#{line.rank}' if line and line.rank else ('not ranked' if line else 'no results'))}</td>"
         for line in part.lines
     )
-    rows.insert(0, f'<tr class="side-rank"><td class="c-text">Rank on the board</td>{ranks}</tr>')
+    rows = [f'<tr class="side-rank"><td class="c-text">Rank on the board</td>{ranks}</tr>']
+    rows += [_row(row) for row in table_rows(part)]
     return (
         f'<section class="side-part" data-benchmark="{esc(part.benchmark)}"><h3>{esc(part.benchmark)}</h3>'
         f'<div class="lb-scroll"><table class="lb side-table" data-benchmark="{esc(part.benchmark)}">'
@@ -78,24 +102,36 @@ def _column_name(column) -> str:
     return name + ("" if column.spec.in_aggregate else " (not ranked)")
 
 
-def _row(label: str, direction: str, part: Part, key: str | None) -> str:
-    values = [
-        (line.aggregate if key is None else line.values.get(key)) if line is not None else None for line in part.lines
-    ]
-    present = [v for v in values if v is not None]
-    best = (min(present) if direction == "lower" else max(present)) if present else None
+def _comparable(cell: Cell | None) -> float | None:
+    return cell.value if cell is not None and not cell.other_data else None
+
+
+def _row(row: Row) -> str:
+    present = [v for cell in row.cells if (v := _comparable(cell)) is not None]
+    best = (min(present) if row.direction == "lower" else max(present)) if present else None
     cells = []
-    for line, value in zip(part.lines, values):
-        if line is None or value is None:
+    for cell in row.cells:
+        if cell is None:
             cells.append(f"<td>{MISSING}</td>")
             continue
-        ci = line.aggregate_interval if key is None else line.intervals.get(key)
-        interval = span(ci) if ci else ("no interval: imported" if line.imported else "no interval")
-        text = f"<b>{score(value)}</b>" if value == best and len(present) > 1 else score(value)
-        shown = f'<span class="v">{text}</span><span class="ci">{esc(interval)}</span>'
-        cells.append(f'<td data-v="{value!r}">{shown}</td>')
-    kind = "side-score" if key is None else "side-column"
-    return f'<tr class="{kind}"><td class="c-text">{esc(label)}</td>{"".join(cells)}</tr>'
+        if cell.other_data:
+            interval = f"on other data ({cell.other_data}): not compared"
+        elif cell.interval:
+            interval = span(cell.interval)
+        else:
+            interval = IMPORTED if cell.imported else "no interval"
+        bold = cell.value == best and len(present) > 1 and not cell.other_data
+        text = f"<b>{score(cell.value)}</b>" if bold else score(cell.value)
+        rank = ""
+        if row.column is None and not row.default:  # the board's own rank is the first row
+            rank = f"#{cell.rank} of {cell.ranked}" if cell.rank is not None else "not ranked by it"
+            rank = f'<span class="ci rank">{esc(rank)}</span>'
+        classes = ' class="other-data"' if cell.other_data else ""
+        shown = f'<span class="v">{text}</span><span class="ci">{esc(interval)}</span>{rank}'
+        cells.append(f'<td data-v="{cell.value!r}"{classes}>{shown}</td>')
+    kind = ("side-score" if row.default else "side-aggregate") if row.column is None else "side-column"
+    label = row_label(row)
+    return f'<tr class="{kind}" data-row="{esc(label)}"><td class="c-text">{esc(label)}</td>{"".join(cells)}</tr>'
 
 
 def _signed(value: float | None) -> str:
@@ -158,42 +194,107 @@ def pairwise_html(rows: list[PairRow]) -> str:
     )
 
 
-def profile_chart(picks: Picked, width: int) -> alt.Chart | alt.VConcatChart | None:
-    """One panel per shared benchmark: each pick's score per column, with its 95% interval as an error bar."""
+def chart_frame(picks: Picked) -> pd.DataFrame:
+    """The chart's data: one row per number the tables show (other data left out: never compared), each with its
+    table row's label (``row_label``), the metric it measures (a panel each), its interval and where it comes from."""
+    import pandas as pd
+
+    found: list[dict[str, Any]] = []
+    for part in picks.parts:
+        for order, row in enumerate(table_rows(part)):
+            for name, cell in zip(picks.picks, row.cells):
+                if cell is None or cell.other_data:
+                    continue
+                low, high = cell.interval if cell.interval else (None, None)
+                found.append(
+                    {
+                        "benchmark": part.benchmark,
+                        "panel": f"{part.benchmark} · {strip_arrow(row.metric)} {ARROW.get(row.direction, '')}".strip(),
+                        "row": row_label(row),
+                        "order": order,
+                        "model": name,
+                        "value": cell.value,
+                        "low": low,
+                        "high": high,
+                        "source": SOURCE_IMPORTED if cell.imported else SOURCE_HERE,
+                    }
+                )
+    columns = ["benchmark", "panel", "row", "order", "model", "value", "low", "high", "source"]
+    return pd.DataFrame(found, columns=columns)
+
+
+ROW_HEIGHT = 9  # pixels per pick in a row of the chart
+
+
+def profile_chart(picks: Picked, width: int) -> alt.VConcatChart | None:
+    """Each benchmark's rows as categories, one panel per metric (its own scale): each pick's score a point, its 95%
+    interval a whisker, an imported score (no interval) a hollow diamond. No line joins two rows: they are not a
+    sequence."""
     import altair as alt
 
     frame = chart_frame(picks)
     if frame.empty:
         return None
+    # The rows' names wrap on the axis (never cut): a line holds ``chars`` characters, the plot takes the rest.
+    chars = max(12, min(36, width // 16))
+    label_width = int(chars * 6.5) + 8  # every panel's names take this room: their plots line up, none cut
+    plot_width = max(120, width - label_width)
+    frame["label"] = [textwrap.fill(row, chars, break_long_words=True) for row in frame["row"]]
+    narrow = width < 400  # a phone: one legend entry a line, as wide as the chart
+    color = alt.Color(
+        "model:N",
+        scale=alt.Scale(domain=picks.picks, scheme="tableau10"),  # 8 picks at most: 10 distinct colours
+        legend=alt.Legend(orient="bottom", columns=1 if narrow else 2, symbolLimit=0, labelLimit=width, title=None),
+    )
+    shape = alt.Shape(
+        "source:N",
+        scale=alt.Scale(domain=[SOURCE_HERE, SOURCE_IMPORTED], range=["circle", "diamond"]),
+        # above the panels, one entry a line: beside the colours it made the chart wider than a phone
+        legend=alt.Legend(orient="top", direction="vertical", title=None, labelLimit=width),
+    )
+    tooltip = [
+        alt.Tooltip("model:N"),
+        alt.Tooltip("row:N", title="row"),
+        alt.Tooltip("value:Q", format=".4f"),
+        alt.Tooltip("low:Q", format=".4f", title="95% CI low"),
+        alt.Tooltip("high:Q", format=".4f", title="95% CI high"),
+        alt.Tooltip("source:N"),
+    ]
     panels = []
-    for benchmark in dict.fromkeys(frame["benchmark"]):
-        data = frame[frame["benchmark"] == benchmark]
-        order = list(dict.fromkeys(data.sort_values("order")["column"]))
-        x = alt.X("column:N", sort=order, title=None, axis=alt.Axis(labelAngle=-30, labelLimit=150))
-        color = alt.Color(
-            "model:N",
-            scale=alt.Scale(domain=picks.picks, scheme="tableau10"),  # 8 picks at most: 10 distinct colours
-            legend=alt.Legend(orient="bottom", columns=2, symbolLimit=0, labelLimit=320, title=None),
+    for panel in dict.fromkeys(frame["panel"]):
+        data = frame[frame["panel"] == panel]
+        order = list(dict.fromkeys(data.sort_values("order")["label"]))
+        lines = max(label.count("\n") + 1 for label in order)
+        axis = alt.Axis(
+            labelLimit=0,
+            labelExpr="split(datum.label, '\\n')",
+            labelPadding=4,
+            minExtent=label_width,
+            maxExtent=label_width,
         )
-        tooltip = [
-            alt.Tooltip("model:N"),
-            alt.Tooltip("column:N"),
-            alt.Tooltip("value:Q", format=".4f"),
-            alt.Tooltip("low:Q", format=".4f", title="95% CI low"),
-            alt.Tooltip("high:Q", format=".4f", title="95% CI high"),
-        ]
-        base = alt.Chart(data, title=alt.Title(benchmark, anchor="start"))
-        y = alt.Y("value:Q", title="score", scale=alt.Scale(zero=False))
-        # a small sideways offset per model, so that equal scores and their bars do not hide each other
-        offset = alt.XOffset("model:N", sort=picks.picks)
-        lines = base.mark_line(point=True, opacity=0.9).encode(x=x, xOffset=offset, y=y, color=color, tooltip=tooltip)
-        bars = (
+        y = alt.Y("label:N", sort=order, title=None, axis=axis)
+        offset = alt.YOffset("model:N", sort=picks.picks)  # each pick its own lane: equal scores never hide
+        # few ticks, never overlapping: a panel's range may be a few thousandths wide
+        ticks = alt.Axis(tickCount=4 if narrow else 5, labelOverlap="greedy", labelFlush=True)
+        x = alt.X("value:Q", title=None, scale=alt.Scale(zero=False), axis=ticks)
+        title = alt.Title(textwrap.wrap(panel, max(20, width // 7)), anchor="start", fontSize=13)
+        base = alt.Chart(data, title=title)
+        whiskers = (
             base.transform_filter("isValid(datum.low)")
-            .mark_rule(opacity=0.6)
-            .encode(x=x, xOffset=offset, y="low:Q", y2="high:Q", color=color)
+            .mark_rule(strokeWidth=2, opacity=0.7)
+            .encode(y=y, yOffset=offset, x="low:Q", x2="high:Q", color=color)
         )
-        panels.append((bars + lines).properties(width=width, height=240))
-    return alt.vconcat(*panels).resolve_scale(color="shared") if len(panels) > 1 else panels[0]
+        points = base.mark_point(filled=True, size=45, opacity=0.95).encode(
+            y=y, yOffset=offset, x=x, color=color, shape=shape, tooltip=tooltip
+        )
+        hollow = (
+            base.transform_filter(f"datum.source === '{SOURCE_IMPORTED}'")
+            .mark_point(filled=False, size=90, strokeWidth=1.5)
+            .encode(y=y, yOffset=offset, x=x, color=color, shape=shape)
+        )
+        band = max(len(picks.picks) * ROW_HEIGHT + 6, lines * 13 + 4)  # a row's lane, or its wrapped name
+        panels.append((whiskers + points + hollow).properties(width=plot_width, height=max(40, len(order) * band)))
+    return alt.vconcat(*panels, spacing=18).resolve_scale(color="shared", shape="shared", x="independent")
 
 
 SIDE_CSS = """
