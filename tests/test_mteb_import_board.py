@@ -27,7 +27,7 @@ from leaderboard.app.views.provenance import provenance_html
 REAL = SHARED_DATA / "mteb-results" / "results"
 REPOSITORY = "https://github.com/embeddings-benchmark/results"
 COMMIT = "f4cc6c8b365a3c779dbc708d6affe0b0355b2ddf"
-FOLLOWIR = {  # task -> the metric of the FollowIR paper's score, the board's other aggregate (leaderboard_mteb.benchmarks)
+FOLLOWIR = {  # task -> the metric of the FollowIR paper's score, the board's other aggregate (leaderboard_mteb)
     "Robust04InstructionRetrieval": "map_at_1000",
     "News21InstructionRetrieval": "ndcg_at_5",
     "Core17InstructionRetrieval": "map_at_1000",
