@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 needs_chromium = pytest.mark.skipif(
     chromium_missing(), reason="Debian's chromium is not installed (apt-get install chromium)"
 )
-ISSUE_NUMBER = re.compile(r"\b[Ii]ssues? #?\d+|#\d{2,}\b")
+ISSUE_NUMBER = re.compile(r"\b[Ii]ssues? #?\d+|#\d{2,}\b(?! of \d)")  # "#11 of 167" is a rank, not an issue
 
 
 @pytest.fixture(scope="module")
