@@ -24,13 +24,15 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 
 import gradio as gr
 
-from leaderboard.app import charts, loading, url_state
-from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, chart_preload, url_state_js
-from leaderboard.app.live import LiveBoard
-from leaderboard.app.live_queue import LiveQueue
-from leaderboard.app.sources import Source
+from leaderboard.app.data import url_state
+from leaderboard.app.server import loading
+from leaderboard.app.server.live import LiveBoard
+from leaderboard.app.server.live_queue import LiveQueue
+from leaderboard.app.server.sources import Source
 from leaderboard.app.tabs import QUEUE_TABS, TABS, Hook, Load, Shell, Switch, Tick
+from leaderboard.app.tabs.assets import HEAD, PAGE_CSS, RESTORE_JS, chart_preload, url_state_js
 from leaderboard.app.tabs.model import model_links_head
+from leaderboard.app.views import charts
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.status import status_line
 
@@ -209,8 +211,8 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
     # ``?page=N`` is Gradio's multipage parameter (a 500 for any other value): old links are redirected.
     from starlette.middleware import Middleware
 
-    from leaderboard.app import background, foreground
-    from leaderboard.app.legacy_links import LegacyPageLinks, accept_long_links
+    from leaderboard.app.server import background, foreground
+    from leaderboard.app.server.legacy_links import LegacyPageLinks, accept_long_links
 
     accept_long_links()
     app_kwargs = dict(launch_kwargs.pop("app_kwargs", None) or {})

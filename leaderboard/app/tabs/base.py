@@ -18,14 +18,14 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 
 import gradio as gr
 
-from leaderboard.app import url_state
-from leaderboard.app.assets import SORT_JS, TABLE_CSS, url_js
-from leaderboard.app.board import OVERALL, Board, label_of
-from leaderboard.app.live import LiveBoard
-from leaderboard.app.live_queue import LiveQueue
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.render import esc
+from leaderboard.app.data import url_state
+from leaderboard.app.data.board import OVERALL, Board, label_of
+from leaderboard.app.data.ranking import Ranking
+from leaderboard.app.server.live import LiveBoard
+from leaderboard.app.server.live_queue import LiveQueue
+from leaderboard.app.tabs.assets import SORT_JS, TABLE_CSS, url_js
 from leaderboard.app.views.landing import HOME
+from leaderboard.app.views.render import esc
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,14 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import aggregates, prefetch, render, url_state
-from leaderboard.app.assets import DOWNLOAD_JS, url_state_js
-from leaderboard.app.board import OVERALL, Board
-from leaderboard.app.csv_files import CSV_KEEP, CsvFiles
-from leaderboard.app.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_of
-from leaderboard.app.page_statistics import CSV_ROWS, with_statistics
-from leaderboard.app.reported_tier import reported_lines
+from leaderboard.app.data import aggregates, url_state
+from leaderboard.app.data.board import OVERALL, Board
+from leaderboard.app.data.filters import DEFAULT_COLUMNS, OPEN_WEIGHTS, SIZES, SOURCES, ZERO_SHOT, Filters, license_of
+from leaderboard.app.data.page_statistics import CSV_ROWS, with_statistics
+from leaderboard.app.data.reported_tier import reported_lines
+from leaderboard.app.server import prefetch
+from leaderboard.app.server.csv_files import CSV_KEEP, CsvFiles
+from leaderboard.app.tabs.assets import DOWNLOAD_JS, url_state_js
 from leaderboard.app.tabs.base import (
     Hook,
     Load,
@@ -30,6 +31,7 @@ from leaderboard.app.tabs.base import (
     table_html,
     view_html,
 )
+from leaderboard.app.views import render
 from leaderboard.app.views.board import EXTRA_COLUMNS, TableRequest, board_html
 from leaderboard.app.views.board_notes import benchmark_summary, board_notes, cite_html
 from leaderboard.app.views.landing import HOME, home_summary, landing_html, unknown_benchmark

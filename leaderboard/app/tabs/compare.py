@@ -11,13 +11,14 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import render, task_views
-from leaderboard.app.aggregates import task_choices
-from leaderboard.app.assets import url_state_js
-from leaderboard.app.board import OVERALL
-from leaderboard.app.comparison import aggregate_differences
+from leaderboard.app.data import task_views
+from leaderboard.app.data.aggregates import task_choices
+from leaderboard.app.data.board import OVERALL
+from leaderboard.app.data.comparison import aggregate_differences
+from leaderboard.app.tabs.assets import url_state_js
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
+from leaderboard.app.views import render
 from leaderboard.app.views.compare import aggregates_html, comparison_html, plain_difference_html
 from leaderboard.app.views.landing import HOME
 

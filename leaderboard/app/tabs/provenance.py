@@ -6,7 +6,7 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app.board import OVERALL
+from leaderboard.app.data.board import OVERALL
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html, view_html
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.provenance import provenance_html

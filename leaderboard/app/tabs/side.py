@@ -7,12 +7,12 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts
-from leaderboard.app.assets import TABLE_CSS, url_state_js
-from leaderboard.app.many_models import MAX_PICKS, pairwise, picked, tests_ahead
-from leaderboard.app.model_index import model_index
+from leaderboard.app.data.many_models import MAX_PICKS, pairwise, picked, tests_ahead
+from leaderboard.app.data.model_index import model_index
+from leaderboard.app.tabs.assets import TABLE_CSS, url_state_js
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
 from leaderboard.app.tabs.picks import as_list, listed_names
+from leaderboard.app.views import charts
 from leaderboard.app.views.side import SIDE_CSS, pairwise_html, profile_chart, side_html
 
 ID = "side"

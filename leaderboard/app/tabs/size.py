@@ -6,10 +6,10 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts, render
-from leaderboard.app.board import Board
-from leaderboard.app.ranking import Ranking
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.ranking import Ranking
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, skips
+from leaderboard.app.views import charts, render
 from leaderboard.app.views.size import size_frame
 
 ID = "size"

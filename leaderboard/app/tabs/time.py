@@ -6,10 +6,10 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts, render
-from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.ranking import Ranking
+from leaderboard.app.data.page_statistics import with_statistics
+from leaderboard.app.data.ranking import Ranking
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, skips, view_html
+from leaderboard.app.views import charts, render
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.time import dated, time_frame
 

@@ -12,12 +12,13 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts, render, task_views
-from leaderboard.app.assets import url_state_js
-from leaderboard.app.board import OVERALL, Board
-from leaderboard.app.csv_files import file_name
+from leaderboard.app.data import task_views
+from leaderboard.app.data.board import OVERALL, Board
+from leaderboard.app.server.csv_files import file_name
+from leaderboard.app.tabs.assets import url_state_js
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
+from leaderboard.app.views import charts, render
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.views import view_heading, view_table_html
 

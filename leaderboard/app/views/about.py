@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from leaderboard.app.board import Board
-from leaderboard.app.imported_runs import IMPORT_RULES_HTML
-from leaderboard.app.render import ARROW, esc, link, plural
-from leaderboard.app.values import MISSING, finite
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.imported_runs import IMPORT_RULES_HTML
+from leaderboard.app.data.values import MISSING, finite
+from leaderboard.app.views.render import ARROW, esc, link, plural
 from leaderboard.app.views.status import status_line
 
 SUBMIT = """

@@ -16,10 +16,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.app import protocol_variants
-from leaderboard.app.filters import UNKNOWN_LICENSE, Filters, license_of
-from leaderboard.app.ranking import Line, Ranking, table_columns
-from leaderboard.app.render import (
+from leaderboard.app.data.filters import UNKNOWN_LICENSE, Filters, license_of
+from leaderboard.app.data.ranking import Line, Ranking, table_columns
+from leaderboard.app.data.reported_tier import ReportedLine
+from leaderboard.app.data.values import MISSING, finite
+from leaderboard.app.views import protocol_variants
+from leaderboard.app.views.compare import p_text
+from leaderboard.app.views.render import (
     ARROW,
     PAGE_SIZE,
     ZERO_WIDTH_RULE,
@@ -35,9 +38,6 @@ from leaderboard.app.render import (
     score,
     span,
 )
-from leaderboard.app.reported_tier import ReportedLine
-from leaderboard.app.values import MISSING, finite
-from leaderboard.app.views.compare import p_text
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 # Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them,

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from leaderboard.analysis.p_value_text import at_floor, format_p
-from leaderboard.app.render import ARROW, MINUS, Cell, empty, esc, score, table
-from leaderboard.app.values import MISSING, finite
+from leaderboard.app.data.values import MISSING, finite
+from leaderboard.app.views.render import ARROW, MINUS, Cell, empty, esc, score, table
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 MODEL_SEPARATOR = "\x1f"  # between name and revision in a model choice's value

@@ -16,20 +16,20 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.app import imported_runs
-from leaderboard.app.aggregates import aggregate_values
-from leaderboard.app.filters import LINKED_LICENSE, license_of
-from leaderboard.app.model_index import Place, model_index, place
-from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
-from leaderboard.app.reported_tier import reported_lines
-from leaderboard.app.values import MISSING
+from leaderboard.app.data import imported_runs
+from leaderboard.app.data.aggregates import aggregate_values
+from leaderboard.app.data.filters import LINKED_LICENSE, license_of
+from leaderboard.app.data.model_index import Place, model_index, place
+from leaderboard.app.data.page_statistics import with_statistics
+from leaderboard.app.data.reported_tier import reported_lines
+from leaderboard.app.data.values import MISSING
 from leaderboard.app.views.board import MODEL_FACTS, metadata_value, model_fact, strip_arrow
+from leaderboard.app.views.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Column, Line, Ranking
-    from leaderboard.app.reported_tier import ReportedLine
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Column, Line, Ranking
+    from leaderboard.app.data.reported_tier import ReportedLine
 
 LEADS, CLOSE, BEHIND, AHEAD_UNKNOWN = "leads", "close", "behind", "no interval"
 

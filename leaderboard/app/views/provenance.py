@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from leaderboard.app.board import Board
-from leaderboard.app.filters import Filters
-from leaderboard.app.imported_runs import source_label
-from leaderboard.app.render import (
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.filters import Filters
+from leaderboard.app.data.imported_runs import source_label
+from leaderboard.app.data.values import MISSING, finite, model_key
+from leaderboard.app.views.render import (
     PAGE_SIZE,
     Cell,
     esc,
@@ -23,7 +24,6 @@ from leaderboard.app.render import (
     span,
     table,
 )
-from leaderboard.app.values import MISSING, finite, model_key
 
 
 def provenance_html(board: Board, tasks: list[str], search: str = "", page: int = 1) -> str:

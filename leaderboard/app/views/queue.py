@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from leaderboard.app.render import Cell, esc, table
+from leaderboard.app.views.render import Cell, esc, table
 from leaderboard.queue import view
 from leaderboard.queue.dataset import Snapshot
 

@@ -12,20 +12,20 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
-from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, Cell, PairRow, Picked, Row, table_rows
-from leaderboard.app.render import ARROW, esc, header_cells, score, span
-from leaderboard.app.values import MISSING
+from leaderboard.app.data.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, Cell, PairRow, Picked, Row, table_rows
+from leaderboard.app.data.values import MISSING
 from leaderboard.app.views.board import strip_arrow
+from leaderboard.app.views.charts import SOURCE_HERE, SOURCE_IMPORTED
 from leaderboard.app.views.compare import _p_cells as p_texts
 from leaderboard.app.views.model import column_name, page_link
+from leaderboard.app.views.render import ARROW, esc, header_cells, score, span
 
 if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
 
-    from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
-from leaderboard.app.many_models import Part
+    from leaderboard.app.views.charts import SOURCE_HERE, SOURCE_IMPORTED
+from leaderboard.app.data.many_models import Part
 
 NAMED = 10  # unknown names a note lists (a hand-made link may hold thousands), then counts
 

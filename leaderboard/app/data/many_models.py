@@ -16,14 +16,14 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from leaderboard.app.aggregates import aggregate_values, choices
-from leaderboard.app.model_index import model_index
-from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.data.aggregates import aggregate_values, choices
+from leaderboard.app.data.model_index import model_index
+from leaderboard.app.data.page_statistics import with_statistics
 
 if TYPE_CHECKING:
     from leaderboard.analysis.comparison import TaskComparison
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Column, Line, Ranking
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Column, Line, Ranking
 
 MIN_PICKS, MAX_PICKS = 2, 8
 IMPORTED = "no interval: imported"
@@ -117,8 +117,8 @@ class Row:
 def table_rows(part: Part) -> list[Row]:
     """Every row the side-by-side table of ``part`` draws, in its order: each declared aggregate (the board's first),
     then each column the board shows that some pick has a value in. The chart draws these same cells."""
-    from leaderboard.app.ranking import table_columns
-    from leaderboard.app.statistics import side_columns
+    from leaderboard.app.data.ranking import table_columns
+    from leaderboard.app.data.statistics import side_columns
 
     ranking = part.ranking
     rows: list[Row] = []
@@ -192,7 +192,7 @@ def tests_ahead(board: Board, picks: Picked) -> None:
     a second. Only the newest picks are kept; each pair waits until no reader is being served
     (``foreground.wait_for_readers``), as the board's own look-ahead does (``prefetch``)."""
     global _wanted, _worker
-    from leaderboard.app import background
+    from leaderboard.app.server import background
 
     with _ahead:
         if _wanted is None:  # one ``begin`` per posted picks, ended when the worker is done with them
@@ -206,8 +206,8 @@ def tests_ahead(board: Board, picks: Picked) -> None:
 
 def _run_ahead() -> None:
     global _wanted
-    from leaderboard.app import background
-    from leaderboard.app.foreground import wait_for_readers
+    from leaderboard.app.server import background
+    from leaderboard.app.server.foreground import wait_for_readers
 
     while True:
         with _ahead:

@@ -17,11 +17,11 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from leaderboard.app.ranking import Line, Ranking
-from leaderboard.app.statistics import add_statistics
+from leaderboard.app.data.ranking import Line, Ranking
+from leaderboard.app.data.statistics import add_statistics
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
+    from leaderboard.app.data.board import Board
 
 CHUNK = 200  # rows per computation: bounds the resample matrices (rows x 10,000 floats each)
 CSV_ROWS = 1000  # rows of a CSV whose intervals and tests are computed for it (the app's download)

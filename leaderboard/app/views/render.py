@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from leaderboard.app.filters import Filters, size_bucket
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.values import MISSING, finite
+from leaderboard.app.data.filters import Filters, size_bucket
+from leaderboard.app.data.ranking import Ranking
+from leaderboard.app.data.values import MISSING, finite
 
 ARROW = {"higher": "↑", "lower": "↓"}
 _INERT = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;"})

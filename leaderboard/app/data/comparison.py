@@ -24,9 +24,9 @@ from leaderboard.analysis.comparison import (
     with_holm,
 )
 from leaderboard.analysis.subset_text import subset_text
-from leaderboard.app.ranking import Line, Ranking
-from leaderboard.app.statistics import PairedMean
-from leaderboard.app.values import ModelKey
+from leaderboard.app.data.ranking import Line, Ranking
+from leaderboard.app.data.statistics import PairedMean
+from leaderboard.app.data.values import ModelKey
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 
@@ -171,8 +171,8 @@ class AggregateDifference:
 def aggregate_differences(board: ComparisonSource, ranking: Ranking, a: Line, b: Line) -> list[AggregateDifference]:
     """Each declared aggregate of the benchmark (``ranking``: every revision's rows, as the pickers list them) for
     rows ``a`` and ``b``: the default one first, each a paired test of its own (not part of the tasks' Holm family)."""
-    from leaderboard.app.aggregates import choices
-    from leaderboard.app.statistics import paired_mean, side_columns
+    from leaderboard.app.data.aggregates import choices
+    from leaderboard.app.data.statistics import paired_mean, side_columns
 
     found = []
     sides = {side.label: side for side in getattr(ranking.benchmark, "also", ()) or ()}

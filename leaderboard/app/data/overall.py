@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from leaderboard.app.ranking import Line, Ranking
-from leaderboard.app.values import ModelKey
+from leaderboard.app.data.ranking import Line, Ranking
+from leaderboard.app.data.values import ModelKey
 from leaderboard.contract.benchmark import Benchmark
 
 

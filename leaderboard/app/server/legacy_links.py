@@ -17,7 +17,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from leaderboard.app.url_state import MAX_QUERY, PAGE, trim
+from leaderboard.app.data.url_state import MAX_QUERY, PAGE, trim
 
 GRADIO_PAGE = "page"
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Line, Ranking
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Line, Ranking
     from leaderboard.records.reported import ReportedScore
 
 _CACHE = "_reported_scores"  # attribute on a Board: loaded once per board (a new revision is a new board)

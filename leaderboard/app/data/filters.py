@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.app.values import finite
+from leaderboard.app.data.values import finite
 
 SIZES = ("< 100M", "100M–1B", "1B–10B", "≥ 10B", "unknown")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("Coverage", "Missing", "Parameters", "Kind", "Instructions", "Revision", "Harness")

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.app.values import ModelKey, model_key
+from leaderboard.app.data.values import ModelKey, model_key
 
 EXTERNAL_REASON = "an `external` result: the model's authors' own number (mteb's results repository), never ranked"
 IMPORTED_NOTE = (

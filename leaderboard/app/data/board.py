@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from leaderboard.app.comparison import ModelComparison, compare_models
-from leaderboard.app.filters import license_of
-from leaderboard.app.overall import Overall, overall_ranking
-from leaderboard.app.ranking import Ranking, rank
-from leaderboard.app.statistics import add_statistics
-from leaderboard.app.values import ModelKey, model_key
+from leaderboard.app.data.comparison import ModelComparison, compare_models
+from leaderboard.app.data.filters import license_of
+from leaderboard.app.data.overall import Overall, overall_ranking
+from leaderboard.app.data.ranking import Ranking, rank
+from leaderboard.app.data.statistics import add_statistics
+from leaderboard.app.data.values import ModelKey, model_key
 from leaderboard.contract.benchmark import Benchmark
 from leaderboard.records.index import Index
 

@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from leaderboard.app import imported_runs
-from leaderboard.app.filters import source_of
-from leaderboard.app.imported_runs import EXTERNAL_REASON, MtebCell, data_key, is_external, preference
-from leaderboard.app.values import ModelKey, finite, interval
+from leaderboard.app.data import imported_runs
+from leaderboard.app.data.filters import source_of
+from leaderboard.app.data.imported_runs import EXTERNAL_REASON, MtebCell, data_key, is_external, preference
+from leaderboard.app.data.values import ModelKey, finite, interval
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 
 SIGNIFICANCE_LEVEL = 0.05
