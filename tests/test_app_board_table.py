@@ -269,7 +269,7 @@ def test_a_link_naming_gradios_page_parameter_is_renamed_to_the_apps_own():
 
 
 def test_the_papers_tier_is_reachable_from_page_one():
-    from leaderboard.app.views.render import PAGE_SIZE
+    from leaderboard.app.data.sorting import PAGE_SIZE
 
     ranking = make_ranking(PAGE_SIZE + 20)
     rows = reported_lines(FakeBoard({"Bench": ranking}, [reported("paper-only", 0.9)]), ranking)  # type: ignore[arg-type]

@@ -130,8 +130,7 @@ def board_rows(real, name: str, by: str = "", filters=None, sort=None, page: int
     """The first five ranked names of the board's table for this view."""
     from leaderboard.app.data import aggregates
     from leaderboard.app.data.filters import Filters
-    from leaderboard.app.views.board import first_sorted
-    from leaderboard.app.views.render import PAGE_SIZE
+    from leaderboard.app.data.sorting import PAGE_SIZE, first_sorted
 
     ranking = aggregates.ranked_by(real.ranking(name, with_stats=False), by)
     lines = first_sorted(ranking, *sort, len(ranking.lines)) if sort else ranking.lines

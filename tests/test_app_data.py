@@ -444,6 +444,7 @@ def test_a_chart_is_sent_compact_and_gradio_sends_it_as_given():
     2.2 MB), in the value ``gr.Plot`` passes through unchanged."""
     import gradio as gr
 
+    from leaderboard.app.tabs.base import plot_data
     from leaderboard.app.views import charts
 
     frame = pd.DataFrame(
@@ -451,7 +452,7 @@ def test_a_chart_is_sent_compact_and_gradio_sends_it_as_given():
         | {"size": ["1.0M", "1.0B"], "rank": [2, 1]}
     )
     chart = charts.size_chart(frame, "score")
-    sent = charts.plot_data(chart)
+    sent = plot_data(chart)
     assert "\n" not in sent.plot and json.loads(sent.plot) == json.loads(chart.to_json())
     assert gr.Plot().postprocess(sent) is sent
 
@@ -487,8 +488,8 @@ def test_the_warm_up_ends_with_every_rows_statistics(root, monkeypatch):
     first), so a model's page, a pick side by side or a search finds its row ready. The first page is made
     one row long here, so that most rows are past it."""
     from leaderboard.app.data import page_statistics
+    from leaderboard.app.data import sorting as board_view
     from leaderboard.app.server import live
-    from leaderboard.app.views import board as board_view
 
     monkeypatch.setattr(page_statistics, "first_pages", lambda board, names, rows=100: None)
     monkeypatch.setattr(board_view, "PAGE_SIZE", 1)

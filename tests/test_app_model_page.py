@@ -264,8 +264,8 @@ def test_a_long_hostile_link_is_cheap_and_named(board):
 def test_the_tests_are_computed_ahead_and_equal_those_on_demand(root):
     import threading
 
-    from leaderboard.app.data.many_models import AHEAD, tests_ahead
     from leaderboard.app.server import background
+    from leaderboard.app.server.side_tests import AHEAD, tests_ahead
 
     fresh = loading.load(root, public=True, persist=False)  # no comparison cached yet
     picks = picked(fresh, ["bm25", "tiny-dense-model", HOSTILE])

@@ -473,7 +473,7 @@ def test_the_app_layer_test_catches_an_import_against_the_direction():
 # The readers of the queue's attestations check what the queue signed without the queue's code
 # (security.attestation, the keyring through hub.queue_keys): module -> the functions that read them.
 ATTESTATION_READERS = {
-    "leaderboard/app/board.py": ("attestation", "mark_attested"),
+    "leaderboard/app/data/board.py": ("attestation", "mark_attested"),
     "leaderboard/app/ui.py": ("board_queue_key",),
     "leaderboard/cli/compare.py": ("compare", "_vouched"),
     "leaderboard/cli/records.py": ("_mark_provenance",),

@@ -18,20 +18,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from leaderboard.app.data.ranking import Line, Ranking, aggregate_title
 from leaderboard.contract.benchmark import SideAggregate
-
-if TYPE_CHECKING:
-    from leaderboard.app.data.ranking import Line, Ranking
 
 NOT_TESTED = "no interval or test for this mean: it is ranked by its value only (†)"
 
 
 def choices(ranking: Ranking) -> list[str]:
     """The aggregates a reader may rank by: the declared one first, then the benchmark's other means."""
-    from leaderboard.app.views.render import aggregate_title
-
     declared = aggregate_title(base(ranking))
     sides = [side.label for side in getattr(base(ranking).benchmark, "also", ()) or ()]
     return [declared, *(label for label in sides if label != declared)]
@@ -55,9 +50,6 @@ def ranked_by(ranking: Ranking, label: str | None) -> Ranking:
 
 
 def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
-    from leaderboard.app.data.ranking import Ranking
-    from leaderboard.app.views.render import aggregate_title
-
     declared_label = aggregate_title(ranking)
     aggregated = [c.spec for c in ranking.columns if c.spec.in_aggregate]
     declared = SideAggregate(declared_label, ranking.benchmark.formula, tuple(aggregated))
@@ -212,8 +204,6 @@ def over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
 
 
 def _over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
-    from leaderboard.app.data.ranking import Ranking
-
     columns = [c for c in ranking.columns if c.spec.in_aggregate and c.label in labels]
     total = len([c for c in ranking.columns if c.spec.in_aggregate])
     label = f"mean rank over {len(columns)} of {total} tasks"

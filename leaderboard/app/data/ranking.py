@@ -155,6 +155,17 @@ class Ranking:
         return (aggregated or self.columns)[0].metric_label if self.columns else "score"
 
 
+def aggregate_title(ranking: Ranking) -> str:
+    """How the Score column is titled: the benchmark's label, else "mean of N tasks", else the first column's
+    metric (``Ranking.aggregate_label`` names the aggregated column's, for the notes)."""
+    benchmark = ranking.benchmark
+    return benchmark.aggregate_label or (
+        f"mean of {ranking.aggregated} task{'s' if ranking.aggregated != 1 else ''}"
+        if ranking.aggregated > 1
+        else ranking.columns[0].metric_label
+    )
+
+
 def table_columns(ranking: Ranking) -> list[Column]:
     """The task columns a table shows; a one-task aggregate's own column is the Score column, so it is not repeated."""
     aggregated = [c for c in ranking.columns if c.spec.in_aggregate]

@@ -110,8 +110,8 @@ def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
 
 def _warm_steps(board: Board, warmers: list[Callable[[Board], None]]) -> None:
     from leaderboard.app.data.page_statistics import first_pages
+    from leaderboard.app.data.sorting import PAGE_SIZE, first_sorted
     from leaderboard.app.server.prefetch import quietly
-    from leaderboard.app.views.board import PAGE_SIZE, first_sorted
 
     names = [b.name for b in board.benchmarks]
     step = wait_for_readers  # before each step: any reader's request or event first (``foreground``)

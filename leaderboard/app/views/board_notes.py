@@ -14,9 +14,9 @@ from leaderboard.app.data import aggregates
 from leaderboard.app.data.board import OVERALL, Board
 from leaderboard.app.data.filters import OPEN_WEIGHTS, ZERO_SHOT, Filters
 from leaderboard.app.data.imported_runs import IMPORTED_NOTE
-from leaderboard.app.data.ranking import Ranking
+from leaderboard.app.data.ranking import Ranking, aggregate_title
 from leaderboard.app.views.overall import overall_summary
-from leaderboard.app.views.render import ARROW, ZERO_WIDTH_RULE, aggregate_title, esc, link, safe_url
+from leaderboard.app.views.render import ARROW, ZERO_WIDTH_RULE, esc, link, safe_url
 
 
 def filter_note(name: str, filters: Filters | None) -> str:

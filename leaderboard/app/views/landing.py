@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from leaderboard.app.data.board import STANDALONE
 from leaderboard.app.data.page_statistics import with_statistics
-from leaderboard.app.views.render import ARROW, aggregate_title, esc, plural, score, span
+from leaderboard.app.data.ranking import aggregate_title
+from leaderboard.app.views.render import ARROW, esc, plural, score, span
 
 if TYPE_CHECKING:
     from leaderboard.app.data.board import Board

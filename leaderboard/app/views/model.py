@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from leaderboard.app.data import imported_runs
 from leaderboard.app.data.aggregates import aggregate_values
-from leaderboard.app.data.filters import LINKED_LICENSE, license_of
+from leaderboard.app.data.filters import LINKED_LICENSE, MODEL_FACTS, license_of, metadata_value, model_fact
 from leaderboard.app.data.model_index import Place, model_index, place
 from leaderboard.app.data.page_statistics import with_statistics
 from leaderboard.app.data.reported_tier import reported_lines
 from leaderboard.app.data.values import MISSING
-from leaderboard.app.views.board import MODEL_FACTS, metadata_value, model_fact, strip_arrow
+from leaderboard.app.views.board import strip_arrow
 from leaderboard.app.views.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
 
 if TYPE_CHECKING:

@@ -10,14 +10,13 @@ from typing import Any
 from leaderboard.app.data.board import Board
 from leaderboard.app.data.filters import Filters
 from leaderboard.app.data.imported_runs import source_label
+from leaderboard.app.data.sorting import PAGE_SIZE, page_slice
 from leaderboard.app.data.values import MISSING, finite, model_key
 from leaderboard.app.views.render import (
-    PAGE_SIZE,
     Cell,
     esc,
     link,
     model_cell,
-    page_slice,
     pager,
     safe_url,
     score,
