@@ -218,7 +218,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "model_weights": {"data", "errors"},
     "mteb": {"contract", "errors", "fileio", "hub", "metrics", "records"},
     "queue": {"contract", "engine", "errors", "hub", "records", "registry", "safe_json", "security"},
-    "app": {"analysis", "contract", "errors", "fileio", "hub", "metrics", "queue", "records", "security"},
+    "app": {"analysis", "contract", "errors", "fileio", "hub", "metrics", "mteb", "queue", "records", "security"},
     "cli": {
         "analysis",
         "app",

@@ -17,11 +17,11 @@ from conftest import SHARED_DATA, run_cli
 from mteb_fixtures import write_mteb_folder
 
 from leaderboard.app.data.filters import OPTIONAL_COLUMNS, Filters
-from leaderboard.app.data.imported_runs import EXTERNAL_REASON, IMPORTED_NOTE
+from leaderboard.app.data.imported_runs import EXTERNAL_REASON
 from leaderboard.app.server.loading import load
 from leaderboard.app.views.about import about_html
 from leaderboard.app.views.board import EXTRA_COLUMNS, TableRequest, board_html
-from leaderboard.app.views.board_notes import board_notes
+from leaderboard.app.views.board_notes import IMPORTED_NOTE, board_notes
 from leaderboard.app.views.provenance import provenance_html
 
 REAL = SHARED_DATA / "mteb-results" / "results"

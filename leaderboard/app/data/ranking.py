@@ -9,9 +9,10 @@ from typing import Any, Protocol
 
 from leaderboard.app.data import imported_runs
 from leaderboard.app.data.filters import source_of
-from leaderboard.app.data.imported_runs import EXTERNAL_REASON, MtebCell, data_key, is_external, preference
+from leaderboard.app.data.imported_runs import EXTERNAL_REASON, MtebCell, data_key, preference
 from leaderboard.app.data.values import ModelKey, finite, interval
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
+from leaderboard.mteb.imported import imported_from, is_external, source_label, task_names, training_of, zero_shot
 
 SIGNIFICANCE_LEVEL = 0.05
 
@@ -274,7 +275,7 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             label = f"{key[0]} @ {key[1] or 'no revision'}" if names[key[0]] > 1 else key[0]
             line = Line(key, row["model"], str(row.get("harness") or ""), row["created_at"], label=label)
             line.other_revisions = sorted(hidden.get(key[0], []))
-            line.imported = imported_runs.source_label(row) or None
+            line.imported = source_label(row) or None
             lines[key] = line
     specs = [c.spec for c in columns] + [t for side in getattr(benchmark, "also", ()) or () for t in side.tasks]
     needed = [(r["_path"], spec) for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
@@ -297,7 +298,7 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
                 if other is not None and value is not None:  # shown, greyed, with its data; never ranked
                     line.other_data[column.key] = _data_text(data_key(other))
                     line.chosen[column.key] = other
-                    url = (imported_runs.imported(other) or {}).get("url")
+                    url = (imported_from(other) or {}).get("url")
                     if isinstance(url, str):
                         line.sources[column.key] = url
                 if spec.in_aggregate:
@@ -308,7 +309,7 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
             line.intervals[column.key] = interval_of(chosen, spec, detail)
             line.paths[spec.task] = chosen["_path"]
             line.chosen[column.key] = chosen
-            url = (imported_runs.imported(chosen) or {}).get("url")
+            url = (imported_from(chosen) or {}).get("url")
             if isinstance(url, str):
                 line.sources[column.key] = url
             if is_external(chosen):  # shown, never ranked (the authors' number, like a reported one)
@@ -357,7 +358,7 @@ def _one_row_per_copy(ranked: list[Line], aggregated: list[Column]) -> tuple[lis
     for line in ranked:
         if not all(c.key in line.identical for c in aggregated):
             continue
-        blobs = tuple(str((imported_runs.imported(line.chosen[c.key]) or {}).get("blob")) for c in aggregated)
+        blobs = tuple(str((imported_from(line.chosen[c.key]) or {}).get("blob")) for c in aggregated)
         groups.setdefault(blobs, []).append(line)
     copied: list[Line] = []
     for same in groups.values():
@@ -398,7 +399,7 @@ def _identical_sources(columns: list[Column], lines: dict[ModelKey, Line]) -> No
     for column in columns:
         by_blob: dict[str, list[Line]] = {}
         for line in lines.values():
-            blob = (imported_runs.imported(line.chosen.get(column.key) or {}) or {}).get("blob")
+            blob = (imported_from(line.chosen.get(column.key) or {}) or {}).get("blob")
             if isinstance(blob, str) and blob:
                 by_blob.setdefault(blob, []).append(line)
         for same in by_blob.values():
@@ -415,12 +416,12 @@ def _zero_shot(
     per_task: dict[str, list[dict[str, Any]]],
     newest: dict[ModelKey, dict[str, Any]],
 ) -> None:
-    """Each line's zero-shot status on the benchmark's tasks (``imported_runs.zero_shot``), shown and filtered by."""
-    names = imported_runs.mteb_names(columns, per_task)
+    """Each line's zero-shot status on the benchmark's tasks (``mteb.imported.zero_shot``), shown and filtered by."""
+    names = task_names((c.spec.task for c in columns), per_task)
     paths = {key: newest[key]["_path"] for key, line in lines.items() if line.imported}  # the model's training data
     found = board.detail_parts(paths.values(), ["training_tasks"]) if paths else {}
     for key, line in lines.items():
-        line.zero_shot = imported_runs.zero_shot(imported_runs.training_of(found.get(paths.get(key, ""))), names)
+        line.zero_shot = zero_shot(training_of(found.get(paths.get(key, ""))), names)
         line.info = {**line.info, "zero_shot": line.zero_shot}  # a copy: the summary is shared by every benchmark
 
 
@@ -473,7 +474,7 @@ def _choose(
     if not runs:  # only the authors' own numbers: shown (never ranked, whatever data they name), newest first
         shown = [r for r in default if value_of(r, spec, details.get(r["_path"])) is not None]
         return (max(shown, key=lambda r: preference(r, "")), "") if shown else (None, EXTERNAL_REASON)
-    known = [r for r in runs if data_key(r) is not None or not imported_runs.imported(r)]
+    known = [r for r in runs if data_key(r) is not None or not imported_from(r)]
     if not known:
         return None, "its mteb file names no dataset revision: it cannot be compared (never ranked)"
     same_data = [r for r in known if reference is None or data_key(r) in (reference, None)]

@@ -16,7 +16,6 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.app.data import imported_runs
 from leaderboard.app.data.aggregates import aggregate_values
 from leaderboard.app.data.filters import LINKED_LICENSE, MODEL_FACTS, license_of, metadata_value, model_fact
 from leaderboard.app.data.model_index import Place, model_index, place
@@ -25,6 +24,7 @@ from leaderboard.app.data.reported_tier import reported_lines
 from leaderboard.app.data.values import MISSING
 from leaderboard.app.views.board import strip_arrow
 from leaderboard.app.views.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
+from leaderboard.mteb.imported import source_label
 
 if TYPE_CHECKING:
     from leaderboard.app.data.board import Board
@@ -204,7 +204,7 @@ def _sources(name: str, ranking: Ranking, line: Line) -> list[Source]:
         row = line.chosen.get(column.key)
         if row is None:
             continue
-        label = imported_runs.source_label(row)
+        label = source_label(row)
         if label:
             key = (label, safe_url(line.sources.get(column.key)))
         else:
@@ -261,7 +261,7 @@ def runners(page: ModelPage) -> str:
             row = part.line.chosen.get(column.key)
             if row is None:
                 continue
-            label = imported_runs.source_label(row)
+            label = source_label(row)
             if label:
                 text = label.removeprefix("run by ")
             else:

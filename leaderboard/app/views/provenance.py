@@ -9,7 +9,6 @@ from typing import Any
 
 from leaderboard.app.data.board import Board
 from leaderboard.app.data.filters import Filters
-from leaderboard.app.data.imported_runs import source_label
 from leaderboard.app.data.sorting import PAGE_SIZE, page_slice
 from leaderboard.app.data.values import MISSING, finite, model_key
 from leaderboard.app.views.render import (
@@ -23,6 +22,7 @@ from leaderboard.app.views.render import (
     span,
     table,
 )
+from leaderboard.mteb.imported import source_label
 
 
 def provenance_html(board: Board, tasks: list[str], search: str = "", page: int = 1) -> str:
