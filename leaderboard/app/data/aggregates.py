@@ -19,7 +19,7 @@ import copy
 import dataclasses
 from dataclasses import dataclass
 
-from leaderboard.app.data.ranking import Line, Ranking, aggregate_title
+from leaderboard.app.data.ranking import Line, Ranking, aggregate_title, by_aggregate, competition_ranks, set_ranks
 from leaderboard.contract.benchmark import SideAggregate
 
 NOT_TESTED = "no interval or test for this mean: it is ranked by its value only (†)"
@@ -34,7 +34,8 @@ def choices(ranking: Ranking) -> list[str]:
 
 def base(ranking: Ranking) -> Ranking:
     """The declared ranking a derived one was made from (itself when it is the declared one)."""
-    return ranking.memo.get("base", ranking)
+    found: Ranking = ranking.memo.get("base", ranking)
+    return found
 
 
 def ranked_by(ranking: Ranking, label: str | None) -> Ranking:
@@ -69,13 +70,8 @@ def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
         row = _copy(line, side.label, declared_label)
         row.aggregate = None  # not complete on the declared aggregate's tasks: not comparable
         unranked.append(row)
-    lower = direction == "lower"
-    ranked.sort(key=lambda line: ((line.aggregate or 0.0) if lower else -(line.aggregate or 0.0), line.name))
-    previous, position = None, 0
-    for index, line in enumerate(ranked, start=1):
-        if line.aggregate != previous:  # equal means share a rank
-            position, previous = index, line.aggregate
-        line.rank = position
+    ranked = by_aggregate(ranked, direction == "lower")
+    set_ranks(ranked)  # equal means share a rank
     unranked.sort(key=lambda line: (-line.covered, line.name))
     shown = {line.name: line for line in ranked}
     copied = []
@@ -220,9 +216,8 @@ def _over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
     for column in columns:
         lower = column.direction == "lower"
         scores = {line.key: float(line.values[column.key] or 0.0) for line in candidates}  # complete: none is None
-        first: dict[float, int] = {}
-        for position, value in enumerate(sorted(scores.values(), reverse=not lower), start=1):
-            first.setdefault(value, position)  # ties share the better rank
+        ordered = sorted(scores.values(), reverse=not lower)
+        first = dict(zip(ordered, competition_ranks(ordered)))  # ties share the better rank
         for line in candidates:
             ranks[line.key].append(first[scores[line.key]])
     rows: list[Line] = []
@@ -234,12 +229,8 @@ def _over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
         mean = sum(line.values[c.key] for c in columns) / len(columns)  # type: ignore[misc]
         row.side = {mean_label: mean, declared_label: line.aggregate}
         rows.append(row)
-    rows.sort(key=lambda row: (row.aggregate or 0.0, row.name))
-    previous, position = None, 0
-    for index, row in enumerate(rows, start=1):
-        if row.aggregate != previous:
-            position, previous = index, row.aggregate
-        row.rank = position
+    rows = by_aggregate(rows, lower=True)  # the mean rank: lower is better
+    set_ranks(rows)
     kept = {line.key for line in candidates}
     others = []
     for line in ranking.ranked + ranking.unranked:

@@ -83,7 +83,8 @@ class Board:
     @property
     def shown_rows(self) -> list[dict[str, Any]]:
         """Results of tasks on the board (the public board never lists demo or ad-hoc tasks)."""
-        return self._shown()["rows"]
+        rows: list[dict[str, Any]] = self._shown()["rows"]
+        return rows
 
     def _shown(self) -> dict[str, Any]:
         """The shown rows and what the pages say about them, computed once per set of shown tasks: every
@@ -128,7 +129,8 @@ class Board:
 
     @property
     def last_result(self) -> str | None:
-        return self._shown()["last"]
+        last: str | None = self._shown()["last"]
+        return last
 
     def counts(self) -> dict[str, int]:
         return {**self._shown()["counts"], "skipped": len(self.index.skipped)}

@@ -40,7 +40,8 @@ EXTERNAL_REASON = "an `external` result: the model's authors' own number (mteb's
 def data_key(row: dict[str, Any]) -> str | None:
     """The data a result was computed on, as the index states it (``records.index.data_key``)."""
     task = row["task"]
-    return task["data_key"] if "data_key" in task else task.get("content_hash")
+    key: str | None = task["data_key"] if "data_key" in task else task.get("content_hash")
+    return key
 
 
 def preference(row: dict[str, Any], revision: str) -> tuple[Any, ...]:

@@ -82,7 +82,7 @@ class ModelIndex:
 
 def model_index(board: Board) -> ModelIndex:
     """The board's index (built on first use, then kept with the board)."""
-    found = board.__dict__.get(_CACHE)
+    found: ModelIndex | None = board.__dict__.get(_CACHE)
     if found is not None:
         return found
     with _LOCK:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.app.data.ranking import Line, Ranking
 from leaderboard.app.data.statistics import add_statistics
+from leaderboard.app.data.values import ModelKey
 
 if TYPE_CHECKING:
     from leaderboard.app.data.board import Board
@@ -38,7 +39,7 @@ def with_statistics(board: Board, ranking: Ranking, lines: Iterable[Line]) -> No
     """
     with _LOCK:
         state = ranking.memo.setdefault(_DONE, {"keys": set(), "lock": threading.Lock()})
-    done: set = state["keys"]
+    done: set[ModelKey] = state["keys"]
     best = ranking.ranked[0] if ranking.ranked else None
     todo = list({line.key: line for line in lines if line.key not in done}.values())
     if best is not None and best.key not in done and best not in todo:
