@@ -13,10 +13,10 @@ import gradio as gr
 
 from leaderboard.app.data.board import Board
 from leaderboard.app.data.model_index import model_index
-from leaderboard.app.tabs.assets import TABLE_CSS, url_state_js
+from leaderboard.app.tabs.assets import COPY_JS, FROM_URL_JS, MODEL_CSS, MODEL_LINKS_HEAD, TABLE_CSS, url_state_js
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
 from leaderboard.app.tabs.picks import as_list, listed_names
-from leaderboard.app.views.model import COPY_JS, FROM_URL_JS, MODEL_CSS, MODEL_LINKS_HEAD, model_page_html
+from leaderboard.app.views.model import model_page_html
 
 ID = "model"
 LABEL = "Model"

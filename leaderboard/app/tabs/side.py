@@ -10,11 +10,11 @@ import gradio as gr
 from leaderboard.app.data.many_models import MAX_PICKS, pairwise, picked
 from leaderboard.app.data.model_index import model_index
 from leaderboard.app.server.side_tests import tests_ahead
-from leaderboard.app.tabs.assets import TABLE_CSS, url_state_js
+from leaderboard.app.tabs.assets import SIDE_CSS, TABLE_CSS, url_state_js
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, plot_data, skips, view_html
 from leaderboard.app.tabs.picks import as_list, listed_names
 from leaderboard.app.views import charts
-from leaderboard.app.views.side import SIDE_CSS, pairwise_html, profile_chart, side_html
+from leaderboard.app.views.side import pairwise_html, profile_chart, side_html
 
 ID = "side"
 LABEL = "Side by side"

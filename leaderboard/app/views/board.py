@@ -78,7 +78,9 @@ def _bounds(values: Iterable[float | None]) -> tuple[float | None, float | None]
     return (min(present), max(present)) if present else (None, None)
 
 
-def _header(key: str, label: str, sub: str, title: str, cls: str, index: int, sort: tuple[str, str] | None) -> str:
+def _header(header: tuple[str, str, str, str, str], index: int, sort: tuple[str, str] | None) -> str:
+    """A column's header cell from its (key, label, sub-label, title, class) (``_headers``), sortable on the server."""
+    key, label, sub, title, cls = header
     attrs = f' data-col="{index}" data-key="{esc(key)}" scope="col"'
     if cls:
         attrs += f' class="{cls}"'
@@ -151,9 +153,7 @@ def board_html(
         ahead(following)
     layout = _layout(ranking, request, unranked)
     headers = _headers(layout)
-    head = "".join(
-        _header(k, label, sub, title, cls, i, request.sort) for i, (k, label, sub, title, cls) in enumerate(headers)
-    )
+    head = "".join(_header(header, i, request.sort) for i, header in enumerate(headers))
     width = len(headers)
     bodies = [ranked_rows_html(layout, page_ranked), unranked_rows_html(layout, page_unranked, len(unranked), width)]
     if page == pages:
@@ -165,7 +165,9 @@ def board_html(
         f"<thead><tr>{head}</tr></thead>{''.join(bodies)}</table></div>"
     )
     first, last = (start + 1, min(stop, total)) if total else (0, 0)
-    return table + pager(page, pages, first, last, total, "models", "board-pager", "page-state", "board-go")
+    return table + pager(
+        page, pages, first, last, total, noun="models", element_id="board-pager", box="page-state", go="board-go"
+    )
 
 
 def _shown(

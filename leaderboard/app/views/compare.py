@@ -72,6 +72,7 @@ def comparison_html(
     b: str,
     rows: Sequence[Any],
     problems: Sequence[str] = (),
+    *,
     subsets_shown: bool = True,
     labels: Mapping[Any, Any] | None = None,
     plain: str = "",

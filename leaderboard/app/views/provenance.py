@@ -74,7 +74,15 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", page: int 
             ]
         )
     more = pager(
-        page, pages, start + 1, stop, len(rows), "results", "provenance-pager", "provenance-page", "provenance-go"
+        page,
+        pages,
+        start + 1,
+        stop,
+        len(rows),
+        noun="results",
+        element_id="provenance-pager",
+        box="provenance-page",
+        go="provenance-go",
     )
     return table(headers, [("rows", "", body)], "provenance-table") + more
 

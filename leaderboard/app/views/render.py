@@ -134,7 +134,7 @@ def header_cells(columns: Sequence[tuple[str, str]]) -> str:
 
 
 def pager(
-    page: int, pages: int, first: int, last: int, total: int, noun: str, element_id: str, box: str, go: str
+    page: int, pages: int, first: int, last: int, total: int, *, noun: str, element_id: str, box: str, go: str
 ) -> str:
     """Buttons to another page of a server-paged table: a click writes the page into the state box ``box``
     and clicks the hidden button ``go`` (``assets.SORT_JS``). Empty when everything fits one page."""

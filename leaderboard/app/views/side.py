@@ -295,12 +295,3 @@ def profile_chart(picks: Picked, width: int) -> alt.VConcatChart | None:
         band = max(len(picks.picks) * ROW_HEIGHT + 6, lines * 13 + 4)  # a row's lane, or its wrapped name
         panels.append((whiskers + points + hollow).properties(width=plot_width, height=max(40, len(order) * band)))
     return alt.vconcat(*panels, spacing=18).resolve_scale(color="shared", shape="shared", x="independent")
-
-
-SIDE_CSS = """
-#side-tables .side-part h3 { margin: 12px 0 2px 0; font-size: 16px; }
-#side-tables td .ci { display: block; font-size: 11px; color: var(--body-text-color-subdued); }
-#side-tables th a { color: inherit; }
-#side-tables td.c-text { white-space: normal; min-width: 8em; max-width: 14em; text-align: left; }
-.side-note { margin: 4px 0; }
-"""
