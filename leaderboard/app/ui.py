@@ -87,6 +87,7 @@ def build_app(
         shell.queue.refresh()
         shell.queue.start()
 
+    app: gr.Blocks
     with gr.Blocks(title="Retrieval leaderboard", fill_width=True, delete_cache=(1800, 3600)) as app:
         generation = gr.State(live.generation)
         shell.active = gr.State("board")
@@ -124,7 +125,7 @@ def build_app(
         ticks = [tab.tick for tab in built if tab.tick]
 
         # -- the events every tab takes part in -------------------------------------------------------------
-        def on_load(raw_query, window, *inputs):
+        def on_load(raw_query: str | None, window: float | None, *inputs: Any) -> list[Any]:
             state = url_state.parse(raw_query)
             update = shell.selector_update(state.benchmark)
             name = update["value"]
@@ -142,7 +143,7 @@ def build_app(
             js=RESTORE_JS,
         )
 
-        def on_benchmark(name, showing, active, width, *inputs):
+        def on_benchmark(name: str, showing: str, active: str, width: int, *inputs: Any) -> list[Any]:
             """The new benchmark's view; only what changed is sent (each update costs the browser a redraw)."""
             if name == showing:  # set by a page load or a tick that drew it already
                 return [gr.skip()] * (1 + len(_outputs(switches)))
@@ -159,7 +160,7 @@ def build_app(
         )
 
         # New results (polled on the server): re-render what this page shows, once per new revision.
-        def on_tick(seen, shown_revision, showing, *inputs):
+        def on_tick(seen: int, shown_revision: str, showing: str, *inputs: Any) -> list[Any]:
             if not shown_revision:  # sent before the page load's answer: the load draws the link's view
                 return [gr.skip()] * (4 + len(_outputs(ticks)))
             changed = seen != live.generation

@@ -86,7 +86,7 @@ def url_js(parameter: str, value: str | None = None) -> str:
 def url_state_js(
     parameters: dict[int, str],
     defaults: dict[str, object] | None = None,
-    reset: tuple = (),
+    reset: tuple[str, ...] = (),
     reset_on_change: bool = False,
 ) -> str:
     """JS run before an event: write the inputs at the given positions into the URL (lists joined by ``|``).

@@ -115,7 +115,7 @@ class Shell:
             return None
         return self.board().ranking(name, with_stats=False, all_revisions=bool(revisions))
 
-    def selector_update(self, name: str | None = None) -> dict:
+    def selector_update(self, name: str | None = None) -> dict[str, Any]:
         current = self.board()
         names = current.benchmark_names
         choices = [(HOME, HOME)] + [(label_of(current, n), n) for n in names]
@@ -125,7 +125,7 @@ class Shell:
         """Which benchmark (and board revision) a model picker holds the models of."""
         return f"{name}\0{self.live.generation}"
 
-    def when_opened(self, tab: Any, tab_id: str, fn: Callable[..., Any], inputs: list, outputs: list) -> None:
+    def when_opened(self, tab: Any, tab_id: str, fn: Callable[..., Any], inputs: list[Any], outputs: list[Any]) -> None:
         """Wire a tab's select: the URL's ``tab`` and the shell's active tab are set, then ``fn`` draws."""
         tab.select(lambda *args: (tab_id, *fn(*args)), inputs, [self.active, *outputs], js=url_js("tab", tab_id))
 

@@ -30,12 +30,12 @@ def model_links_head() -> str:
 
 
 def build(shell: Shell) -> Tab | None:
-    def draw(name):
+    def draw(name: str | None) -> str:
         name = (name or "").strip()
         shown = model_page_html(shell.board(), name)
         return view_html(ID, shown, model=name)
 
-    def picker(name=""):
+    def picker(name: str = "") -> dict[str, Any]:
         index = model_index(shell.board())
         value = index.resolve(name) if name else None
         return gr.update(choices=listed_names(index.names, as_list(value)), value=value)
@@ -49,7 +49,7 @@ def build(shell: Shell) -> Tab | None:
         go = gr.Button("model", elem_id="model-go", elem_classes=["state-box"])
     outputs = [pick, page]
 
-    def on_open(name):
+    def on_open(name: str | None) -> tuple[Any, ...]:
         return ID, picker(name or ""), draw(name)
 
     # not shell.when_opened: the model comes from the URL (a name clicked writes it there), see FROM_URL_JS

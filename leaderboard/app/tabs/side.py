@@ -21,24 +21,24 @@ LABEL = "Side by side"
 
 
 def build(shell: Shell) -> Tab | None:
-    def draw(names, width=charts.WIDTH):
+    def draw(names: Any, width: int | None = charts.WIDTH) -> tuple[Any, str, str]:
         names = as_list(names)
         picks = picked(shell.board(), names)
         plot = None
         if len(picks.parts) and charts.available():
             chart = profile_chart(picks, max(200, int(width or charts.WIDTH) - 40))
-            plot = plot_data(chart) if chart is not None else None  # type: ignore[arg-type]  # to_json only
+            plot = plot_data(chart) if chart is not None else None
         html = view_html(ID, side_html(picks), models="|".join(picks.picks))
         if picks.parts:
             tests_ahead(shell.board(), picks)  # the tests the reader may ask for next, computed while they read
         return plot, html, view_html("side-pairs", "", models="|".join(picks.picks))
 
-    def tests(names):
+    def tests(names: Any) -> str:
         picks = picked(shell.board(), as_list(names))
         shown = pairwise_html(pairwise(shell.board(), picks)) if picks.parts else ""
         return view_html("side-pairs", shown, models="|".join(picks.picks), tested=1)
 
-    def picker(names):
+    def picker(names: Any) -> dict[str, Any]:
         index = model_index(shell.board())
         value = [found for name in as_list(names) if (found := index.resolve(name))][:MAX_PICKS]
         return gr.update(choices=listed_names(index.names, value), value=value)
@@ -59,7 +59,7 @@ def build(shell: Shell) -> Tab | None:
         pairs = gr.HTML("", elem_id="side-pairs", css_template=TABLE_CSS, apply_default_css=False)
     outputs = [pick, plot, tables, pairs]
 
-    def on_open(names, width):
+    def on_open(names: Any, width: int) -> tuple[Any, ...]:
         return picker(names), *draw(names, width)
 
     shell.when_opened(tab, ID, on_open, [pick, shell.chart_width], outputs)

@@ -52,7 +52,7 @@ def warm(board: Board) -> None:
 
 
 def build(shell: Shell) -> Tab | None:
-    def render_size(name, width=charts.WIDTH):
+    def render_size(name: str | None, width: int = charts.WIDTH) -> tuple[Any, str]:
         return draw(shell.ranking(name), width)
 
     with gr.Tab(LABEL, id=ID) as tab:

@@ -26,7 +26,7 @@ def _undated_note(undated: list[str]) -> str:
 
 
 def build(shell: Shell) -> Tab | None:
-    def draw(name, width=charts.WIDTH) -> tuple[Any, str]:
+    def draw(name: str | None, width: int | None = charts.WIDTH) -> tuple[Any, str]:
         ranking: Ranking | None = shell.ranking(name)
         if ranking is None:
             return None, view_html(ID, render.empty("Pick a benchmark to plot its scores over release dates."))
@@ -47,7 +47,7 @@ def build(shell: Shell) -> Tab | None:
         plot = None if chart is None else plot_data(chart)
         return plot, view_html(ID, note, benchmark=name)
 
-    def render_time(name, width=charts.WIDTH):
+    def render_time(name: str | None, width: int | None = charts.WIDTH) -> tuple[Any, str]:
         return draw(name if name not in (None, HOME) else None, width)
 
     with gr.Tab(LABEL, id=ID) as tab:

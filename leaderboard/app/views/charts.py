@@ -86,7 +86,8 @@ def view_chart(frame: pd.DataFrame, view: View, y_label: str, width: int = WIDTH
             chart = alt.layer(chart, whiskers)
     else:
         chart = base.mark_line(point=True).encode(x=x, y=y, color=color, tooltip=tooltip)
-    return chart.properties(width=width, height=_height(view.kind))
+    drawn: alt.Chart = chart.properties(width=width, height=_height(view.kind))
+    return drawn
 
 
 def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Chart | None:
@@ -127,7 +128,8 @@ def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Cha
             ],
         )
     )
-    return chart.properties(width=width, height=380)
+    drawn: alt.Chart = chart.properties(width=width, height=380)
+    return drawn
 
 
 def time_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.LayerChart | None:

@@ -12,11 +12,21 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.app.data.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, Cell, PairRow, Picked, Row, table_rows
+from leaderboard.app.data.many_models import (
+    IMPORTED,
+    MAX_PICKS,
+    MIN_PICKS,
+    Cell,
+    PairRow,
+    Part,
+    Picked,
+    Row,
+    table_rows,
+)
 from leaderboard.app.data.values import MISSING
 from leaderboard.app.views.board import strip_arrow
 from leaderboard.app.views.charts import SOURCE_HERE, SOURCE_IMPORTED
-from leaderboard.app.views.compare import _p_cells as p_texts
+from leaderboard.app.views.compare import p_texts
 from leaderboard.app.views.model import column_name, page_link
 from leaderboard.app.views.render import ARROW, esc, header_cells, score, span
 
@@ -24,8 +34,7 @@ if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
 
-    from leaderboard.app.views.charts import SOURCE_HERE, SOURCE_IMPORTED
-from leaderboard.app.data.many_models import Part
+    from leaderboard.app.data.ranking import Column
 
 NAMED = 10  # unknown names a note lists (a hand-made link may hold thousands), then counts
 
@@ -97,7 +106,7 @@ def _part_html(picks: Picked, part: Part) -> str:
     )
 
 
-def _column_name(column) -> str:
+def _column_name(column: Column) -> str:
     name = f"{column_name(column)} {ARROW.get(column.direction, '')}".strip()
     return name + ("" if column.spec.in_aggregate else " (not ranked)")
 
@@ -294,4 +303,7 @@ def profile_chart(picks: Picked, width: int) -> alt.VConcatChart | None:
         )
         band = max(len(picks.picks) * ROW_HEIGHT + 6, lines * 13 + 4)  # a row's lane, or its wrapped name
         panels.append((whiskers + points + hollow).properties(width=plot_width, height=max(40, len(order) * band)))
-    return alt.vconcat(*panels, spacing=18).resolve_scale(color="shared", shape="shared", x="independent")
+    chart: alt.VConcatChart = alt.vconcat(*panels, spacing=18).resolve_scale(
+        color="shared", shape="shared", x="independent"
+    )
+    return chart
