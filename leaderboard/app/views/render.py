@@ -137,7 +137,7 @@ def pager(
     page: int, pages: int, first: int, last: int, total: int, *, noun: str, element_id: str, box: str, go: str
 ) -> str:
     """Buttons to another page of a server-paged table: a click writes the page into the state box ``box``
-    and clicks the hidden button ``go`` (``assets.SORT_JS``). Empty when everything fits one page."""
+    and clicks the hidden button ``go`` (``tabs.assets.SORT_JS``). Empty when everything fits one page."""
     if pages <= 1:
         return ""
 
