@@ -48,9 +48,23 @@ ID = "board"
 LABEL = "Leaderboard"
 COLUMN_CHOICES = EXTRA_COLUMNS + ("Missing",)
 SHOWN_COLUMNS = tuple(c for c in COLUMN_CHOICES if c in DEFAULT_COLUMNS or c in ("Dimension", "Max tokens"))
-# The URL parameter of each filter control, by its position among the board's inputs (the benchmark is first).
-PARAMETERS = {1: "kind", 2: "instr", 3: "size", 4: "q", 5: "cols", 6: "revisions", 7: "zs"}
-PARAMETERS |= {8: "lic", 9: "open", 10: "src", 11: "by", 12: "tasks"}
+# The controls of the reader's view, in the order of the tab's inputs after the benchmark, each with its URL
+# parameter; the table's sort and page and Overall's benchmarks follow them.
+FILTER_CONTROLS = (
+    ("kinds", "kind"),
+    ("instructions", "instr"),
+    ("sizes", "size"),
+    ("search", "q"),
+    ("columns", "cols"),
+    ("revisions", "revisions"),
+    ("zero_shot", "zs"),
+    ("licenses", "lic"),
+    ("weights", "open"),
+    ("sources", "src"),
+    ("by", "by"),
+    ("tasks", "tasks"),
+)
+PARAMETERS = {position: parameter for position, (_, parameter) in enumerate(FILTER_CONTROLS, start=1)}
 
 
 def shown_values(ticked: list[str] | None, offered: list[str], current: list[str]) -> tuple[str, ...]:
@@ -190,23 +204,7 @@ class _Restored:
 
     def controls(self) -> list[Any]:
         """In the order of the tab's inputs after the benchmark (``BoardTab.view``)."""
-        return [
-            self.kinds,
-            self.instructions,
-            self.sizes,
-            self.search,
-            self.columns,
-            self.revisions,
-            self.zero_shot,
-            self.licenses,
-            self.weights,
-            self.sources,
-            self.by,
-            self.tasks,
-            self.sort,
-            self.page,
-            self.overall,
-        ]
+        return [getattr(self, name) for name, _ in FILTER_CONTROLS] + [self.sort, self.page, self.overall]
 
 
 class BoardTab:
@@ -220,7 +218,8 @@ class BoardTab:
         self.offered: dict[str, list[str]] = {"kinds": shell.kinds_present(), "licenses": list(shell.board().licenses)}
 
     def view(self, name: str | None, *controls: Any) -> BoardView:
-        """The view the controls' values show (as Gradio passes them, in the order of the tab's inputs)."""
+        """The view the controls' values show, as Gradio passes them: ``FILTER_CONTROLS``, the sort, the page, Overall's
+        benchmarks."""
         (kinds, instructions, sizes, search, columns, revisions, zero_shot, licenses, weights, sources, by, tasks, sort,
          page, overall) = controls  # fmt: skip
         filters = _filters(
@@ -371,21 +370,8 @@ class _Controls:
 
     @property
     def filters(self) -> list[Any]:
-        """The controls of the reader's view, in the order of ``BoardTab.view`` (and ``PARAMETERS``)."""
-        return [
-            self.kinds,
-            self.instructions,
-            self.sizes,
-            self.search,
-            self.columns,
-            self.revisions,
-            self.zero_shot,
-            self.licenses,
-            self.weights,
-            self.sources,
-            self.by,
-            self.tasks,
-        ]
+        """The controls of the reader's view, in the order of the tab's inputs (``FILTER_CONTROLS``)."""
+        return [getattr(self, name) for name, _ in FILTER_CONTROLS]
 
     @property
     def outputs(self) -> list[Any]:
