@@ -20,7 +20,7 @@ from pathlib import Path
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported
 
-from leaderboard.app.live import DEFAULT_POLL_SECONDS
+from leaderboard.app.server.live import DEFAULT_POLL_SECONDS
 from leaderboard.app.ui import build_app, launch
 from leaderboard.registry import installed_benchmarks
 

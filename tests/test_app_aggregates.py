@@ -13,10 +13,11 @@ import json
 import pytest
 from app_fixtures import build_results, folder_name
 
-from leaderboard.app import aggregates, loading
-from leaderboard.app.comparison import aggregate_differences
-from leaderboard.app.many_models import picked, table_rows
-from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.data import aggregates
+from leaderboard.app.data.comparison import aggregate_differences
+from leaderboard.app.data.many_models import picked, table_rows
+from leaderboard.app.data.page_statistics import with_statistics
+from leaderboard.app.server import loading
 from leaderboard.app.views.compare import aggregates_html
 from leaderboard.app.views.model import model_page_html
 from leaderboard.app.views.side import side_html
@@ -113,7 +114,7 @@ def test_compare_tests_each_aggregate_as_compare_tests_its_task(board):
 
 
 def test_score_over_release_date_plots_each_ranked_model_with_its_interval(board, tmp_path):
-    from leaderboard.app import charts
+    from leaderboard.app.views import charts
     from leaderboard.app.views.time import dated, time_frame
 
     ranking = board.ranking("Demo retrieval", with_stats=False)

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from leaderboard.app import background, foreground, live, prefetch
+from leaderboard.app.server import background, foreground, live, prefetch
 
 
 def _until(condition, what: str, bound: float = 120.0) -> None:
@@ -72,7 +72,7 @@ def test_a_warm_up_counts_from_before_its_thread_starts_until_it_ends(monkeypatc
 
 
 def test_the_next_page_ahead_counts_until_nothing_more_is_asked(monkeypatch):
-    from leaderboard.app import page_statistics
+    from leaderboard.app.data import page_statistics
 
     release = threading.Event()
     computed = []

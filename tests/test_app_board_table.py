@@ -7,10 +7,11 @@ import re
 
 import pytest
 
-from leaderboard.app import legacy_links, url_state
-from leaderboard.app.filters import Filters
-from leaderboard.app.ranking import Column, Line, Ranking
-from leaderboard.app.reported_tier import reported_lines
+from leaderboard.app.data import url_state
+from leaderboard.app.data.filters import Filters
+from leaderboard.app.data.ranking import Column, Line, Ranking
+from leaderboard.app.data.reported_tier import reported_lines
+from leaderboard.app.server import legacy_links
 from leaderboard.app.views import board as board_table
 from leaderboard.app.views import landing
 from leaderboard.app.views.board_notes import REPORTED_NOTE, board_notes
@@ -187,7 +188,7 @@ def test_a_cell_without_an_interval_says_so_on_the_page_and_the_notes_say_why():
 
 
 def test_a_zero_width_interval_is_no_interval_and_a_narrow_one_shows_its_width():
-    from leaderboard.app import render
+    from leaderboard.app.views import render
 
     assert render.span((1.0, 1.0)) == render.ZERO_WIDTH == "no interval (zero width)"
     # equal means summed in another order differ in the 16th digit: no width a reader could see, so none
@@ -268,7 +269,7 @@ def test_a_link_naming_gradios_page_parameter_is_renamed_to_the_apps_own():
 
 
 def test_the_papers_tier_is_reachable_from_page_one():
-    from leaderboard.app.render import PAGE_SIZE
+    from leaderboard.app.data.sorting import PAGE_SIZE
 
     ranking = make_ranking(PAGE_SIZE + 20)
     rows = reported_lines(FakeBoard({"Bench": ranking}, [reported("paper-only", 0.9)]), ranking)  # type: ignore[arg-type]

@@ -527,8 +527,8 @@ def signed(value):
 
 
 def test_comparison_view_equals_the_compare_statistics(browser, comlq_server, comlq_results, shots):
-    from leaderboard.app import loading
-    from leaderboard.app.comparison import compare_models
+    from leaderboard.app.data.comparison import compare_models
+    from leaderboard.app.server import loading
     from leaderboard.cli.serve import registered_benchmarks
 
     board = loading.load(comlq_results, registered_benchmarks(), persist=False)
@@ -581,7 +581,7 @@ def test_model_pickers_are_filled_when_their_tab_opens_and_a_links_picks_wait_fo
 ):
     """The pickers list every model of the benchmark (thousands on a large board, seconds of browser work
     on every redraw), so they are filled when their tab opens; a link's models, a and b wait until then."""
-    from leaderboard.app import loading
+    from leaderboard.app.server import loading
     from leaderboard.cli.serve import registered_benchmarks
 
     board = loading.load(comlq_results, registered_benchmarks(), persist=False)

@@ -128,10 +128,9 @@ def check_loads(browser, url: str, query: str, wanted: dict) -> None:  # noqa: F
 
 def board_rows(real, name: str, by: str = "", filters=None, sort=None, page: int = 1) -> list[str]:
     """The first five ranked names of the board's table for this view."""
-    from leaderboard.app import aggregates
-    from leaderboard.app.filters import Filters
-    from leaderboard.app.render import PAGE_SIZE
-    from leaderboard.app.views.board import first_sorted
+    from leaderboard.app.data import aggregates
+    from leaderboard.app.data.filters import Filters
+    from leaderboard.app.data.sorting import PAGE_SIZE, first_sorted
 
     ranking = aggregates.ranked_by(real.ranking(name, with_stats=False), by)
     lines = first_sorted(ranking, *sort, len(ranking.lines)) if sort else ranking.lines
@@ -151,7 +150,7 @@ def summary(ranked_by: str, filtered: str = ""):
 
 
 def test_the_followir_link_from_a_cold_start(browser, root, board, cpu_load, tmp_path):  # noqa: F811
-    from leaderboard.app.filters import Filters
+    from leaderboard.app.data.filters import Filters
 
     query = "?" + urllib.parse.urlencode(
         {"benchmark": "FollowIR", "by": "mean p-MRR", "size": "< 100M|100M–1B", "open": "yes"}
@@ -175,7 +174,7 @@ def test_a_benchmark_link_from_a_cold_start(browser, root, board, cpu_load, tmp_
 
 
 def test_a_filtered_link_from_a_cold_start(browser, root, board, cpu_load, tmp_path):  # noqa: F811
-    from leaderboard.app.filters import Filters
+    from leaderboard.app.data.filters import Filters
 
     query = "?" + urllib.parse.urlencode(
         {"benchmark": "FollowIR", "by": "FollowIR score", "kind": "dense", "q": "e5", "zs": "known"}

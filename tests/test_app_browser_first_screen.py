@@ -61,7 +61,7 @@ def server(root, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def board(root):
-    from leaderboard.app.loading import load
+    from leaderboard.app.server.loading import load
     from leaderboard.cli.serve import registered_benchmarks
 
     return load(root, registered_benchmarks(), public=False, persist=False)
@@ -154,7 +154,7 @@ def test_filters_are_in_the_url_and_keep_what_they_say(browser, server, board, s
 
 @pytest.mark.parametrize("size", SIZES)
 def test_followir_ranked_by_the_papers_score(browser, server, board, shots, size):  # noqa: F811
-    from leaderboard.app import aggregates
+    from leaderboard.app.data import aggregates
 
     by = aggregates.ranked_by(board.ranking("FollowIR", with_stats=False), "FollowIR score")
     query = urllib.parse.urlencode({"benchmark": "FollowIR", "by": "FollowIR score"})

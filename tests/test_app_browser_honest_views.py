@@ -240,7 +240,7 @@ def test_one_row_for_byte_identical_files(browser, server, board, shots, size): 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_a_task_subset_in_the_link_ranks_by_mean_rank_over_it(browser, server, board, shots, size):  # noqa: F811
-    from leaderboard.app import aggregates
+    from leaderboard.app.data import aggregates
 
     declared = board.ranking("BRIGHT", with_stats=False)
     chosen = tuple(aggregates.task_choices(declared)[:3])

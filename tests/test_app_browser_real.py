@@ -50,7 +50,7 @@ def real_shots(tmp_path_factory):
 
 
 def test_lsnc_cells_show_the_interval_of_their_judged_queries(browser, real_server, real_root, real_shots):  # noqa: F811
-    from leaderboard.app import loading
+    from leaderboard.app.server import loading
     from leaderboard.app.views.board import interval_text
     from leaderboard.cli.serve import registered_benchmarks
 
@@ -77,8 +77,8 @@ def test_lsnc_cells_show_the_interval_of_their_judged_queries(browser, real_serv
 
 
 def test_compare_per_subset_names_each_rows_subset_and_metric(browser, real_server, real_root, real_shots):  # noqa: F811
-    from leaderboard.app import loading
-    from leaderboard.app.comparison import compare_models
+    from leaderboard.app.data.comparison import compare_models
+    from leaderboard.app.server import loading
     from leaderboard.cli.serve import registered_benchmarks
 
     board = loading.load(real_root, registered_benchmarks(), persist=False)

@@ -14,13 +14,14 @@ import pandas as pd
 import pytest
 from app_fixtures import BENCHMARKS, HOSTILE, build_results
 
-from leaderboard.app import loading, render
-from leaderboard.app import task_views as views
-from leaderboard.app.board import OVERALL, label_of
-from leaderboard.app.filters import DEFAULT_COLUMNS, OPTIONAL_COLUMNS, Filters, size_bucket
-from leaderboard.app.values import MISSING
+from leaderboard.app.data import task_views as views
+from leaderboard.app.data.board import OVERALL, label_of
+from leaderboard.app.data.filters import DEFAULT_COLUMNS, OPTIONAL_COLUMNS, Filters, size_bucket
+from leaderboard.app.data.values import MISSING
+from leaderboard.app.server import loading
 from leaderboard.app.views import board as board_table
 from leaderboard.app.views import provenance as provenance_view
+from leaderboard.app.views import render
 from leaderboard.app.views.about import about_html
 from leaderboard.app.views.board_notes import benchmark_summary, board_notes
 from leaderboard.app.views.overall import overall_summary
@@ -244,7 +245,7 @@ def test_declared_views_keep_their_order_and_missing_values_are_missing(board):
     assert list(wide.columns) == ["model", "Books", "Movies", "People"] and len(wide) == 3
     missing = views.view_frame(board, nobody, paths3)
     assert missing["value"].isna().all()
-    from leaderboard.app import charts
+    from leaderboard.app.views import charts
 
     assert charts.view_chart(missing, nobody, "value") is None
 
@@ -404,7 +405,7 @@ def test_side_means_and_the_views_a_benchmark_names(root):
 
 
 def test_csv_files_are_reused_pruned_and_hold_the_view(monkeypatch):
-    from leaderboard.app import csv_files
+    from leaderboard.app.server import csv_files
 
     monkeypatch.setattr(csv_files, "CSV_KEEP", 3)
     files = csv_files.CsvFiles()
@@ -420,7 +421,7 @@ def test_csv_files_are_reused_pruned_and_hold_the_view(monkeypatch):
 def test_the_size_chart_draws_more_models_than_altairs_row_limit():
     """Altair refuses a data frame of over 5,000 rows when a chart is serialised (MaxRowsError): the Size vs score
     tab never drew at 100,000 imported results (about 8,000 models). Every point is written."""
-    from leaderboard.app import charts
+    from leaderboard.app.views import charts
 
     count = 8_000
     frame = pd.DataFrame(
@@ -443,14 +444,15 @@ def test_a_chart_is_sent_compact_and_gradio_sends_it_as_given():
     2.2 MB), in the value ``gr.Plot`` passes through unchanged."""
     import gradio as gr
 
-    from leaderboard.app import charts
+    from leaderboard.app.tabs.base import plot_data
+    from leaderboard.app.views import charts
 
     frame = pd.DataFrame(
         {"parameters": [1e6, 1e9], "score": [0.2, 0.4], "kind": ["dense"] * 2, "model": ["a", "b"]}
         | {"size": ["1.0M", "1.0B"], "rank": [2, 1]}
     )
     chart = charts.size_chart(frame, "score")
-    sent = charts.plot_data(chart)
+    sent = plot_data(chart)
     assert "\n" not in sent.plot and json.loads(sent.plot) == json.loads(chart.to_json())
     assert gr.Plot().postprocess(sent) is sent
 
@@ -469,7 +471,7 @@ def test_size_vs_score_names_some_models_without_a_size_and_counts_the_rest():
 def test_size_vs_score_is_drawn_once_per_ranking_by_the_warm_up(board):
     """The tab's ``warm`` hook draws each benchmark's chart in the server's warm-up (``live._warm``); the tab
     then sends that very value."""
-    from leaderboard.app import live
+    from leaderboard.app.server import live
     from leaderboard.app.tabs import size
 
     live._warm(board, [size.warm])
@@ -485,8 +487,9 @@ def test_the_warm_up_ends_with_every_rows_statistics(root, monkeypatch):
     """After the first pages, the warm-up computes every other row's intervals (a batch at a time, readers
     first), so a model's page, a pick side by side or a search finds its row ready. The first page is made
     one row long here, so that most rows are past it."""
-    from leaderboard.app import live, page_statistics
-    from leaderboard.app.views import board as board_view
+    from leaderboard.app.data import page_statistics
+    from leaderboard.app.data import sorting as board_view
+    from leaderboard.app.server import live
 
     monkeypatch.setattr(page_statistics, "first_pages", lambda board, names, rows=100: None)
     monkeypatch.setattr(board_view, "PAGE_SIZE", 1)
@@ -508,7 +511,7 @@ def test_the_chart_module_preload_names_a_module_of_the_installed_gradio():
     would silently lose the preload (the browser test then fails too, where Chromium is installed)."""
     import gradio
 
-    from leaderboard.app.assets import chart_preload
+    from leaderboard.app.tabs.assets import chart_preload
 
     script = chart_preload()
     name = re.search(r"\./(AltairPlot-[\w-]+\.js)", script)

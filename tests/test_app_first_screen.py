@@ -7,10 +7,10 @@ import re
 
 from test_app_board_table import FakeBoard, make_ranking
 
-from leaderboard.app import overall
-from leaderboard.app.board import STANDALONE
-from leaderboard.app.filters import Filters
-from leaderboard.app.ranking import Ranking
+from leaderboard.app.data import overall
+from leaderboard.app.data.board import STANDALONE
+from leaderboard.app.data.filters import Filters
+from leaderboard.app.data.ranking import Ranking
 from leaderboard.app.views import landing
 from leaderboard.app.views import overall as overall_view
 from leaderboard.app.views.overall import overall_summary

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from leaderboard.app import foreground
+from leaderboard.app.server import foreground
 
 
 @pytest.fixture(autouse=True)

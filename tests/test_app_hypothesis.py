@@ -16,11 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import leaderboard
-from leaderboard.app import charts, loading, render
-from leaderboard.app import task_views as views
-from leaderboard.app.board import OVERALL
-from leaderboard.app.filters import OPTIONAL_COLUMNS, Filters
+from leaderboard.app.data import task_views as views
+from leaderboard.app.data.board import OVERALL
+from leaderboard.app.data.filters import OPTIONAL_COLUMNS, Filters
+from leaderboard.app.server import loading
 from leaderboard.app.views import board as board_table
+from leaderboard.app.views import charts, render
 from leaderboard.app.views import overall as overall_view
 from leaderboard.app.views.about import about_html
 from leaderboard.app.views.board_notes import benchmark_summary, board_notes

@@ -12,9 +12,9 @@ from collections import Counter
 import pytest
 from conftest import SHARED_DATA, run_cli
 
-from leaderboard.app import aggregates
-from leaderboard.app.loading import load
-from leaderboard.app.reported_tier import reported_lines
+from leaderboard.app.data import aggregates
+from leaderboard.app.data.reported_tier import reported_lines
+from leaderboard.app.server.loading import load
 from leaderboard.app.views import board as board_table
 from leaderboard.app.views.board_notes import board_notes
 from leaderboard.app.views.compare import comparison_html, plain_difference_html
@@ -67,7 +67,7 @@ def test_byte_identical_source_files_of_two_models_are_flagged_on_both_rows(boar
     row = re.search(rf"<tr>(?:(?!</tr>).)*{re.escape(a.name)}(?:(?!</tr>).)*</tr>", html, re.S).group(0)
     assert b.name in row and "byte-identical result files, one row" in row
     assert html.count(f">{b.name}</a>") == 1  # named on that row only
-    from leaderboard.app.filters import Filters
+    from leaderboard.app.data.filters import Filters
 
     found = board_table.board_html(ranking, board_table.TableRequest(Filters(search="e5-mistral")))
     assert a.name in found and "No results yet" not in found
@@ -150,8 +150,8 @@ def test_compare_of_two_imported_models_shows_the_plain_difference(board):
 
 
 def test_the_csv_says_which_values_are_on_other_data_or_from_an_identical_file(board):
-    from leaderboard.app.filters import Filters
-    from leaderboard.app.render import csv_frame
+    from leaderboard.app.data.filters import Filters
+    from leaderboard.app.views.render import csv_frame
 
     ifir = csv_frame(board.ranking("IFIR", with_stats=False), Filters())
     copies = [c for c in ifir.columns if c.endswith(":identical_source_of")]
@@ -184,8 +184,8 @@ def test_the_model_page_gives_each_followir_aggregate_with_its_rank(board):
 
 
 def test_every_benchmark_board_has_a_cite_panel_with_the_benchmark_and_its_tasks(board):
-    from leaderboard.app.render import esc as html_escape
     from leaderboard.app.views.board_notes import cite_html
+    from leaderboard.app.views.render import esc as html_escape
     from leaderboard.contract.citation import benchmark_bibtex
 
     for benchmark in board.benchmarks:

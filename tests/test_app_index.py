@@ -105,9 +105,9 @@ def test_the_live_board_follows_new_commits_to_the_results_dataset(seed, tmp_pat
     """A new commit appears on the next poll, without a restart; the revision shown changes with it."""
     import huggingface_hub.constants
 
-    from leaderboard.app import loading
-    from leaderboard.app.live import LiveBoard
-    from leaderboard.app.sources import Source
+    from leaderboard.app.server import loading
+    from leaderboard.app.server.live import LiveBoard
+    from leaderboard.app.server.sources import Source
     from leaderboard.hub.store import HubStore, collect
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
@@ -151,8 +151,8 @@ def test_a_board_is_kept_out_of_full_collections_and_the_board_it_replaces_is_co
     import gc
     import weakref
 
-    from leaderboard.app.live import LiveBoard
-    from leaderboard.app.sources import Source
+    from leaderboard.app.server.live import LiveBoard
+    from leaderboard.app.server.sources import Source
 
     class Made:  # a board as LiveBoard sees it, holding a reference cycle (which only a collection frees)
         benchmarks: tuple = ()

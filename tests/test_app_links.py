@@ -10,8 +10,8 @@ from types import SimpleNamespace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leaderboard.app import url_state
-from leaderboard.app.legacy_links import LegacyPageLinks, repaired
+from leaderboard.app.data import url_state
+from leaderboard.app.server.legacy_links import LegacyPageLinks, repaired
 from leaderboard.app.tabs.picks import Picks, listed_names, unknown_note
 
 LONG = "x" * 100_000

@@ -81,7 +81,7 @@ def results(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def board(results):
-    from leaderboard.app import loading
+    from leaderboard.app.server import loading
     from leaderboard.cli.serve import registered_benchmarks
 
     return loading.load(results, registered_benchmarks(), persist=False)
@@ -114,7 +114,7 @@ def shots(tmp_path_factory):
 
 
 def test_the_fixture_has_five_models_one_imported(board):
-    from leaderboard.app.model_index import model_index
+    from leaderboard.app.data.model_index import model_index
 
     assert set(FIVE) <= set(model_index(board).names)
     imported = [line.name for line in board.ranking("ComLQ").lines if line.imported]
@@ -246,7 +246,7 @@ def many_server(many_results, tmp_path_factory):
 def test_a_model_past_those_the_pickers_list_is_typed_whole_or_linked(browser, many_results, many_server):
     """The model page's and the side-by-side pickers list the first ``LISTED_AT_MOST`` models (thousands of
     listed choices slow every click in the browser): any other is typed whole, or opened by a link."""
-    from leaderboard.app.model_index import model_index
+    from leaderboard.app.data.model_index import model_index
     from leaderboard.app.tabs.picks import LISTED_AT_MOST, listed_names
 
     last = f"zz-extra-{EXTRA - 1:04d}"
@@ -264,7 +264,7 @@ def test_a_model_past_those_the_pickers_list_is_typed_whole_or_linked(browser, m
     expect(page.locator("#side-pick .token")).to_have_text(["bm25", last])
     page.close()
     # the server's side: what the pickers were sent
-    from leaderboard.app import loading
+    from leaderboard.app.server import loading
     from leaderboard.cli.serve import registered_benchmarks
 
     names = model_index(loading.load(many_results, registered_benchmarks(), persist=False)).names

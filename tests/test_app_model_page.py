@@ -11,11 +11,12 @@ import pytest
 import scipy.stats
 from app_fixtures import HOSTILE, build_results, folder_name
 
-from leaderboard.app import loading, url_state
-from leaderboard.app.many_models import IMPORTED, MAX_PICKS, pairwise, picked
-from leaderboard.app.model_index import model_index
-from leaderboard.app.render import model_cell
+from leaderboard.app.data import url_state
+from leaderboard.app.data.many_models import IMPORTED, MAX_PICKS, pairwise, picked
+from leaderboard.app.data.model_index import model_index
+from leaderboard.app.server import loading
 from leaderboard.app.views.model import BEHIND, CLOSE, LEADS, model_page, model_page_html, page_link
+from leaderboard.app.views.render import model_cell
 from leaderboard.app.views.side import chart_frame, pairwise_html, profile_chart, side_html
 from leaderboard.records.result import PerQuery, decode_per_query
 
@@ -263,8 +264,8 @@ def test_a_long_hostile_link_is_cheap_and_named(board):
 def test_the_tests_are_computed_ahead_and_equal_those_on_demand(root):
     import threading
 
-    from leaderboard.app import background
-    from leaderboard.app.many_models import AHEAD, tests_ahead
+    from leaderboard.app.server import background
+    from leaderboard.app.server.side_tests import AHEAD, tests_ahead
 
     fresh = loading.load(root, public=True, persist=False)  # no comparison cached yet
     picks = picked(fresh, ["bm25", "tiny-dense-model", HOSTILE])

@@ -8,9 +8,9 @@ import re
 
 from test_app_board_table import FakeBoard, make_ranking
 
-from leaderboard.app import aggregates, url_state
-from leaderboard.app.filters import SOURCES, Filters, source_of
-from leaderboard.app.ranking import Ranking
+from leaderboard.app.data import aggregates, url_state
+from leaderboard.app.data.filters import SOURCES, Filters, source_of
+from leaderboard.app.data.ranking import Ranking
 from leaderboard.app.views import board as board_table
 from leaderboard.app.views.board_notes import benchmark_summary, board_notes, filter_note
 from leaderboard.contract.benchmark import BenchmarkTask, SideAggregate
@@ -120,7 +120,7 @@ def test_a_license_or_kind_new_since_the_page_was_built_is_never_hidden():
 def test_the_source_filter_hides_or_keeps_the_papers_tier():
     from test_app_board_table import reported
 
-    from leaderboard.app.reported_tier import reported_lines
+    from leaderboard.app.data.reported_tier import reported_lines
 
     ranking = make_ranking(2)
     rows = reported_lines(FakeBoard({"Bench": ranking}, [reported("paper-only", 0.9)]), ranking)  # type: ignore[arg-type]
@@ -131,7 +131,7 @@ def test_the_source_filter_hides_or_keeps_the_papers_tier():
 
 
 def test_licenses_are_named_by_their_spdx_id_case_insensitively_and_a_link_apart():
-    from leaderboard.app.filters import LINKED_LICENSE, UNKNOWN_LICENSE, Filters, license_of
+    from leaderboard.app.data.filters import LINKED_LICENSE, UNKNOWN_LICENSE, Filters, license_of
 
     def named(value):
         return license_of({"license": value})
@@ -160,7 +160,7 @@ def test_a_subset_of_tasks_ranks_by_the_mean_rank_over_them_as_overall_does():
     import pytest
     import scipy.stats
 
-    from leaderboard.app.ranking import Column, Line
+    from leaderboard.app.data.ranking import Column, Line
     from leaderboard.contract.benchmark import Benchmark
 
     specs = tuple(BenchmarkTask(f"t{i}", "ndcg_at_10", "higher", f"T{i}") for i in range(3))

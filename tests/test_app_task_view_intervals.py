@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 from numbers_fixtures import copy_real_results
 
-from leaderboard.app import charts, loading, task_views
-from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.data import task_views
+from leaderboard.app.data.page_statistics import with_statistics
+from leaderboard.app.server import loading
+from leaderboard.app.views import charts
 
 
 @pytest.fixture(scope="module")

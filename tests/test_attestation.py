@@ -201,8 +201,8 @@ def test_verify_names_another_key(tmp_path, key):
 
 
 def test_the_board_marks_attested_rows_and_its_compare_names_pushed_ones(tmp_path, key):
-    from leaderboard.app import loading
-    from leaderboard.app import task_views as views
+    from leaderboard.app.data import task_views as views
+    from leaderboard.app.server import loading
     from leaderboard.app.tabs.compare import _unvouched
     from leaderboard.app.views import board as board_table
 

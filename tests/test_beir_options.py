@@ -89,8 +89,8 @@ def test_a_run_with_task_options_is_written_beside_the_default_one_and_never_ran
     assert default.status == variant.status == "written" and default.path != variant.path
     assert default.path.exists() and variant.path.exists() and "ignore_identical_ids" in variant.path.name
 
-    from leaderboard.app import loading
-    from leaderboard.app.ranking import _choose
+    from leaderboard.app.data.ranking import _choose
+    from leaderboard.app.server import loading
     from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 
     task = default.result.task.name

@@ -407,8 +407,8 @@ def test_perf_replicas_of_real_results_are_valid_results(tmp_path):
 def test_the_next_page_is_computed_while_this_one_is_read(tmp_path, monkeypatch):
     import time
 
-    from leaderboard.app import loading, prefetch
-    from leaderboard.app.page_statistics import _DONE
+    from leaderboard.app.data.page_statistics import _DONE
+    from leaderboard.app.server import loading, prefetch
     from leaderboard.app.views import board as board_table
 
     root = tmp_path / "replicas"
@@ -434,7 +434,7 @@ def test_the_next_page_is_computed_while_this_one_is_read(tmp_path, monkeypatch)
 def test_side_aggregates_read_each_row_once_not_once_per_model():
     """FollowIR's mean p-MRR beside its score: at 35,000 imported results, a pass over every row for every
     model took minutes (5,000 x 5,000); each row is now keyed once per task."""
-    from leaderboard.app.ranking import Line, _side_aggregates
+    from leaderboard.app.data.ranking import Line, _side_aggregates
     from leaderboard.contract.benchmark import Benchmark, BenchmarkTask, SideAggregate
 
     tasks = ("t1", "t2", "t3")

@@ -12,9 +12,10 @@ import pytest
 from conftest import run_cli
 from scipy import stats
 
-from leaderboard.app import loading, render
-from leaderboard.app.comparison import compare_models
-from leaderboard.app.filters import Filters
+from leaderboard.app.data.comparison import compare_models
+from leaderboard.app.data.filters import Filters
+from leaderboard.app.server import loading
+from leaderboard.app.views import render
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 from leaderboard.records.result import encode_per_query
 

@@ -40,7 +40,7 @@ def registered() -> dict[str, Benchmark]:
 
 
 def test_every_builtin_benchmark_is_registered_and_parses():
-    from leaderboard.app.benchmarks import parse
+    from leaderboard.app.data.benchmarks import parse
 
     benchmarks = registered()
     assert set(benchmarks) == PUBLIC | {"demo", "multiconir-demo"}

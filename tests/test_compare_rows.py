@@ -13,8 +13,8 @@ from numbers_fixtures import LSNC10, copy_real_results, forge_second_judge, mean
 
 from leaderboard.analysis.comparison import cell_labels, comparison_cells
 from leaderboard.analysis.subset_text import subset_text
-from leaderboard.app import loading
-from leaderboard.app.comparison import compare_models
+from leaderboard.app.data.comparison import compare_models
+from leaderboard.app.server import loading
 from leaderboard.app.views.compare import comparison_html
 from leaderboard.records.files import read_result
 

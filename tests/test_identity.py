@@ -161,8 +161,8 @@ def test_push_refuses_another_spelling_of_a_model_the_dataset_holds(hub, bm25_de
 
 
 def test_the_board_keeps_one_page_per_identity_and_flags_a_collision_the_dataset_holds(bm25_demo_template, tmp_path):
-    from leaderboard.app.loading import load
-    from leaderboard.app.model_index import model_index
+    from leaderboard.app.data.model_index import model_index
+    from leaderboard.app.server.loading import load
     from leaderboard.app.views.model import model_page_html
 
     identity = str.casefold  # enough to find bm25's page here (the identity itself is tested above)

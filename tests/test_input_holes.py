@@ -154,7 +154,7 @@ def _damaged_per_query_and_a_forged_score(data: dict) -> None:
 
 @pytest.mark.parametrize("change", [_no_per_query_and_a_forged_score, _damaged_per_query_and_a_forged_score])
 def test_a_complete_result_without_its_per_query_values_is_refused_by_every_reader(bm25_demo_submission, change):
-    from leaderboard.app import loading
+    from leaderboard.app.server import loading
 
     (path,) = bm25_demo_submission.rglob("demo.json")
     _forged(path, change)

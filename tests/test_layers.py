@@ -218,7 +218,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "model_weights": {"data", "errors"},
     "mteb": {"contract", "errors", "fileio", "hub", "metrics", "records"},
     "queue": {"contract", "engine", "errors", "hub", "records", "registry", "safe_json", "security"},
-    "app": {"analysis", "contract", "errors", "fileio", "hub", "metrics", "queue", "records", "security"},
+    "app": {"analysis", "contract", "errors", "fileio", "hub", "metrics", "mteb", "queue", "records", "security"},
     "cli": {
         "analysis",
         "app",
@@ -393,10 +393,87 @@ def test_package_level_layers_have_no_cycle():
     assert _cycles(packages) == []
 
 
+# The app's own layers, one direction (docs/explanation/architecture.md): the board's data, the server's plumbing
+# over it, the views that draw it as HTML, the tabs that wire them into Gradio, and the page on top
+# (``leaderboard.app.ui``). A layer imports only those named here; a new module at the top fails until it is
+# placed in a layer (or, a thin piece of the page, named in APP_TOP).
+APP_LAYERS: dict[str, set[str]] = {
+    "data": set(),
+    "server": {"data"},
+    "views": {"data"},
+    "tabs": {"data", "server", "views"},
+    "": {"data", "server", "views", "tabs"},  # the page
+}
+APP_TOP = {"leaderboard.app", "leaderboard.app.ui"}
+# Gradio only where the page is wired: the data, the server's plumbing and the views work (and are tested) without it.
+APP_LIBRARIES_REFUSED = {"data": {"gradio"}, "server": {"gradio"}, "views": {"gradio"}}
+
+
+def app_layer(module: str) -> str:
+    """The layer of a module of the app ("" for the page on top)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[2] in APP_LAYERS else ""
+
+
+def app_violations(graph: dict[str, set[str]], libraries: dict[str, set[str]]) -> list[str]:
+    """Imports across the app's layers against their direction, and refused libraries (``libraries``: module ->
+    the top-level names of what it imports outside the core)."""
+    bad = []
+    for module in sorted(m for m in graph if m == "leaderboard.app" or m.startswith("leaderboard.app.")):
+        layer = app_layer(module)
+        if not layer and module not in APP_TOP:
+            bad.append(f"{module} is in no layer of the app: move it into data, server, views or tabs")
+        for target in sorted(graph[module]):
+            if not target.startswith("leaderboard.app.") or target in APP_TOP - {"leaderboard.app.ui"}:
+                continue
+            wanted = app_layer(target) if target not in APP_TOP else "the page"
+            if wanted != layer and wanted not in APP_LAYERS[layer]:
+                bad.append(f"{module} ({layer or 'the page'}) imports {target} ({wanted or 'the page'})")
+        refused = libraries.get(module, set()) & APP_LIBRARIES_REFUSED.get(layer, set())
+        bad += [f"{module} ({layer}) imports {name}" for name in sorted(refused)]
+    return bad
+
+
+def _app_libraries() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for name, path in _core_modules().items():
+        if name.startswith("leaderboard.app"):
+            tree = ast.parse(path.read_text("utf-8"))
+            found[name] = {
+                target.split(".")[0] for _, target in imported_modules(tree, name, path.name == "__init__.py")
+            }
+    return found
+
+
+def test_the_app_imports_in_one_direction():
+    assert app_violations(_import_graph(), _app_libraries()) == []
+
+
+def test_the_app_layer_test_catches_an_import_against_the_direction():
+    graph = {
+        "leaderboard.app.data.ranking": {"leaderboard.app.views.board", "leaderboard.app.data.values"},
+        "leaderboard.app.server.live": {"leaderboard.app.tabs.base", "leaderboard.app.data.board"},
+        "leaderboard.app.views.board": {"leaderboard.app.tabs.board", "leaderboard.app.server.prefetch"},
+        "leaderboard.app.tabs.board": {"leaderboard.app.views.board", "leaderboard.app.ui"},
+        "leaderboard.app.ui": {"leaderboard.app.tabs.board", "leaderboard.app.server.live"},
+        "leaderboard.app.charts": set(),
+    }
+    libraries = {"leaderboard.app.views.board": {"gradio", "pandas"}, "leaderboard.app.tabs.board": {"gradio"}}
+    assert app_violations(graph, libraries) == [
+        "leaderboard.app.charts is in no layer of the app: move it into data, server, views or tabs",
+        "leaderboard.app.data.ranking (data) imports leaderboard.app.views.board (views)",
+        "leaderboard.app.server.live (server) imports leaderboard.app.tabs.base (tabs)",
+        "leaderboard.app.tabs.board (tabs) imports leaderboard.app.ui (the page)",
+        "leaderboard.app.views.board (views) imports leaderboard.app.server.prefetch (server)",
+        "leaderboard.app.views.board (views) imports leaderboard.app.tabs.board (tabs)",
+        "leaderboard.app.views.board (views) imports gradio",
+    ]
+
+
 # The readers of the queue's attestations check what the queue signed without the queue's code
 # (security.attestation, the keyring through hub.queue_keys): module -> the functions that read them.
 ATTESTATION_READERS = {
-    "leaderboard/app/board.py": ("attestation", "mark_attested"),
+    "leaderboard/app/data/board.py": ("attestation", "mark_attested"),
     "leaderboard/app/ui.py": ("board_queue_key",),
     "leaderboard/cli/compare.py": ("compare", "_vouched"),
     "leaderboard/cli/records.py": ("_mark_provenance",),

@@ -48,7 +48,7 @@ def baselines(tmp_path_factory):
 
 
 def test_the_apps_headers_name_metrics_as_the_cli_does(baselines):
-    from leaderboard.app import loading
+    from leaderboard.app.server import loading
     from leaderboard.cli.serve import registered_benchmarks
 
     board = loading.load(baselines, registered_benchmarks(), persist=False)

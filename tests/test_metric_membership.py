@@ -12,7 +12,7 @@ import pytest
 from numbers_fixtures import LSNC10, copy_real_results, forge_second_judge, multiconir_pair, strata_ids
 from scipy import stats
 
-from leaderboard.app import loading
+from leaderboard.app.server import loading
 from leaderboard.metrics.bootstrap import N_RESAMPLES, stratified_bootstrap
 from leaderboard.records.files import read_result, validation_errors
 from leaderboard.records.result import decode_metric_queries, decode_per_query

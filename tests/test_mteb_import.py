@@ -400,7 +400,7 @@ def test_a_broken_model_meta_costs_the_model_columns_not_the_results(tmp_path):
 
 
 def test_the_zero_shot_filter_is_in_the_link():
-    from leaderboard.app.url_state import parse
+    from leaderboard.app.data.url_state import parse
 
     assert parse("?benchmark=FollowIR&zs=only").zero_shot == "only"
     assert parse("?benchmark=FollowIR").zero_shot == ""

@@ -16,12 +16,12 @@ import pytest
 from conftest import SHARED_DATA, run_cli
 from mteb_fixtures import write_mteb_folder
 
-from leaderboard.app.filters import OPTIONAL_COLUMNS, Filters
-from leaderboard.app.imported_runs import EXTERNAL_REASON, IMPORTED_NOTE
-from leaderboard.app.loading import load
+from leaderboard.app.data.filters import OPTIONAL_COLUMNS, Filters
+from leaderboard.app.data.imported_runs import EXTERNAL_REASON
+from leaderboard.app.server.loading import load
 from leaderboard.app.views.about import about_html
 from leaderboard.app.views.board import EXTRA_COLUMNS, TableRequest, board_html
-from leaderboard.app.views.board_notes import board_notes
+from leaderboard.app.views.board_notes import IMPORTED_NOTE, board_notes
 from leaderboard.app.views.provenance import provenance_html
 
 REAL = SHARED_DATA / "mteb-results" / "results"
@@ -136,7 +136,7 @@ def test_followir_ranks_by_mtebs_main_score_in_mtebs_order(board):
 
 
 def test_followir_by_the_papers_score_ranks_the_158_models_with_all_three_tasks_on_one_dataset_revision(board):
-    from leaderboard.app import aggregates
+    from leaderboard.app.data import aggregates
 
     declared = board.ranking("FollowIR")
     ranking = aggregates.ranked_by(declared, "FollowIR score")
@@ -259,7 +259,7 @@ def test_external_results_are_shown_never_ranked_and_lose_to_any_other_revision(
 
 
 def test_undated_revisions_lose_to_dated_ones_and_then_to_newer_mteb_versions(board):
-    from leaderboard.app.imported_runs import preference
+    from leaderboard.app.data.imported_runs import preference
 
     dated = {"created_at": "2025-01-01T00:00:00+00:00", "imported_from": {"mteb_version": "1.12.0"}}
     undated_new = {"created_at": "", "imported_from": {"mteb_version": "2.1.0"}}

@@ -13,7 +13,7 @@ import pytest
 from conftest import run_cli
 from numbers_fixtures import LSNC10, copy_real_results, strata_ids
 
-from leaderboard.app import loading
+from leaderboard.app.server import loading
 from leaderboard.records.files import read_result
 
 SHARED_COMLQ = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "data" / "comlq"

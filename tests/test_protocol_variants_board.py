@@ -9,8 +9,8 @@ import pytest
 from conftest import run_cli
 from test_bm25_mair import write_fixture
 
-from leaderboard.app.filters import Filters
-from leaderboard.app.loading import load
+from leaderboard.app.data.filters import Filters
+from leaderboard.app.server.loading import load
 from leaderboard.app.views.board import TableRequest, board_html
 
 MAIR_TASKS = ("DD_2015", "DD_2016", "DD_2017", "FairRanking_2021", "FairRanking_2022")  # the MAIR benchmark's five

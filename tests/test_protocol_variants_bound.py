@@ -44,7 +44,7 @@ def test_a_protocol_variant_on_another_benchmark_exits_2_naming_its_benchmark(tm
 def boards(tmp_path_factory):
     from leaderboard_tasks.multiconir.fixture import write_fixture
 
-    from leaderboard.app.loading import load
+    from leaderboard.app.server.loading import load
     from leaderboard.cli.serve import registered_benchmarks
 
     root = tmp_path_factory.mktemp("okapi")
@@ -56,7 +56,7 @@ def boards(tmp_path_factory):
 
 
 def test_multiconirs_own_bm25_shows_on_its_board_beside_bm25_with_its_delta(boards):
-    from leaderboard.app.filters import Filters
+    from leaderboard.app.data.filters import Filters
     from leaderboard.app.views.board import TableRequest, board_html
 
     ranking = boards.ranking("MultiConIR")
@@ -71,7 +71,7 @@ def test_multiconirs_own_bm25_shows_on_its_board_beside_bm25_with_its_delta(boar
 
 
 def test_elsewhere_it_is_a_model_like_any_other(boards):
-    from leaderboard.app.filters import Filters
+    from leaderboard.app.data.filters import Filters
     from leaderboard.app.views.board import TableRequest, board_html
 
     ranking = boards.ranking("demo")

@@ -275,8 +275,8 @@ def test_push_conflict_is_labelled_as_such(results_dir, monkeypatch):
 
 
 def test_app_reads_results_from_a_hub_dataset(results_dir, tmp_path, monkeypatch):
-    from leaderboard.app import loading
-    from leaderboard.app.sources import resolve_results
+    from leaderboard.app.server import loading
+    from leaderboard.app.server.sources import resolve_results
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with HubServer() as hub:

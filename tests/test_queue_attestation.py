@@ -66,7 +66,7 @@ def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tm
     unkeyed = run_cli("show", str(folder), "--format", "json", env=env)
     assert json.loads(unkeyed.stdout)[0]["provenance"] == "attested, not checked (no queue key)"
 
-    from leaderboard.app import loading
+    from leaderboard.app.server import loading
     from leaderboard.app.ui import board_queue_key
     from leaderboard.app.views import board as board_table
 

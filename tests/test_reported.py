@@ -346,8 +346,8 @@ def test_the_comlq_bm25_note_gives_numbers_recomputed_from_the_paper_the_data_an
 def test_the_board_shows_a_reported_rows_note(tmp_path):
     import shutil
 
-    from leaderboard.app import loading
-    from leaderboard.app.reported_tier import reported_lines
+    from leaderboard.app.data.reported_tier import reported_lines
+    from leaderboard.app.server import loading
     from leaderboard.app.views.board import TableRequest, board_html
 
     root = tmp_path / "board"

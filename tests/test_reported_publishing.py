@@ -130,8 +130,8 @@ def _nines(folder):
 
 
 def test_push_and_every_reader_share_one_verdict_naming_table_row_and_column(results_dir, tmp_path):
-    from leaderboard.app import loading
-    from leaderboard.app.reported_tier import reported_scores
+    from leaderboard.app.data.reported_tier import reported_scores
+    from leaderboard.app.server import loading
 
     root = tmp_path / "board"
     shutil.copytree(results_dir, root)

@@ -272,7 +272,7 @@ def test_the_space_over_a_folder_is_the_board_over_its_dataset(board_folder, tmp
     import huggingface_hub.constants
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
-    from leaderboard.app import loading
+    from leaderboard.app.server import loading
     from leaderboard.registry import installed_benchmarks
 
     with HubServer() as hub:

@@ -133,7 +133,7 @@ def compare_task(
     for stored, where in ((stored_a, where_a), (stored_b, where_b)):
         if isinstance(strata(stored, metric), str):
             raise BadInput(f"{where}: the per-query values do not include the main score {metric!r}.")
-    got = compare_cell(task, metric, a.direction, stored_a, stored_b, "default", n_resamples, seed)
+    got = compare_cell(task, metric, a.direction, stored_a, stored_b, n_resamples=n_resamples, seed=seed)
     if isinstance(got, str):
         raise BadInput(f"{task}: {got}; compare results on the same data.")
     return got
@@ -207,13 +207,14 @@ def compare_strata(
     )
 
 
-def compare_cell(  # noqa: PLR0917 (the app passes all eight by position; its restructure passes keywords)
+def compare_cell(
     task: str,
     metric: str,
     direction: str,
     stored_a: Mapping[str, Any] | None,
     stored_b: Mapping[str, Any] | None,
     subset: str = "default",
+    *,
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
 ) -> TaskComparison | str:
@@ -320,7 +321,14 @@ def compare_cells(
     rows, skipped = [], []
     for subset, metric in comparison_cells(declaration, named_a, named_b):
         got = compare_cell(
-            task, metric, direction_of(declaration, metric), stored_a, stored_b, subset, n_resamples, seed
+            task,
+            metric,
+            direction_of(declaration, metric),
+            stored_a,
+            stored_b,
+            subset=subset,
+            n_resamples=n_resamples,
+            seed=seed,
         )
         if isinstance(got, str):
             skipped.append((subset, metric, got))

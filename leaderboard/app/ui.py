@@ -24,13 +24,15 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 
 import gradio as gr
 
-from leaderboard.app import charts, loading, url_state
-from leaderboard.app.assets import HEAD, PAGE_CSS, RESTORE_JS, chart_preload, url_state_js
-from leaderboard.app.live import LiveBoard
-from leaderboard.app.live_queue import LiveQueue
-from leaderboard.app.sources import Source
+from leaderboard.app.data import url_state
+from leaderboard.app.server import loading
+from leaderboard.app.server.live import LiveBoard
+from leaderboard.app.server.live_queue import LiveQueue
+from leaderboard.app.server.sources import Source
 from leaderboard.app.tabs import QUEUE_TABS, TABS, Hook, Load, Shell, Switch, Tick
+from leaderboard.app.tabs.assets import HEAD, PAGE_CSS, RESTORE_JS, chart_preload, url_state_js
 from leaderboard.app.tabs.model import model_links_head
+from leaderboard.app.views import charts
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.status import status_line
 
@@ -85,6 +87,7 @@ def build_app(
         shell.queue.refresh()
         shell.queue.start()
 
+    app: gr.Blocks
     with gr.Blocks(title="Retrieval leaderboard", fill_width=True, delete_cache=(1800, 3600)) as app:
         generation = gr.State(live.generation)
         shell.active = gr.State("board")
@@ -122,7 +125,7 @@ def build_app(
         ticks = [tab.tick for tab in built if tab.tick]
 
         # -- the events every tab takes part in -------------------------------------------------------------
-        def on_load(raw_query, window, *inputs):
+        def on_load(raw_query: str | None, window: float | None, *inputs: Any) -> list[Any]:
             state = url_state.parse(raw_query)
             update = shell.selector_update(state.benchmark)
             name = update["value"]
@@ -140,7 +143,7 @@ def build_app(
             js=RESTORE_JS,
         )
 
-        def on_benchmark(name, showing, active, width, *inputs):
+        def on_benchmark(name: str, showing: str, active: str, width: int, *inputs: Any) -> list[Any]:
             """The new benchmark's view; only what changed is sent (each update costs the browser a redraw)."""
             if name == showing:  # set by a page load or a tick that drew it already
                 return [gr.skip()] * (1 + len(_outputs(switches)))
@@ -157,7 +160,7 @@ def build_app(
         )
 
         # New results (polled on the server): re-render what this page shows, once per new revision.
-        def on_tick(seen, shown_revision, showing, *inputs):
+        def on_tick(seen: int, shown_revision: str, showing: str, *inputs: Any) -> list[Any]:
             if not shown_revision:  # sent before the page load's answer: the load draws the link's view
                 return [gr.skip()] * (4 + len(_outputs(ticks)))
             changed = seen != live.generation
@@ -209,8 +212,8 @@ def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int | None = None, **l
     # ``?page=N`` is Gradio's multipage parameter (a 500 for any other value): old links are redirected.
     from starlette.middleware import Middleware
 
-    from leaderboard.app import background, foreground
-    from leaderboard.app.legacy_links import LegacyPageLinks, accept_long_links
+    from leaderboard.app.server import background, foreground
+    from leaderboard.app.server.legacy_links import LegacyPageLinks, accept_long_links
 
     accept_long_links()
     app_kwargs = dict(launch_kwargs.pop("app_kwargs", None) or {})

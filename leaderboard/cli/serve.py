@@ -65,7 +65,7 @@ def serve(
         from leaderboard.hub.repo_names import repo_id
 
         repo_id(results_spec, "--results", "the results dataset", prefixed=True)
-    from leaderboard.app.live import DEFAULT_POLL_SECONDS
+    from leaderboard.app.server.live import DEFAULT_POLL_SECONDS
     from leaderboard.app.ui import build_app, launch
 
     if poll_seconds is None and results_spec.startswith("hf://"):

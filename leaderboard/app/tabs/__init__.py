@@ -24,6 +24,9 @@ Adding a tab is two modules and one line:
    only with a requests dataset).
 3. Add the module to ``TABS`` below (or its group), where its tab should sit.
 
+A tab's own CSS and JavaScript go into ``assets``, beside the page's: one place for all of them. Beside the tab
+modules: ``base`` (the shell, the hooks, what tabs share), ``picks`` (the model pickers) and ``assets``.
+
 Each tab names the view it draws in data attributes (``base.view_html``: ``<div class="{ID}-view"
 data-benchmark=...>``), so tests wait for that view, not for a previous one (tests/browser_helpers.py).
 

@@ -17,15 +17,16 @@ from typing import Any
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported: no telemetry
 
 import gradio as gr
+from gradio.components.plot import PlotData
 
-from leaderboard.app import url_state
-from leaderboard.app.assets import SORT_JS, TABLE_CSS, url_js
-from leaderboard.app.board import OVERALL, Board, label_of
-from leaderboard.app.live import LiveBoard
-from leaderboard.app.live_queue import LiveQueue
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.render import esc
+from leaderboard.app.data import url_state
+from leaderboard.app.data.board import OVERALL, Board, label_of
+from leaderboard.app.data.ranking import Ranking
+from leaderboard.app.server.live import LiveBoard
+from leaderboard.app.server.live_queue import LiveQueue
+from leaderboard.app.tabs.assets import SORT_JS, TABLE_CSS, url_js
 from leaderboard.app.views.landing import HOME
+from leaderboard.app.views.render import esc
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class Shell:
             return None
         return self.board().ranking(name, with_stats=False, all_revisions=bool(revisions))
 
-    def selector_update(self, name: str | None = None) -> dict:
+    def selector_update(self, name: str | None = None) -> dict[str, Any]:
         current = self.board()
         names = current.benchmark_names
         choices = [(HOME, HOME)] + [(label_of(current, n), n) for n in names]
@@ -124,7 +125,7 @@ class Shell:
         """Which benchmark (and board revision) a model picker holds the models of."""
         return f"{name}\0{self.live.generation}"
 
-    def when_opened(self, tab: Any, tab_id: str, fn: Callable[..., Any], inputs: list, outputs: list) -> None:
+    def when_opened(self, tab: Any, tab_id: str, fn: Callable[..., Any], inputs: list[Any], outputs: list[Any]) -> None:
         """Wire a tab's select: the URL's ``tab`` and the shell's active tab are set, then ``fn`` draws."""
         tab.select(lambda *args: (tab_id, *fn(*args)), inputs, [self.active, *outputs], js=url_js("tab", tab_id))
 
@@ -151,6 +152,12 @@ def page_number(value: Any) -> int:
         return max(1, int(str(value or "1")))
     except ValueError:
         return 1
+
+
+def plot_data(chart: Any) -> PlotData:
+    """What ``gr.Plot`` sends for an altair chart (``views.charts``), written compactly: ``gr.Plot`` would call
+    ``chart.to_json()``, indented (Size vs score at 10,000 models: 2.2 MB and 0.17 s, against 1.6 MB and 0.09 s)."""
+    return PlotData(type="altair", plot=chart.to_json(indent=None))
 
 
 def skips(outputs: Sequence[Any]) -> list[Any]:

@@ -11,12 +11,12 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app.assets import TABLE_CSS, url_state_js
-from leaderboard.app.board import Board
-from leaderboard.app.model_index import model_index
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.model_index import model_index
+from leaderboard.app.tabs.assets import COPY_JS, FROM_URL_JS, MODEL_CSS, MODEL_LINKS_HEAD, TABLE_CSS, url_state_js
 from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
 from leaderboard.app.tabs.picks import as_list, listed_names
-from leaderboard.app.views.model import COPY_JS, FROM_URL_JS, MODEL_CSS, MODEL_LINKS_HEAD, model_page_html
+from leaderboard.app.views.model import model_page_html
 
 ID = "model"
 LABEL = "Model"
@@ -30,12 +30,12 @@ def model_links_head() -> str:
 
 
 def build(shell: Shell) -> Tab | None:
-    def draw(name):
+    def draw(name: str | None) -> str:
         name = (name or "").strip()
         shown = model_page_html(shell.board(), name)
         return view_html(ID, shown, model=name)
 
-    def picker(name=""):
+    def picker(name: str = "") -> dict[str, Any]:
         index = model_index(shell.board())
         value = index.resolve(name) if name else None
         return gr.update(choices=listed_names(index.names, as_list(value)), value=value)
@@ -49,7 +49,7 @@ def build(shell: Shell) -> Tab | None:
         go = gr.Button("model", elem_id="model-go", elem_classes=["state-box"])
     outputs = [pick, page]
 
-    def on_open(name):
+    def on_open(name: str | None) -> tuple[Any, ...]:
         return ID, picker(name or ""), draw(name)
 
     # not shell.when_opened: the model comes from the URL (a name clicked writes it there), see FROM_URL_JS

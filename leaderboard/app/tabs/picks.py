@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from leaderboard.app import task_views
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.render import esc
-from leaderboard.app.values import ModelKey
+from leaderboard.app.data import task_views
+from leaderboard.app.data.ranking import Ranking
+from leaderboard.app.data.values import ModelKey
+from leaderboard.app.views.render import esc
 
 OLD_SEPARATOR = "\x1f"  # between name and revision in the values pages wrote before
 NAMED_AT_MOST = 5  # unknown picks named in a note; the rest are counted

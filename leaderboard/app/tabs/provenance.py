@@ -6,7 +6,7 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app.board import OVERALL
+from leaderboard.app.data.board import OVERALL
 from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html, view_html
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.provenance import provenance_html
@@ -22,7 +22,7 @@ INTRO = (
 
 
 def build(shell: Shell) -> Tab | None:
-    def render_provenance(name, search, page=1):
+    def render_provenance(name: str | None, search: str | None, page: Any = 1) -> str:
         current = shell.board()
         if name in (OVERALL, HOME) or not name:
             wanted = set(current.overall_benchmarks) if name == OVERALL else set(shell.benchmark_list())
@@ -45,7 +45,7 @@ def build(shell: Shell) -> Tab | None:
     def on_load(load: Load) -> list[Any]:
         return [render_provenance(load.name, "") if load.tab == ID else gr.skip()]
 
-    def on_switch(switch: Switch, text) -> list[Any]:
+    def on_switch(switch: Switch, text: str) -> list[Any]:
         return [render_provenance(switch.name, text) if switch.tab == ID else gr.skip()]
 
     return Tab(id=ID, load=Hook(on_load, [table]), switch=Hook(on_switch, [table], [search]))

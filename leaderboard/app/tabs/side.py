@@ -7,37 +7,38 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts
-from leaderboard.app.assets import TABLE_CSS, url_state_js
-from leaderboard.app.many_models import MAX_PICKS, pairwise, picked, tests_ahead
-from leaderboard.app.model_index import model_index
-from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, skips, view_html
+from leaderboard.app.data.many_models import MAX_PICKS, pairwise, picked
+from leaderboard.app.data.model_index import model_index
+from leaderboard.app.server.side_tests import tests_ahead
+from leaderboard.app.tabs.assets import SIDE_CSS, TABLE_CSS, url_state_js
+from leaderboard.app.tabs.base import Hook, Load, Shell, Tab, plot_data, skips, view_html
 from leaderboard.app.tabs.picks import as_list, listed_names
-from leaderboard.app.views.side import SIDE_CSS, pairwise_html, profile_chart, side_html
+from leaderboard.app.views import charts
+from leaderboard.app.views.side import pairwise_html, profile_chart, side_html
 
 ID = "side"
 LABEL = "Side by side"
 
 
 def build(shell: Shell) -> Tab | None:
-    def draw(names, width=charts.WIDTH):
+    def draw(names: Any, width: int | None = charts.WIDTH) -> tuple[Any, str, str]:
         names = as_list(names)
         picks = picked(shell.board(), names)
         plot = None
         if len(picks.parts) and charts.available():
             chart = profile_chart(picks, max(200, int(width or charts.WIDTH) - 40))
-            plot = charts.plot_data(chart) if chart is not None else None  # type: ignore[arg-type]  # to_json only
+            plot = plot_data(chart) if chart is not None else None
         html = view_html(ID, side_html(picks), models="|".join(picks.picks))
         if picks.parts:
             tests_ahead(shell.board(), picks)  # the tests the reader may ask for next, computed while they read
         return plot, html, view_html("side-pairs", "", models="|".join(picks.picks))
 
-    def tests(names):
+    def tests(names: Any) -> str:
         picks = picked(shell.board(), as_list(names))
         shown = pairwise_html(pairwise(shell.board(), picks)) if picks.parts else ""
         return view_html("side-pairs", shown, models="|".join(picks.picks), tested=1)
 
-    def picker(names):
+    def picker(names: Any) -> dict[str, Any]:
         index = model_index(shell.board())
         value = [found for name in as_list(names) if (found := index.resolve(name))][:MAX_PICKS]
         return gr.update(choices=listed_names(index.names, value), value=value)
@@ -58,7 +59,7 @@ def build(shell: Shell) -> Tab | None:
         pairs = gr.HTML("", elem_id="side-pairs", css_template=TABLE_CSS, apply_default_css=False)
     outputs = [pick, plot, tables, pairs]
 
-    def on_open(names, width):
+    def on_open(names: Any, width: int) -> tuple[Any, ...]:
         return picker(names), *draw(names, width)
 
     shell.when_opened(tab, ID, on_open, [pick, shell.chart_width], outputs)

@@ -6,10 +6,10 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts, render
-from leaderboard.app.board import Board
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, skips
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.ranking import Ranking, aggregate_title
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, plot_data, skips
+from leaderboard.app.views import charts, render
 from leaderboard.app.views.size import size_frame
 
 ID = "size"
@@ -32,7 +32,7 @@ def draw(ranking: Ranking | None, width: int = charts.WIDTH) -> tuple[Any, str]:
     if ranking is None:
         return None, render.empty("Pick a benchmark to plot its scores against model size.")
     frame, unsized = size_frame(ranking)
-    y_label = f"{render.aggregate_title(ranking)} ({render.ARROW[ranking.direction]} better)"
+    y_label = f"{aggregate_title(ranking)} ({render.ARROW[ranking.direction]} better)"
     note = f'<p class="note">Ranked models only. {_unsized_note(unsized)}</p>' if unsized else ""
     if frame.empty:
         return None, render.empty("No ranked model with a known parameter count yet.") + note
@@ -41,7 +41,7 @@ def draw(ranking: Ranking | None, width: int = charts.WIDTH) -> tuple[Any, str]:
     key = f"size_plot\0{width}\0{y_label}"
     if key not in ranking.memo:
         chart = charts.size_chart(frame, y_label, width)
-        ranking.memo[key] = None if chart is None else charts.plot_data(chart)
+        ranking.memo[key] = None if chart is None else plot_data(chart)
     return ranking.memo[key], note
 
 
@@ -52,7 +52,7 @@ def warm(board: Board) -> None:
 
 
 def build(shell: Shell) -> Tab | None:
-    def render_size(name, width=charts.WIDTH):
+    def render_size(name: str | None, width: int = charts.WIDTH) -> tuple[Any, str]:
         return draw(shell.ranking(name), width)
 
     with gr.Tab(LABEL, id=ID) as tab:

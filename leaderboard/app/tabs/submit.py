@@ -47,7 +47,7 @@ def build(shell: Shell) -> Tab | None:
         button = gr.Button("Submit for evaluation", variant="primary", elem_id="submit-button")
         answer = gr.HTML("", elem_id="submit-answer-box", js_on_load=None)
 
-    def on_submit(plugin, model, revision, chosen, contact) -> str:
+    def on_submit(plugin: str, model: str, revision: str, chosen: list[str], contact: str) -> str:
         submission = Submission(plugin or "", model or "", tuple(chosen or ()), contact or "", revision or None)
         try:
             request = queue.submit(submission, _requestable(shell))

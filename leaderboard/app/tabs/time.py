@@ -6,10 +6,10 @@ from typing import Any
 
 import gradio as gr
 
-from leaderboard.app import charts, render
-from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, skips, view_html
+from leaderboard.app.data.page_statistics import with_statistics
+from leaderboard.app.data.ranking import Ranking, aggregate_title
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, plot_data, skips, view_html
+from leaderboard.app.views import charts, render
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.time import dated, time_frame
 
@@ -26,13 +26,13 @@ def _undated_note(undated: list[str]) -> str:
 
 
 def build(shell: Shell) -> Tab | None:
-    def draw(name, width=charts.WIDTH) -> tuple[Any, str]:
+    def draw(name: str | None, width: int | None = charts.WIDTH) -> tuple[Any, str]:
         ranking: Ranking | None = shell.ranking(name)
         if ranking is None:
             return None, view_html(ID, render.empty("Pick a benchmark to plot its scores over release dates."))
         with_statistics(shell.board(), ranking, dated(ranking))  # each point's interval
         frame, undated = time_frame(ranking)
-        y_label = f"{render.aggregate_title(ranking)} ({render.ARROW[ranking.direction]} better)"
+        y_label = f"{aggregate_title(ranking)} ({render.ARROW[ranking.direction]} better)"
         note = (
             '<p class="note">Ranked models, by the release date their metadata records; the whisker is the 95% '
             "interval of the score (none for an imported run: mteb's files hold no per-query values).</p>"
@@ -44,10 +44,10 @@ def build(shell: Shell) -> Tab | None:
         if not charts.available():
             return None, view_html(ID, render.empty(f"Charts need altair: {charts.INSTALL}") + note, benchmark=name)
         chart = charts.time_chart(frame, y_label, int(width or charts.WIDTH))
-        plot = None if chart is None else charts.plot_data(chart)  # type: ignore[arg-type]  # to_json only
+        plot = None if chart is None else plot_data(chart)
         return plot, view_html(ID, note, benchmark=name)
 
-    def render_time(name, width=charts.WIDTH):
+    def render_time(name: str | None, width: int | None = charts.WIDTH) -> tuple[Any, str]:
         return draw(name if name not in (None, HOME) else None, width)
 
     with gr.Tab(LABEL, id=ID) as tab:

@@ -4,11 +4,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from leaderboard.app.board import Board
-from leaderboard.app.imported_runs import IMPORT_RULES_HTML
-from leaderboard.app.render import ARROW, esc, link, plural
-from leaderboard.app.values import MISSING, finite
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.values import MISSING, finite
+from leaderboard.app.views.render import ARROW, esc, link, plural
 from leaderboard.app.views.status import status_line
+
+# The rules of imported runs (``data.imported_runs``), as the About page states them.
+IMPORT_RULES_HTML = (
+    "<h3>Imported runs (mteb's results)</h3><ul>"
+    "<li>Results imported from mteb's results repository (<code>leaderboard import</code>) are runs made by mteb, "
+    'not numbers copied from papers: each row says "run by mteb X.Y, imported", links to its file, and is '
+    "marked †: mteb's files hold no per-query values, so it has no interval and no significance test.</li>"
+    "<li><b>Comparability.</b> Results of an mteb task, imported or run here from the hub, are compared by the "
+    "<b>dataset revision</b> they ran on; other results by the sha256 of the data they loaded. Each task ranks "
+    "the results on the data most of its complete results share; the others are listed, unranked, with the "
+    "revision they ran on. An imported file that names no dataset revision is never ranked.</li>"
+    "<li><b><code>external</code> results</b> (numbers the model's authors reported, copied into mteb's "
+    "repository, not runs of mteb) are shown, marked as such, and never ranked; a model's <code>external</code> "
+    "revision is shown only when it has no other.</li>"
+    "<li><b>Revisions.</b> A model's revision run by this harness is shown before an imported one; a result "
+    "without a date (mteb wrote none before 1.14) counts as older than any dated one; among undated ones, the "
+    "newer mteb version wins.</li>"
+    "<li>Where this harness has its own run of a model and task that an import also has, the model is one row: "
+    "this harness's run, with mteb's value and the difference (this harness − mteb) under it.</li>"
+    "<li><b>Zero-shot</b>, as MTEB's leaderboard decides it: a model whose training datasets (with those of the "
+    "model it was adapted from, and their similar tasks) include a task of the benchmark is not zero-shot; one "
+    "whose model_meta.json names none is "
+    "unknown.</li></ul>"
+)
 
 SUBMIT = """
 <p>Where this board has a <b>Submit</b> tab, publish your model plugin (a release on the package index or a git

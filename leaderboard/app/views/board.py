@@ -9,41 +9,36 @@ colour scale (direction-aware: the better, the darker), and the metric named onc
 
 from __future__ import annotations
 
-import math
 import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.app import protocol_variants
-from leaderboard.app.filters import UNKNOWN_LICENSE, Filters, license_of
-from leaderboard.app.ranking import Line, Ranking, table_columns
-from leaderboard.app.render import (
+from leaderboard.app.data.filters import MODEL_COLUMNS, MODEL_FACTS, Filters, metadata_value, model_fact
+from leaderboard.app.data.ranking import Line, Ranking, aggregate_title, table_columns
+from leaderboard.app.data.reported_tier import ReportedLine
+from leaderboard.app.data.sorting import PAGE_SIZE, page_slice, reported_sort_value, sort_lines, sort_value
+from leaderboard.app.data.values import MISSING, finite
+from leaderboard.app.views import protocol_variants
+from leaderboard.app.views.compare import p_text
+from leaderboard.app.views.render import (
     ARROW,
-    PAGE_SIZE,
     ZERO_WIDTH_RULE,
     Cell,
-    aggregate_title,
     empty,
     esc,
     model_cell,
-    page_slice,
     pager,
     parameters,
     safe_url,
     score,
     span,
 )
-from leaderboard.app.reported_tier import ReportedLine
-from leaderboard.app.values import MISSING, finite
-from leaderboard.app.views.compare import p_text
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 # Columns a reader can add; the model's metadata fills Dimension and Max tokens where the plugin records them,
 # and an imported mteb result's model_meta.json fills License, Open weights and Released (the model's release date).
-MODEL_COLUMNS = ("Parameters", "Dimension", "Max tokens")
-MODEL_FACTS = ("License", "Open weights", "Released", "Zero-shot")  # shown where some row of the board has them
 EXTRA_COLUMNS: tuple[str, ...] = ("Coverage", "Parameters", "Dimension", "Max tokens", *MODEL_FACTS, "Kind")
 EXTRA_COLUMNS += ("Instructions", "Revision", "Harness", "Updated")
 _ARROWS = " ↑↓"
@@ -69,86 +64,6 @@ def shown_columns(ranking: Ranking) -> list[Any]:
     return table_columns(ranking)
 
 
-def metadata_value(info: dict[str, Any], column: str) -> float | None:
-    keys = {
-        "Parameters": ("n_parameters",),
-        "Dimension": ("embedding_dim", "embedding_dimension", "dim"),
-        "Max tokens": ("max_length", "max_tokens"),
-    }[column]
-    for key in keys:
-        value = finite(info.get(key))
-        if value is not None and value > 0:
-            return value
-    return None
-
-
-def model_fact(info: dict[str, Any], column: str) -> str | None:
-    """A MODEL_FACTS cell's text (None: unknown): from model_meta.json for imported runs; zero-shot per board."""
-    if column == "License":
-        found = license_of(info)  # its SPDX id, as the filter names it
-        return None if found == UNKNOWN_LICENSE else found
-    if column == "Released":
-        value = info.get("release_date")
-        return str(value)[:10] if value else None
-    flag = info.get("open_weights" if column == "Open weights" else "zero_shot")
-    return None if not isinstance(flag, bool) else ("yes" if flag else "no")
-
-
-def _sort_value(ranking: Ranking, key: str) -> Callable[[Line], Any]:
-    """The value a column sorts by, for one line; None sorts last in both directions."""
-    if key == "rank":
-        return lambda line: line.rank
-    if key == "model":
-        return lambda line: line.name.casefold()
-    if key == "agg":
-        return lambda line: line.aggregate
-    if key.startswith("side:"):
-        label = key[5:]
-        return lambda line: line.side.get(label)
-    if key in {c.key for c in ranking.columns}:
-        return lambda line: line.values.get(key)
-    if key in MODEL_COLUMNS:
-        return lambda line: metadata_value(line.info, key)
-    if key in MODEL_FACTS:
-        return lambda line: model_fact(line.info, key)
-    other: dict[str, Callable[[Line], Any]] = {
-        "Coverage": lambda line: line.covered,
-        "Kind": lambda line: str(line.info.get("kind") or ""),
-        "Instructions": lambda line: int(bool(line.info.get("takes_instructions"))),
-        "Revision": lambda line: line.key[1],
-        "Harness": lambda line: line.harness,
-        "Updated": lambda line: line.updated,
-        "Missing": lambda line: "; ".join(line.missing),
-    }
-    return other.get(key, lambda line: line.rank)
-
-
-def _reported_sort_value(key: str) -> Callable[[ReportedLine], Any]:
-    """A reported row's value in a column (its reported number; its name for Model); None: last."""
-    if key == "model":
-        return lambda row: row.model.casefold()
-    if key in ("agg", "rank"):
-        return lambda row: row.aggregate_value if key == "agg" else None
-    return lambda row: row.cells[key].value if key in row.cells else None
-
-
-def first_sorted(ranking: Ranking, key: str, direction: str, rows: int) -> list[Line]:
-    """The first ``rows`` of the table sorted by column ``key`` (unfiltered): the page such a sort shows."""
-    value = _sort_value(ranking, key)
-    return (sort_lines(ranking.ranked, value, direction) + sort_lines(ranking.unranked, value, direction))[:rows]
-
-
-def sort_lines(lines: Iterable[Any], value: Callable[[Any], Any], direction: str) -> list[Any]:
-    """Stable sort by ``value``, missing values (None, NaN) last whichever the direction."""
-    present: list[tuple[Any, Any]] = []
-    absent: list[tuple[Any, Any]] = []
-    for line in lines:
-        v = value(line)
-        (absent if v is None or (isinstance(v, float) and math.isnan(v)) else present).append((v, line))
-    present.sort(key=lambda pair: pair[0], reverse=direction == "desc")
-    return [line for _, line in present] + [line for _, line in absent]
-
-
 def heat(value: float | None, low: float | None, high: float | None, direction: str) -> str:
     """The colour-scale strength of a cell (CSS custom property), 0 for a missing value or a flat column."""
     if value is None or low is None or high is None or high <= low:
@@ -163,7 +78,9 @@ def _bounds(values: Iterable[float | None]) -> tuple[float | None, float | None]
     return (min(present), max(present)) if present else (None, None)
 
 
-def _header(key: str, label: str, sub: str, title: str, cls: str, index: int, sort: tuple[str, str] | None) -> str:
+def _header(header: tuple[str, str, str, str, str], index: int, sort: tuple[str, str] | None) -> str:
+    """A column's header cell from its (key, label, sub-label, title, class) (``_headers``), sortable on the server."""
+    key, label, sub, title, cls = header
     attrs = f' data-col="{index}" data-key="{esc(key)}" scope="col"'
     if cls:
         attrs += f' class="{cls}"'
@@ -236,9 +153,7 @@ def board_html(
         ahead(following)
     layout = _layout(ranking, request, unranked)
     headers = _headers(layout)
-    head = "".join(
-        _header(k, label, sub, title, cls, i, request.sort) for i, (k, label, sub, title, cls) in enumerate(headers)
-    )
+    head = "".join(_header(header, i, request.sort) for i, header in enumerate(headers))
     width = len(headers)
     bodies = [ranked_rows_html(layout, page_ranked), unranked_rows_html(layout, page_unranked, len(unranked), width)]
     if page == pages:
@@ -250,7 +165,9 @@ def board_html(
         f"<thead><tr>{head}</tr></thead>{''.join(bodies)}</table></div>"
     )
     first, last = (start + 1, min(stop, total)) if total else (0, 0)
-    return table + pager(page, pages, first, last, total, "models", "board-pager", "page-state", "board-go")
+    return table + pager(
+        page, pages, first, last, total, noun="models", element_id="board-pager", box="page-state", go="board-go"
+    )
 
 
 def _shown(
@@ -264,9 +181,9 @@ def _shown(
     papers = [row for row in reported if _named(row, filters)] if filters.shows_reported else []
     sort = request.sort
     if sort is not None:
-        value = _sort_value(ranking, sort[0])
+        value = sort_value(ranking, sort[0])
         ranked, unranked = sort_lines(ranked, value, sort[1]), sort_lines(unranked, value, sort[1])
-        papers = sort_lines(papers, _reported_sort_value(sort[0]), sort[1])  # the reported tier follows the sort
+        papers = sort_lines(papers, reported_sort_value(sort[0]), sort[1])  # the reported tier follows the sort
     return ranked, unranked, papers
 
 

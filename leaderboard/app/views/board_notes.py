@@ -10,13 +10,12 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from leaderboard.app import aggregates
-from leaderboard.app.board import OVERALL, Board
-from leaderboard.app.filters import OPEN_WEIGHTS, ZERO_SHOT, Filters
-from leaderboard.app.imported_runs import IMPORTED_NOTE
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.render import ARROW, ZERO_WIDTH_RULE, aggregate_title, esc, link, safe_url
+from leaderboard.app.data import aggregates
+from leaderboard.app.data.board import OVERALL, Board
+from leaderboard.app.data.filters import OPEN_WEIGHTS, ZERO_SHOT, Filters
+from leaderboard.app.data.ranking import Ranking, aggregate_title
 from leaderboard.app.views.overall import overall_summary
+from leaderboard.app.views.render import ARROW, ZERO_WIDTH_RULE, esc, link, safe_url
 
 
 def filter_note(name: str, filters: Filters | None) -> str:
@@ -85,6 +84,12 @@ def _without_prefix(formula: str) -> str:
     text = formula.strip()
     head, sep, rest = text.partition("=")
     return rest.strip() if sep and head.strip().casefold() in ("score", "the score") else text
+
+
+IMPORTED_NOTE = (
+    "† run by mteb, imported: mteb's result files hold no per-query values, so these rows have no interval and "
+    "are never tested for significance (nor is any model against one of them at #1). Each links to its file."
+)
 
 
 REPORTED_NOTE = (

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from leaderboard.analysis.p_value_text import at_floor, format_p
-from leaderboard.app.render import ARROW, MINUS, Cell, empty, esc, score, table
-from leaderboard.app.values import MISSING, finite
+from leaderboard.app.data.values import MISSING, finite
+from leaderboard.app.views.render import ARROW, MINUS, Cell, empty, esc, score, table
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 
 MODEL_SEPARATOR = "\x1f"  # between name and revision in a model choice's value
@@ -39,7 +39,7 @@ def p_text(p: Any, resamples: Any = None, exact: bool = False) -> str:
     return format_p(value, floor)
 
 
-def _p_cells(row: Any) -> tuple[str, str]:
+def p_texts(row: Any) -> tuple[str, str]:
     """p and Holm's p: both are upper bounds when the raw p is at the sampled test's floor (as the CLI)."""
     resamples, exact = getattr(row, "resamples", None), bool(getattr(row, "exact", False))
     raw, adjusted = finite(getattr(row, "p_value", None)), finite(getattr(row, "p_holm", None))
@@ -72,6 +72,7 @@ def comparison_html(
     b: str,
     rows: Sequence[Any],
     problems: Sequence[str] = (),
+    *,
     subsets_shown: bool = True,
     labels: Mapping[Any, Any] | None = None,
     plain: str = "",
@@ -115,7 +116,7 @@ def comparison_html(
         subset = str(getattr(row, "subset", "default") or "default")
         named = (labels or {}).get((row.task, subset, row.metric))
         subset_label, metric_label = named if named else ("all queries" if subset == "default" else subset, row.metric)
-        p_raw, p_holm = _p_cells(row)
+        p_raw, p_holm = p_texts(row)
         body.append(
             [
                 Cell(esc(row.task), row.task, "c-name", row.task),

@@ -13,13 +13,14 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from leaderboard.app.board import STANDALONE
-from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.render import ARROW, aggregate_title, esc, plural, score, span
+from leaderboard.app.data.board import STANDALONE
+from leaderboard.app.data.page_statistics import with_statistics
+from leaderboard.app.data.ranking import aggregate_title
+from leaderboard.app.views.render import ARROW, esc, plural, score, span
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Ranking
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Ranking
 
 HOME = "Home: every benchmark"  # the selector's first entry, the view of the bare URL
 TOP = 3  # models shown per benchmark card

@@ -16,20 +16,20 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.app import imported_runs
-from leaderboard.app.aggregates import aggregate_values
-from leaderboard.app.filters import LINKED_LICENSE, license_of
-from leaderboard.app.model_index import Place, model_index, place
-from leaderboard.app.page_statistics import with_statistics
-from leaderboard.app.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
-from leaderboard.app.reported_tier import reported_lines
-from leaderboard.app.values import MISSING
-from leaderboard.app.views.board import MODEL_FACTS, metadata_value, model_fact, strip_arrow
+from leaderboard.app.data.aggregates import aggregate_values
+from leaderboard.app.data.filters import LINKED_LICENSE, MODEL_FACTS, license_of, metadata_value, model_fact
+from leaderboard.app.data.model_index import Place, model_index, place
+from leaderboard.app.data.page_statistics import with_statistics
+from leaderboard.app.data.reported_tier import reported_lines
+from leaderboard.app.data.values import MISSING
+from leaderboard.app.views.board import strip_arrow
+from leaderboard.app.views.render import ARROW, ZERO_WIDTH, esc, header_cells, parameters, safe_url, score, span
+from leaderboard.mteb.imported import source_label
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Column, Line, Ranking
-    from leaderboard.app.reported_tier import ReportedLine
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Column, Line, Ranking
+    from leaderboard.app.data.reported_tier import ReportedLine
 
 LEADS, CLOSE, BEHIND, AHEAD_UNKNOWN = "leads", "close", "behind", "no interval"
 
@@ -204,7 +204,7 @@ def _sources(name: str, ranking: Ranking, line: Line) -> list[Source]:
         row = line.chosen.get(column.key)
         if row is None:
             continue
-        label = imported_runs.source_label(row)
+        label = source_label(row)
         if label:
             key = (label, safe_url(line.sources.get(column.key)))
         else:
@@ -261,7 +261,7 @@ def runners(page: ModelPage) -> str:
             row = part.line.chosen.get(column.key)
             if row is None:
                 continue
-            label = imported_runs.source_label(row)
+            label = source_label(row)
             if label:
                 text = label.removeprefix("run by ")
             else:
@@ -467,78 +467,3 @@ def model_page_html(board: Board, name: str) -> str:
         )
     parts = "".join(_benchmark_html(part, page.name) for part in page.parts)
     return f'<div id="model-page" data-model="{esc(page.name)}">{intro}{top}{parts}</div>'
-
-
-MODEL_CSS = """
-#model-page h2.mp-name { margin: 4px 0; font-size: 22px; word-break: break-word; }
-#model-page .mp-top { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; margin-bottom: 8px; }
-#model-page table.mp-facts { border-collapse: collapse; font-size: 14px; }
-#model-page table.mp-facts th { text-align: left; font-weight: 600; padding: 2px 12px 2px 0; }
-#model-page table.mp-facts td { padding: 2px 0; word-break: break-word; }
-#model-page .mp-sw { display: flex; flex-wrap: wrap; gap: 16px; font-size: 14px; }
-#model-page .mp-sw ul, #model-page .mp-sources ul { margin: 2px 0; padding-left: 1.2em; }
-#model-page h3.mp-bench { margin: 14px 0 2px 0; font-size: 17px; }
-#model-page .mp-rank { margin: 0 0 4px 0; font-size: 14px; }
-#model-page .mp-aggregates { margin-bottom: 6px; }
-#model-page table.mp-aggregates-table { width: auto; min-width: 0; }
-#model-page table.mp-aggregates-table td .ci { display: block; font-size: 11px; white-space: normal; }
-#model-page table.mp-aggregates-table td.mp-col { min-width: 7em; max-width: 12em; }
-#model-page .ci { font-size: 12px; color: var(--body-text-color-subdued); }
-#model-page table.mp-table td .ci { display: block; font-size: 11px; }
-#model-page td.mp-col { white-space: normal; min-width: 9em; max-width: 16em; text-align: left; }
-#model-page .mp-sources { font-size: 13px; margin-top: 4px; word-break: break-word; }
-#model-page td.mp-leads { color: rgb(30, 130, 50); font-weight: 600; }
-#model-page td.mp-behind { color: rgb(190, 50, 45); }
-#model-page .mp-cite { font-size: 13px; margin-top: 4px; }
-#model-page .mp-cite pre { white-space: pre-wrap; word-break: break-word; font-size: 12px; max-height: 16em;
-  overflow: auto; background: var(--background-fill-secondary); padding: 6px; }
-#model-page .mp-copy { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 2px 10px;
-  margin: 4px 0; background: var(--background-fill-secondary); cursor: pointer; }
-"""
-
-# A click on a model's name (``a.to-model``, anywhere on the page) opens its page in place: the name is
-# written into the URL, then the Model tab is opened (its select event reads the URL's model, ``FROM_URL_JS``)
-# or, when it is open already, its hidden button is clicked. The link alone would load the page again: seconds
-# of the browser starting the app. Ctrl/Cmd/Shift/middle clicks keep the link's own behaviour (a new tab).
-# In the page's head: the tab's own components are not on the page before it is first opened.
-MODEL_LINKS_HEAD = """<script>document.addEventListener('click', (event) => {
-  const link = event.target.closest ? event.target.closest('a.to-model') : null;
-  if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || event.button !== 0) return;
-  const name = new URL(link.href, window.location.href).searchParams.get('model');
-  const tab = Array.from(document.querySelectorAll('[role=tab]')).find((b) => b.textContent.trim() === %s);
-  if (name === null || !tab) return;
-  event.preventDefault();
-  const url = new URL(window.location.href);
-  url.searchParams.set('tab', 'model');
-  url.searchParams.set('model', name);
-  window.history.replaceState(null, '', url);
-  const go = document.querySelector('#model-go');
-  if (tab.getAttribute('aria-selected') === 'true' && go) go.click(); else tab.click();
-});</script>"""
-
-# Before the Model tab's select and its button: the URL's model (set by a name clicked) in place of the picker's
-# value, and the tab in the URL.
-FROM_URL_JS = (
-    "(pick) => { const url = new URL(window.location.href); url.searchParams.set('tab', 'model'); "
-    "window.history.replaceState(null, '', url); const asked = url.searchParams.get('model'); "
-    "return asked === null ? pick : asked; }"
-)
-
-
-# The copy button: the BibTeX beside it, to the clipboard (a page served over plain http may refuse it:
-# the text is then selected, for the reader's own copy).
-COPY_JS = """
-element.addEventListener('click', (event) => {
-  const button = event.target.closest('.mp-copy');
-  if (!button || !element.contains(button)) return;
-  const pre = button.parentElement.querySelector('pre');
-  if (!pre) return;
-  const done = () => { button.textContent = 'Copied'; button.dataset.copied = '1'; };
-  const select = () => { const range = document.createRange(); range.selectNodeContents(pre);
-    const chosen = window.getSelection(); chosen.removeAllRanges(); chosen.addRange(range);
-    button.textContent = 'Selected: press Ctrl+C'; button.dataset.copied = 'selected'; };
-  if (navigator.clipboard && window.isSecureContext) {
-    navigator.clipboard.writeText(pre.textContent).then(done, select);
-  } else { select(); }
-});
-"""

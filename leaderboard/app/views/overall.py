@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.app.filters import Filters
-from leaderboard.app.render import Cell, empty, esc, model_cell, plural, table
-from leaderboard.app.values import MISSING
+from leaderboard.app.data.filters import Filters
+from leaderboard.app.data.values import MISSING
+from leaderboard.app.views.render import Cell, empty, esc, model_cell, plural, table
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from leaderboard.app.overall import Overall, OverallRow
+    from leaderboard.app.data.overall import Overall, OverallRow
 
 
 def _label(row: OverallRow) -> dict[str, Any]:

@@ -7,23 +7,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from leaderboard.app.board import Board
-from leaderboard.app.filters import Filters
-from leaderboard.app.imported_runs import source_label
-from leaderboard.app.render import (
-    PAGE_SIZE,
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.filters import Filters
+from leaderboard.app.data.sorting import PAGE_SIZE, page_slice
+from leaderboard.app.data.values import MISSING, finite, model_key
+from leaderboard.app.views.render import (
     Cell,
     esc,
     link,
     model_cell,
-    page_slice,
     pager,
     safe_url,
     score,
     span,
     table,
 )
-from leaderboard.app.values import MISSING, finite, model_key
+from leaderboard.mteb.imported import source_label
 
 
 def provenance_html(board: Board, tasks: list[str], search: str = "", page: int = 1) -> str:
@@ -75,7 +74,15 @@ def provenance_html(board: Board, tasks: list[str], search: str = "", page: int 
             ]
         )
     more = pager(
-        page, pages, start + 1, stop, len(rows), "results", "provenance-pager", "provenance-page", "provenance-go"
+        page,
+        pages,
+        start + 1,
+        stop,
+        len(rows),
+        noun="results",
+        element_id="provenance-pager",
+        box="provenance-page",
+        go="provenance-go",
     )
     return table(headers, [("rows", "", body)], "provenance-table") + more
 

@@ -7,8 +7,9 @@ Every text from a request (model ids, specs, contacts, reasons) is someone's inp
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from leaderboard.app.render import Cell, esc, table
+from leaderboard.app.views.render import Cell, esc, table
 from leaderboard.queue import view
 from leaderboard.queue.dataset import Snapshot
 
@@ -51,7 +52,7 @@ def queue_html(
     return intro + table(HEADERS, bodies, "queue-table")
 
 
-def _cells(row: dict) -> list[Cell]:
+def _cells(row: dict[str, Any]) -> list[Cell]:
     texts = [row["plugin"], ", ".join(row["benchmarks"]), row["status"], row["submitted"], row["time"]]
     return [
         Cell(esc(row["model"]), row["model"], "c-name"),

@@ -12,20 +12,29 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
-from leaderboard.app.many_models import IMPORTED, MAX_PICKS, MIN_PICKS, Cell, PairRow, Picked, Row, table_rows
-from leaderboard.app.render import ARROW, esc, header_cells, score, span
-from leaderboard.app.values import MISSING
+from leaderboard.app.data.many_models import (
+    IMPORTED,
+    MAX_PICKS,
+    MIN_PICKS,
+    Cell,
+    PairRow,
+    Part,
+    Picked,
+    Row,
+    table_rows,
+)
+from leaderboard.app.data.values import MISSING
 from leaderboard.app.views.board import strip_arrow
-from leaderboard.app.views.compare import _p_cells as p_texts
+from leaderboard.app.views.charts import SOURCE_HERE, SOURCE_IMPORTED
+from leaderboard.app.views.compare import p_texts
 from leaderboard.app.views.model import column_name, page_link
+from leaderboard.app.views.render import ARROW, esc, header_cells, score, span
 
 if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
 
-    from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
-from leaderboard.app.many_models import Part
+    from leaderboard.app.data.ranking import Column
 
 NAMED = 10  # unknown names a note lists (a hand-made link may hold thousands), then counts
 
@@ -97,7 +106,7 @@ def _part_html(picks: Picked, part: Part) -> str:
     )
 
 
-def _column_name(column) -> str:
+def _column_name(column: Column) -> str:
     name = f"{column_name(column)} {ARROW.get(column.direction, '')}".strip()
     return name + ("" if column.spec.in_aggregate else " (not ranked)")
 
@@ -294,13 +303,7 @@ def profile_chart(picks: Picked, width: int) -> alt.VConcatChart | None:
         )
         band = max(len(picks.picks) * ROW_HEIGHT + 6, lines * 13 + 4)  # a row's lane, or its wrapped name
         panels.append((whiskers + points + hollow).properties(width=plot_width, height=max(40, len(order) * band)))
-    return alt.vconcat(*panels, spacing=18).resolve_scale(color="shared", shape="shared", x="independent")
-
-
-SIDE_CSS = """
-#side-tables .side-part h3 { margin: 12px 0 2px 0; font-size: 16px; }
-#side-tables td .ci { display: block; font-size: 11px; color: var(--body-text-color-subdued); }
-#side-tables th a { color: inherit; }
-#side-tables td.c-text { white-space: normal; min-width: 8em; max-width: 14em; text-align: left; }
-.side-note { margin: 4px 0; }
-"""
+    chart: alt.VConcatChart = alt.vconcat(*panels, spacing=18).resolve_scale(
+        color="shared", shape="shared", x="independent"
+    )
+    return chart

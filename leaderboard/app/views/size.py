@@ -9,8 +9,8 @@ import math
 
 import pandas as pd
 
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.values import finite
+from leaderboard.app.data.ranking import Ranking
+from leaderboard.app.data.values import finite
 
 
 def size_frame(ranking: Ranking) -> tuple[pd.DataFrame, list[str]]:
@@ -23,7 +23,7 @@ def size_frame(ranking: Ranking) -> tuple[pd.DataFrame, list[str]]:
 
 
 def _size_frame(ranking: Ranking) -> tuple[pd.DataFrame, list[str]]:
-    from leaderboard.app.render import parameters
+    from leaderboard.app.views.render import parameters
 
     rows, unsized = [], []
     for line in ranking.ranked:

@@ -5,12 +5,12 @@ A file that is skipped is never shown elsewhere, so the reason is the only place
 
 from __future__ import annotations
 
-from leaderboard.app.board import Board
-from leaderboard.app.render import Cell, esc, table
+from leaderboard.app.data.board import Board
+from leaderboard.app.views.render import Cell, esc, table
 
 
 def skipped_html(board: Board) -> str:
-    from leaderboard.app.reported_tier import reported_scores
+    from leaderboard.app.data.reported_tier import reported_scores
 
     skipped = list(board.skipped) + [_reported_skip(reason) for reason in reported_scores(board)[1]]
     if not skipped:

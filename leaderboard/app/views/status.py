@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from leaderboard.app.board import Board
-from leaderboard.app.render import esc, plural
+from leaderboard.app.data.board import Board
+from leaderboard.app.views.render import esc, plural
 
 
 def status_line(board: Board) -> str:

@@ -5,7 +5,7 @@ Every text from the request is the submitter's input: it goes through ``render.e
 
 from __future__ import annotations
 
-from leaderboard.app.render import esc
+from leaderboard.app.views.render import esc
 from leaderboard.queue.requests import EvalRequest
 
 

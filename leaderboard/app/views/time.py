@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from leaderboard.app.charts import SOURCE_HERE, SOURCE_IMPORTED
-from leaderboard.app.ranking import Line, Ranking
+from leaderboard.app.data.ranking import Line, Ranking
+from leaderboard.app.views.charts import SOURCE_HERE, SOURCE_IMPORTED
 
 COLUMNS = ["model", "released", "score", "low", "high", "source", "rank"]
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from leaderboard.app.board import Board
-from leaderboard.app.render import ARROW, Cell, esc, score, table
-from leaderboard.app.task_views import direction_of
-from leaderboard.app.values import finite
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.task_views import direction_of
+from leaderboard.app.data.values import finite
+from leaderboard.app.views.render import ARROW, Cell, esc, score, table
 from leaderboard.contract.task import View
 
 

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from leaderboard.app.ranking import SIGNIFICANCE_LEVEL, Column, Line, Ranking
-from leaderboard.app.values import ModelKey
+from leaderboard.app.data.ranking import SIGNIFICANCE_LEVEL, Column, Line, Ranking
+from leaderboard.app.data.values import ModelKey
 from leaderboard.metrics.bootstrap import N_RESAMPLES, stratified_bootstrap
 from leaderboard.metrics.significance import sign_flip_test
 from leaderboard.records.per_query_columns import Stratum, mean, query_ids, strata

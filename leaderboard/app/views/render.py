@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from leaderboard.app.filters import Filters, size_bucket
-from leaderboard.app.ranking import Ranking
-from leaderboard.app.values import MISSING, finite
+from leaderboard.app.data.filters import Filters, size_bucket
+from leaderboard.app.data.ranking import Ranking
+from leaderboard.app.data.values import MISSING, finite
 
 ARROW = {"higher": "↑", "lower": "↓"}
 _INERT = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;"})
@@ -133,21 +133,11 @@ def header_cells(columns: Sequence[tuple[str, str]]) -> str:
     return "".join(f'<th scope="col" class="{cls}">{esc(text)}</th>' for text, cls in columns)
 
 
-PAGE_SIZE = 100  # rows of a page of a server-paged table (the board, provenance)
-
-
-def page_slice(total: int, page: int, size: int = PAGE_SIZE) -> tuple[int, int, int, int]:
-    """(page, pages, start, stop) of ``total`` rows, ``size`` a page, ``page`` clamped to the pages there are."""
-    pages = max(1, math.ceil(total / size))
-    page = min(max(1, page), pages)
-    return page, pages, (page - 1) * size, min(page * size, total)
-
-
 def pager(
-    page: int, pages: int, first: int, last: int, total: int, noun: str, element_id: str, box: str, go: str
+    page: int, pages: int, first: int, last: int, total: int, *, noun: str, element_id: str, box: str, go: str
 ) -> str:
     """Buttons to another page of a server-paged table: a click writes the page into the state box ``box``
-    and clicks the hidden button ``go`` (``assets.SORT_JS``). Empty when everything fits one page."""
+    and clicks the hidden button ``go`` (``tabs.assets.SORT_JS``). Empty when everything fits one page."""
     if pages <= 1:
         return ""
 
@@ -179,15 +169,6 @@ def model_cell(info: dict[str, Any], cls: str = "c-model", page: str | None = No
 
 
 # -- the benchmark table ----------------------------------------------------------------------------
-
-
-def aggregate_title(ranking: Ranking) -> str:
-    benchmark = ranking.benchmark
-    return benchmark.aggregate_label or (
-        f"mean of {ranking.aggregated} task{'s' if ranking.aggregated != 1 else ''}"
-        if ranking.aggregated > 1
-        else ranking.columns[0].metric_label
-    )
 
 
 def empty(message: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from leaderboard.app.url_state import MAX_QUERY, PAGE, trim
+from leaderboard.app.data.url_state import MAX_QUERY, PAGE, trim
 
 GRADIO_PAGE = "page"
 
@@ -64,7 +64,8 @@ def accept_long_links(limit: int = REQUEST_HEAD_LIMIT) -> None:
         from uvicorn.protocols.http import h11_impl
     except ImportError:  # no h11 parser: nothing to raise
         return
-    h11_impl.DEFAULT_MAX_INCOMPLETE_EVENT_SIZE = max(h11_impl.DEFAULT_MAX_INCOMPLETE_EVENT_SIZE, limit)
+    default = "DEFAULT_MAX_INCOMPLETE_EVENT_SIZE"  # a module default uvicorn does not export: set by its name
+    setattr(h11_impl, default, max(getattr(h11_impl, default), limit))
 
 
 class LegacyPageLinks:

@@ -1,4 +1,5 @@
-"""The app's CSS and the few lines of browser JavaScript (sorting, paging, the URL state).
+"""The app's CSS and browser JavaScript, in one place: the page's, the tables' (sorting, paging, the URL state) and
+each tab's own (the Leaderboard's task choices, the model page, side by side).
 
 Gradio's Dataframe sorts display strings and hides sorting in a menu, so tables are HTML. The
 benchmark board is sorted and paged on the server, over ALL its rows: a header click or a page
@@ -85,7 +86,7 @@ def url_js(parameter: str, value: str | None = None) -> str:
 def url_state_js(
     parameters: dict[int, str],
     defaults: dict[str, object] | None = None,
-    reset: tuple = (),
+    reset: tuple[str, ...] = (),
     reset_on_change: bool = False,
 ) -> str:
     """JS run before an event: write the inputs at the given positions into the URL (lists joined by ``|``).
@@ -292,4 +293,102 @@ PAGE_CSS = """
     overflow-x: auto; }
   #overall-set label { flex-shrink: 0; white-space: nowrap; }
 }
+"""
+
+
+# -- the Leaderboard tab -------------------------------------------------------------------------------------------
+
+# The tasks' URL parameter: the ticked tasks, or none when every task is ticked (the benchmark's own ranking); a new
+# choice starts again at page 1.
+TASKS_JS = """(...args) => { const url = new URL(window.location.href); const v = args[%d] || [];
+const all = document.querySelectorAll('#rank-tasks input[type=checkbox]').length;
+if (!v.length || v.length === all) url.searchParams.delete('tasks'); else url.searchParams.set('tasks', v.join('|'));
+url.searchParams.delete('p'); window.history.replaceState(null, '', url); return args; }"""
+
+
+# -- the Model tab and the model pages' links ---------------------------------------------------------------------
+
+MODEL_CSS = """
+#model-page h2.mp-name { margin: 4px 0; font-size: 22px; word-break: break-word; }
+#model-page .mp-top { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; margin-bottom: 8px; }
+#model-page table.mp-facts { border-collapse: collapse; font-size: 14px; }
+#model-page table.mp-facts th { text-align: left; font-weight: 600; padding: 2px 12px 2px 0; }
+#model-page table.mp-facts td { padding: 2px 0; word-break: break-word; }
+#model-page .mp-sw { display: flex; flex-wrap: wrap; gap: 16px; font-size: 14px; }
+#model-page .mp-sw ul, #model-page .mp-sources ul { margin: 2px 0; padding-left: 1.2em; }
+#model-page h3.mp-bench { margin: 14px 0 2px 0; font-size: 17px; }
+#model-page .mp-rank { margin: 0 0 4px 0; font-size: 14px; }
+#model-page .mp-aggregates { margin-bottom: 6px; }
+#model-page table.mp-aggregates-table { width: auto; min-width: 0; }
+#model-page table.mp-aggregates-table td .ci { display: block; font-size: 11px; white-space: normal; }
+#model-page table.mp-aggregates-table td.mp-col { min-width: 7em; max-width: 12em; }
+#model-page .ci { font-size: 12px; color: var(--body-text-color-subdued); }
+#model-page table.mp-table td .ci { display: block; font-size: 11px; }
+#model-page td.mp-col { white-space: normal; min-width: 9em; max-width: 16em; text-align: left; }
+#model-page .mp-sources { font-size: 13px; margin-top: 4px; word-break: break-word; }
+#model-page td.mp-leads { color: rgb(30, 130, 50); font-weight: 600; }
+#model-page td.mp-behind { color: rgb(190, 50, 45); }
+#model-page .mp-cite { font-size: 13px; margin-top: 4px; }
+#model-page .mp-cite pre { white-space: pre-wrap; word-break: break-word; font-size: 12px; max-height: 16em;
+  overflow: auto; background: var(--background-fill-secondary); padding: 6px; }
+#model-page .mp-copy { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 2px 10px;
+  margin: 4px 0; background: var(--background-fill-secondary); cursor: pointer; }
+"""
+
+# A click on a model's name (``a.to-model``, anywhere on the page) opens its page in place: the name is
+# written into the URL, then the Model tab is opened (its select event reads the URL's model, ``FROM_URL_JS``)
+# or, when it is open already, its hidden button is clicked. The link alone would load the page again: seconds
+# of the browser starting the app. Ctrl/Cmd/Shift/middle clicks keep the link's own behaviour (a new tab).
+# In the page's head: the tab's own components are not on the page before it is first opened.
+MODEL_LINKS_HEAD = """<script>document.addEventListener('click', (event) => {
+  const link = event.target.closest ? event.target.closest('a.to-model') : null;
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || event.button !== 0) return;
+  const name = new URL(link.href, window.location.href).searchParams.get('model');
+  const tab = Array.from(document.querySelectorAll('[role=tab]')).find((b) => b.textContent.trim() === %s);
+  if (name === null || !tab) return;
+  event.preventDefault();
+  const url = new URL(window.location.href);
+  url.searchParams.set('tab', 'model');
+  url.searchParams.set('model', name);
+  window.history.replaceState(null, '', url);
+  const go = document.querySelector('#model-go');
+  if (tab.getAttribute('aria-selected') === 'true' && go) go.click(); else tab.click();
+});</script>"""
+
+# Before the Model tab's select and its button: the URL's model (set by a name clicked) in place of the picker's
+# value, and the tab in the URL.
+FROM_URL_JS = (
+    "(pick) => { const url = new URL(window.location.href); url.searchParams.set('tab', 'model'); "
+    "window.history.replaceState(null, '', url); const asked = url.searchParams.get('model'); "
+    "return asked === null ? pick : asked; }"
+)
+
+
+# The copy button: the BibTeX beside it, to the clipboard (a page served over plain http may refuse it:
+# the text is then selected, for the reader's own copy).
+COPY_JS = """
+element.addEventListener('click', (event) => {
+  const button = event.target.closest('.mp-copy');
+  if (!button || !element.contains(button)) return;
+  const pre = button.parentElement.querySelector('pre');
+  if (!pre) return;
+  const done = () => { button.textContent = 'Copied'; button.dataset.copied = '1'; };
+  const select = () => { const range = document.createRange(); range.selectNodeContents(pre);
+    const chosen = window.getSelection(); chosen.removeAllRanges(); chosen.addRange(range);
+    button.textContent = 'Selected: press Ctrl+C'; button.dataset.copied = 'selected'; };
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(pre.textContent).then(done, select);
+  } else { select(); }
+});
+"""
+
+
+# -- the Side by side tab ------------------------------------------------------------------------------------------
+
+SIDE_CSS = """
+#side-tables .side-part h3 { margin: 12px 0 2px 0; font-size: 16px; }
+#side-tables td .ci { display: block; font-size: 11px; color: var(--body-text-color-subdued); }
+#side-tables th a { color: inherit; }
+#side-tables td.c-text { white-space: normal; min-width: 8em; max-width: 14em; text-align: left; }
+.side-note { margin: 4px 0; }
 """

@@ -17,11 +17,12 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from leaderboard.app.ranking import Line, Ranking
-from leaderboard.app.statistics import add_statistics
+from leaderboard.app.data.ranking import Line, Ranking
+from leaderboard.app.data.statistics import add_statistics
+from leaderboard.app.data.values import ModelKey
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
+    from leaderboard.app.data.board import Board
 
 CHUNK = 200  # rows per computation: bounds the resample matrices (rows x 10,000 floats each)
 CSV_ROWS = 1000  # rows of a CSV whose intervals and tests are computed for it (the app's download)
@@ -38,7 +39,7 @@ def with_statistics(board: Board, ranking: Ranking, lines: Iterable[Line]) -> No
     """
     with _LOCK:
         state = ranking.memo.setdefault(_DONE, {"keys": set(), "lock": threading.Lock()})
-    done: set = state["keys"]
+    done: set[ModelKey] = state["keys"]
     best = ranking.ranked[0] if ranking.ranked else None
     todo = list({line.key: line for line in lines if line.key not in done}.values())
     if best is not None and best.key not in done and best not in todo:

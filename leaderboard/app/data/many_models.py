@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from leaderboard.app.aggregates import aggregate_values, choices
-from leaderboard.app.model_index import model_index
-from leaderboard.app.page_statistics import with_statistics
+from leaderboard.app.data.aggregates import aggregate_values, choices
+from leaderboard.app.data.model_index import model_index
+from leaderboard.app.data.page_statistics import with_statistics
 
 if TYPE_CHECKING:
     from leaderboard.analysis.comparison import TaskComparison
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Column, Line, Ranking
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Column, Line, Ranking
 
 MIN_PICKS, MAX_PICKS = 2, 8
 IMPORTED = "no interval: imported"
@@ -117,8 +116,8 @@ class Row:
 def table_rows(part: Part) -> list[Row]:
     """Every row the side-by-side table of ``part`` draws, in its order: each declared aggregate (the board's first),
     then each column the board shows that some pick has a value in. The chart draws these same cells."""
-    from leaderboard.app.ranking import table_columns
-    from leaderboard.app.statistics import side_columns
+    from leaderboard.app.data.ranking import table_columns
+    from leaderboard.app.data.statistics import side_columns
 
     ranking = part.ranking
     rows: list[Row] = []
@@ -178,63 +177,6 @@ class PairRow:
         if self.test is not None:
             return self.test.difference
         return None if self.mean_a is None or self.mean_b is None else self.mean_a - self.mean_b
-
-
-AHEAD = "side-by-side tests"  # the background work's name in ``GET /_leaderboard/background``
-_ahead = threading.Condition()
-_wanted: tuple[Board, Picked] | None = None  # the newest picks whose tests are computed ahead (one at a time)
-_worker: threading.Thread | None = None
-
-
-def tests_ahead(board: Board, picks: Picked) -> None:
-    """Compute the picks' pairwise comparisons in the background (``Board.comparison`` keeps them), so that the
-    tests a reader asks for next are ready: at real size (ComLQ, 2,909 queries) each pair costs a few tenths of
-    a second. Only the newest picks are kept; each pair waits until no reader is being served
-    (``foreground.wait_for_readers``), as the board's own look-ahead does (``prefetch``)."""
-    global _wanted, _worker
-    from leaderboard.app import background
-
-    with _ahead:
-        if _wanted is None:  # one ``begin`` per posted picks, ended when the worker is done with them
-            background.begin(AHEAD)
-        _wanted = (board, picks)
-        if _worker is None:
-            _worker = threading.Thread(target=_run_ahead, name="leaderboard-side-tests", daemon=True)
-            _worker.start()
-        _ahead.notify_all()
-
-
-def _run_ahead() -> None:
-    global _wanted
-    from leaderboard.app import background
-    from leaderboard.app.foreground import wait_for_readers
-
-    while True:
-        with _ahead:
-            while _wanted is None:
-                _ahead.wait()
-            board, picks = _wanted
-            _wanted = None
-        try:
-            for benchmark, a, b in _pairs(picks):
-                if _wanted is not None:  # newer picks: these are no longer on screen
-                    break
-                wait_for_readers()
-                try:
-                    board.comparison(benchmark, a.key, b.key, subsets=False)
-                except Exception:  # shown (with its reason) when the reader asks for the tests; never a crash
-                    continue
-        finally:
-            background.end(AHEAD)
-
-
-def _pairs(picks: Picked) -> list[tuple[str, Line, Line]]:
-    """Each pair of picks with per-query values on each benchmark they share."""
-    found = []
-    for part in picks.parts:
-        present = [line for line in part.lines if line is not None and not line.imported]
-        found += [(part.benchmark, a, b) for a, b in itertools.combinations(present, 2)]
-    return found
 
 
 def pairwise(board: Board, picks: Picked) -> list[PairRow]:

@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from leaderboard.app.board import Board
-from leaderboard.app.values import ModelKey, finite, interval
+from leaderboard.app.data.board import Board
+from leaderboard.app.data.values import ModelKey, finite, interval
 from leaderboard.contract.task import COMPLEXITY_VIEW_TITLE, View
 
 KINDS = ("table", "curve", "bars")
@@ -94,7 +94,7 @@ def view_frame(board: Board, view: View, task_paths: dict[ModelKey, str], task: 
 
     ``task_paths``: the result file to read per model, in the order models are shown.
     """
-    from leaderboard.app.statistics import score_intervals
+    from leaderboard.app.data.statistics import score_intervals
 
     details = board.details(task_paths.values())
     labels = model_labels(list(task_paths))

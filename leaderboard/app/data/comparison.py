@@ -24,9 +24,9 @@ from leaderboard.analysis.comparison import (
     with_holm,
 )
 from leaderboard.analysis.subset_text import subset_text
-from leaderboard.app.ranking import Line, Ranking
-from leaderboard.app.statistics import PairedMean
-from leaderboard.app.values import ModelKey
+from leaderboard.app.data.ranking import Line, Ranking
+from leaderboard.app.data.statistics import PairedMean
+from leaderboard.app.data.values import ModelKey
 from leaderboard.errors import BadInput
 from leaderboard.metrics.bootstrap import N_RESAMPLES
 
@@ -94,6 +94,7 @@ def compare_models(
     benchmark: str,
     a: ModelKey,
     b: ModelKey,
+    *,
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
     subsets: bool = True,
@@ -115,37 +116,60 @@ def compare_models(
             raise BadInput(f"{key[0]} (revision {key[1] or 'none'}) has no results on {benchmark}")
     out = ModelComparison(a, b)
     for task in dict.fromkeys(column.spec.task for column in ranking.columns):
-        path_a, path_b = lines[a].paths.get(task), lines[b].paths.get(task)
-        if path_a is None or path_b is None:
-            out.skipped.append((task, "no complete result of both models"))
-            continue
-        row = next(r for r in board.results_of(task) if r["_path"] == path_a)
-        metric, direction = str(row["task"]["main_score"]), str(row["task"]["direction"])  # as compare: A's task
-        other = next(r for r in board.results_of(task) if r["_path"] == path_b)
-        if other["task"]["main_score"] != metric:
-            out.skipped.append((task, f"different main scores ({metric} vs {other['task']['main_score']})"))
-            continue
-        if other["task"].get("version") != row["task"].get("version"):
-            versions = f"{row['task'].get('version')!r} vs {other['task'].get('version')!r}"
-            out.skipped.append((task, f"different task versions ({versions}): not comparable"))
-            continue
-        stored = board.per_query([path_a, path_b])
-        got = compare_cell(task, metric, direction, stored[path_a], stored[path_b], "default", n_resamples, seed)
-        if isinstance(got, str):
-            out.skipped.append((task, got))
-            continue
-        out.tasks.append(got)
-        out.declarations[task] = board.tasks.get(task, {})
-        if subsets:
-            rows, left_out = compare_cells(
-                task, out.declarations[task], stored[path_a], stored[path_b], n_resamples, seed
-            )
-            if rows:
-                out.subsets[task] = rows
-            if left_out:
-                out.subset_skipped[task] = skipped_text(left_out)
+        paths = lines[a].paths.get(task), lines[b].paths.get(task)
+        _compare_task(board, out, task, paths, n_resamples=n_resamples, seed=seed, subsets=subsets)
     with_holm(out.tasks)
     return out
+
+
+def _compare_task(
+    board: ComparisonSource,
+    out: ModelComparison,
+    task: str,
+    paths: tuple[str | None, str | None],
+    *,
+    n_resamples: int,
+    seed: int,
+    subsets: bool,
+) -> None:
+    """One task of ``compare_models``: its row (and its subsets' rows) in ``out``, or why it was skipped."""
+    path_a, path_b = paths
+    if path_a is None or path_b is None:
+        out.skipped.append((task, "no complete result of both models"))
+        return
+    row = next(r for r in board.results_of(task) if r["_path"] == path_a)
+    other = next(r for r in board.results_of(task) if r["_path"] == path_b)
+    why = _not_comparable(row["task"], other["task"])
+    if why:
+        out.skipped.append((task, why))
+        return
+    metric, direction = str(row["task"]["main_score"]), str(row["task"]["direction"])  # as compare: A's task
+    stored = board.per_query([path_a, path_b])
+    got = compare_cell(
+        task, metric, direction, stored[path_a], stored[path_b], subset="default", n_resamples=n_resamples, seed=seed
+    )
+    if isinstance(got, str):
+        out.skipped.append((task, got))
+        return
+    out.tasks.append(got)
+    out.declarations[task] = board.tasks.get(task, {})
+    if subsets:
+        rows, left_out = compare_cells(task, out.declarations[task], stored[path_a], stored[path_b], n_resamples, seed)
+        if rows:
+            out.subsets[task] = rows
+        if left_out:
+            out.subset_skipped[task] = skipped_text(left_out)
+
+
+def _not_comparable(task_a: dict[str, Any], task_b: dict[str, Any]) -> str:
+    """Why two results of a task are not compared ("": they are): another main score, another task version."""
+    metric = str(task_a["main_score"])
+    if task_b["main_score"] != metric:
+        return f"different main scores ({metric} vs {task_b['main_score']})"
+    if task_b.get("version") != task_a.get("version"):
+        versions = f"{task_a.get('version')!r} vs {task_b.get('version')!r}"
+        return f"different task versions ({versions}): not comparable"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -171,8 +195,8 @@ class AggregateDifference:
 def aggregate_differences(board: ComparisonSource, ranking: Ranking, a: Line, b: Line) -> list[AggregateDifference]:
     """Each declared aggregate of the benchmark (``ranking``: every revision's rows, as the pickers list them) for
     rows ``a`` and ``b``: the default one first, each a paired test of its own (not part of the tasks' Holm family)."""
-    from leaderboard.app.aggregates import choices
-    from leaderboard.app.statistics import paired_mean, side_columns
+    from leaderboard.app.data.aggregates import choices
+    from leaderboard.app.data.statistics import paired_mean, side_columns
 
     found = []
     sides = {side.label: side for side in getattr(ranking.benchmark, "also", ()) or ()}
@@ -189,7 +213,7 @@ def aggregate_differences(board: ComparisonSource, ranking: Ranking, a: Line, b:
             continue
         test: PairedMean | str = "no interval: its tasks are not columns of the board"
         if columns:
-            test = paired_mean(board, ranking, columns, a, b)  # type: ignore[arg-type]
+            test = paired_mean(board, ranking, columns, a, b)
         if isinstance(test, str):
             found.append(AggregateDifference(label, direction, index == 0, values[0], values[1], None, test))
         else:

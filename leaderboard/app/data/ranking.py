@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from leaderboard.app import imported_runs
-from leaderboard.app.filters import source_of
-from leaderboard.app.imported_runs import EXTERNAL_REASON, MtebCell, data_key, is_external, preference
-from leaderboard.app.values import ModelKey, finite, interval
+from leaderboard.app.data import imported_runs
+from leaderboard.app.data.filters import source_of
+from leaderboard.app.data.imported_runs import EXTERNAL_REASON, MtebCell, data_key, preference
+from leaderboard.app.data.values import ModelKey, finite, interval
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
+from leaderboard.mteb.imported import imported_from, is_external, source_label, task_names, training_of, zero_shot
 
 SIGNIFICANCE_LEVEL = 0.05
+KeyOf = Callable[[dict[str, Any]], ModelKey]  # a result row -> the model (and revision) it belongs to
 
 
 class RankingSource(Protocol):
@@ -155,6 +157,17 @@ class Ranking:
         return (aggregated or self.columns)[0].metric_label if self.columns else "score"
 
 
+def aggregate_title(ranking: Ranking) -> str:
+    """How the Score column is titled: the benchmark's label, else "mean of N tasks", else the first column's
+    metric (``Ranking.aggregate_label`` names the aggregated column's, for the notes)."""
+    benchmark = ranking.benchmark
+    return benchmark.aggregate_label or (
+        f"mean of {ranking.aggregated} task{'s' if ranking.aggregated != 1 else ''}"
+        if ranking.aggregated > 1
+        else ranking.columns[0].metric_label
+    )
+
+
 def table_columns(ranking: Ranking) -> list[Column]:
     """The task columns a table shows; a one-task aggregate's own column is the Score column, so it is not repeated."""
     aggregated = [c for c in ranking.columns if c.spec.in_aggregate]
@@ -241,92 +254,23 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
     as its own row. Rows that share a name carry their revision in ``Line.label``.
     """
     columns = columns_of(board, benchmark)
-    lines: dict[ModelKey, Line] = {}
-    newest: dict[ModelKey, dict[str, Any]] = {}
     per_task = board.by_task
     model_key = imported_runs.key_function(r for c in columns for r in per_task.get(c.spec.task, []))
-    preferred: dict[ModelKey, tuple[Any, ...]] = {}  # newest[key]'s preference, computed once per row
-    for task in dict.fromkeys(c.spec.task for c in columns):  # a task of several columns: its rows once
-        for row in per_task.get(task, []):
-            key = model_key(row)
-            order = preference(row, key[1])
-            if key not in newest or order > preferred[key]:
-                newest[key], preferred[key] = row, order
-    shown = set(newest) if all_revisions else set(newest_revisions(newest).values())
-    names = Counter(key[0] for key in shown)
-    hidden: dict[str, list[str]] = {}
-    for key in newest:
-        if key not in shown:
-            hidden.setdefault(key[0], []).append(key[1])
-    for key, row in newest.items():
-        if key in shown:
-            label = f"{key[0]} @ {key[1] or 'no revision'}" if names[key[0]] > 1 else key[0]
-            line = Line(key, row["model"], str(row.get("harness") or ""), row["created_at"], label=label)
-            line.other_revisions = sorted(hidden.get(key[0], []))
-            line.imported = imported_runs.source_label(row) or None
-            lines[key] = line
-    specs = [c.spec for c in columns] + [t for side in getattr(benchmark, "also", ()) or () for t in side.tasks]
-    needed = [(r["_path"], spec) for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
-    cells = {(spec.split, spec.subset, spec.metric) for _, spec in needed}  # only these scores of each detail
-    details = board.cells([path for path, _ in needed], cells) if needed else {}
+    newest = _newest_results(columns, per_task, model_key)
+    lines = _shown_lines(newest, all_revisions)
+    details = _details(board, benchmark, columns, per_task)
     for column in columns:
-        spec = column.spec
-        rows = per_task.get(spec.task, [])
-        reference = _reference_data(rows)
-        by_model: dict[ModelKey, list[dict[str, Any]]] = {}
-        for row in rows:
-            by_model.setdefault(model_key(row), []).append(row)
-        for key, line in lines.items():
-            chosen, why = _choose(by_model.get(key, []), spec, reference, details)
-            if chosen is None:
-                other = _on_other_data(by_model.get(key, []), spec, reference, details) if reference else None
-                value = value_of(other, spec, details.get(other["_path"])) if other else None
-                line.values[column.key] = value
-                line.intervals[column.key] = None
-                if other is not None and value is not None:  # shown, greyed, with its data; never ranked
-                    line.other_data[column.key] = _data_text(data_key(other))
-                    line.chosen[column.key] = other
-                    url = (imported_runs.imported(other) or {}).get("url")
-                    if isinstance(url, str):
-                        line.sources[column.key] = url
-                if spec.in_aggregate:
-                    line.missing.append(f"{spec.task}: {why}")
-                continue
-            detail = details.get(chosen["_path"])
-            line.values[column.key] = value_of(chosen, spec, detail)
-            line.intervals[column.key] = interval_of(chosen, spec, detail)
-            line.paths[spec.task] = chosen["_path"]
-            line.chosen[column.key] = chosen
-            url = (imported_runs.imported(chosen) or {}).get("url")
-            if isinstance(url, str):
-                line.sources[column.key] = url
-            if is_external(chosen):  # shown, never ranked (the authors' number, like a reported one)
-                if spec.in_aggregate:
-                    line.missing.append(f"{spec.task}: {EXTERNAL_REASON}")
-            elif spec.in_aggregate:
-                line.covered += 1
+        _fill_column(column, per_task.get(column.spec.task, []), lines, details, model_key)
     _identical_sources(columns, lines)
     _side_aggregates(benchmark, lines, per_task, details, model_key)
     _zero_shot(board, columns, lines, per_task, newest)
     for line in lines.values():  # where its numbers come from, for the source filter (info is the line's copy)
         line.info["source"] = source_of(line.imported)
     aggregated = [c for c in columns if c.spec.in_aggregate]
-    ranked, unranked = [], []
-    for line in lines.values():
-        if line.covered == len(aggregated):
-            values = [line.values[c.key] for c in aggregated]
-            line.aggregate = sum(v for v in values if v is not None) / len(values)
-            ranked.append(line)
-        else:
-            unranked.append(line)
+    ranked, unranked = _by_coverage(lines.values(), aggregated)
     lower = bool(aggregated) and aggregated[0].direction == "lower"
-    ranked.sort(key=lambda line: ((line.aggregate or 0.0) if lower else -(line.aggregate or 0.0), line.name))
-    ranked, copied = _one_row_per_copy(ranked, aggregated)
-    previous, position = None, 0
-    for index, line in enumerate(ranked, start=1):
-        if line.aggregate != previous:  # equal aggregates share a rank
-            position, previous = index, line.aggregate
-        line.rank = position
+    ranked, copied = _one_row_per_copy(by_aggregate(ranked, lower), aggregated)
+    set_ranks(ranked)
     by_name = {line.name: line for line in ranked}
     for line in copied:
         line.rank = by_name[line.copy_of].rank
@@ -334,6 +278,154 @@ def rank(board: RankingSource, benchmark: Benchmark, all_revisions: bool = False
     own = {c.spec.task: per_task.get(c.spec.task, []) for c in columns}  # not every task's rows: the columns'
     imported_runs.add_comparisons(lines.values(), columns, own, model_key, lambda r, s: value_of(r, s, None))
     return Ranking(benchmark, columns, ranked, unranked, len(aggregated), copied=copied)
+
+
+# -- ranks: one rule for the board, a derived ranking, a subset of tasks and Overall ----------------------------
+
+
+def competition_ranks(values: Sequence[Any]) -> list[int]:
+    """The rank of each value of a list already in rank order, equal values sharing the better rank ("1, 2, 2, 4")."""
+    ranks: list[int] = []
+    previous: Any = _NO_VALUE
+    position = 0
+    for index, value in enumerate(values, start=1):
+        if value != previous:
+            position, previous = index, value
+        ranks.append(position)
+    return ranks
+
+
+_NO_VALUE = object()  # before the first value (which may be None)
+
+
+def by_aggregate(lines: Iterable[Line], lower: bool) -> list[Line]:
+    """Rows in rank order: the best aggregate first (``lower``: the smallest), then by name."""
+    return sorted(lines, key=lambda line: ((line.aggregate or 0.0) if lower else -(line.aggregate or 0.0), line.name))
+
+
+def set_ranks(lines: list[Line]) -> None:
+    """Each row's rank, for rows in rank order (equal aggregates share a rank)."""
+    for line, position in zip(lines, competition_ranks([line.aggregate for line in lines])):
+        line.rank = position
+
+
+# -- the steps of ``rank`` -------------------------------------------------------------------------------------
+
+
+def _newest_results(
+    columns: list[Column], per_task: dict[str, list[dict[str, Any]]], model_key: KeyOf
+) -> dict[ModelKey, dict[str, Any]]:
+    """Each (model, revision)'s newest result on the benchmark's tasks (``imported_runs.preference``)."""
+    newest: dict[ModelKey, dict[str, Any]] = {}
+    preferred: dict[ModelKey, tuple[Any, ...]] = {}  # newest[key]'s preference, computed once per row
+    for task in dict.fromkeys(c.spec.task for c in columns):  # a task of several columns: its rows once
+        for row in per_task.get(task, []):
+            key = model_key(row)
+            order = preference(row, key[1])
+            if key not in newest or order > preferred[key]:
+                newest[key], preferred[key] = row, order
+    return newest
+
+
+def _shown_lines(newest: dict[ModelKey, dict[str, Any]], all_revisions: bool) -> dict[ModelKey, Line]:
+    """A row per model (its newest revision), or per revision: its label, its other revisions, its source."""
+    shown = set(newest) if all_revisions else set(newest_revisions(newest).values())
+    names = Counter(key[0] for key in shown)
+    hidden: dict[str, list[str]] = {}
+    for key in newest:
+        if key not in shown:
+            hidden.setdefault(key[0], []).append(key[1])
+    lines: dict[ModelKey, Line] = {}
+    for key, row in newest.items():
+        if key in shown:
+            label = f"{key[0]} @ {key[1] or 'no revision'}" if names[key[0]] > 1 else key[0]
+            line = Line(key, row["model"], str(row.get("harness") or ""), row["created_at"], label=label)
+            line.other_revisions = sorted(hidden.get(key[0], []))
+            line.imported = source_label(row) or None
+            lines[key] = line
+    return lines
+
+
+def _details(
+    board: RankingSource, benchmark: Benchmark, columns: list[Column], per_task: dict[str, list[dict[str, Any]]]
+) -> dict[str, dict[str, Any]]:
+    """The scores the summaries do not hold (another split or subset) of the columns and the side means, by path."""
+    specs = [c.spec for c in columns] + [t for side in getattr(benchmark, "also", ()) or () for t in side.tasks]
+    needed = [(r["_path"], spec) for spec in specs for r in per_task.get(spec.task, []) if _needs_detail(r, spec)]
+    cells = {(spec.split, spec.subset, spec.metric) for _, spec in needed}  # only these scores of each detail
+    return board.cells([path for path, _ in needed], cells) if needed else {}
+
+
+def _fill_column(
+    column: Column,
+    rows: list[dict[str, Any]],
+    lines: dict[ModelKey, Line],
+    details: dict[str, dict[str, Any]],
+    model_key: KeyOf,
+) -> None:
+    """Each row's cell of one column: the result ``_choose`` picks, else a value on other data (greyed) or none,
+    with what keeps the row off the ranking."""
+    reference = _reference_data(rows)
+    by_model: dict[ModelKey, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_model.setdefault(model_key(row), []).append(row)
+    for key, line in lines.items():
+        found = by_model.get(key, [])
+        chosen, why = _choose(found, column.spec, reference, details)
+        if chosen is None:
+            other = _on_other_data(found, column.spec, reference, details) if reference else None
+            _fill_missing(line, column, other, details)
+            if column.spec.in_aggregate:
+                line.missing.append(f"{column.spec.task}: {why}")
+        else:
+            _fill_chosen(line, column, chosen, details)
+
+
+def _fill_missing(line: Line, column: Column, other: dict[str, Any] | None, details: dict[str, dict[str, Any]]) -> None:
+    """A cell without a comparable result: the value of a run on other data where there is one (shown, greyed, with
+    its data; never ranked), else none."""
+    value = value_of(other, column.spec, details.get(other["_path"])) if other else None
+    line.values[column.key] = value
+    line.intervals[column.key] = None
+    if other is not None and value is not None:
+        line.other_data[column.key] = _data_text(data_key(other))
+        _shows(line, column, other)
+
+
+def _fill_chosen(line: Line, column: Column, chosen: dict[str, Any], details: dict[str, dict[str, Any]]) -> None:
+    """A cell of the result chosen: its value and interval; it counts towards the aggregate unless `external`."""
+    spec = column.spec
+    detail = details.get(chosen["_path"])
+    line.values[column.key] = value_of(chosen, spec, detail)
+    line.intervals[column.key] = interval_of(chosen, spec, detail)
+    line.paths[spec.task] = chosen["_path"]
+    _shows(line, column, chosen)
+    if is_external(chosen):  # shown, never ranked (the authors' number, like a reported one)
+        if spec.in_aggregate:
+            line.missing.append(f"{spec.task}: {EXTERNAL_REASON}")
+    elif spec.in_aggregate:
+        line.covered += 1
+
+
+def _shows(line: Line, column: Column, row: dict[str, Any]) -> None:
+    """The result a cell shows, with the link to its file where it was imported."""
+    line.chosen[column.key] = row
+    url = (imported_from(row) or {}).get("url")
+    if isinstance(url, str):
+        line.sources[column.key] = url
+
+
+def _by_coverage(lines: Iterable[Line], aggregated: list[Column]) -> tuple[list[Line], list[Line]]:
+    """The rows complete on every aggregated task, each with its aggregate (their mean), and the others."""
+    ranked, unranked = [], []
+    for line in lines:
+        if line.covered == len(aggregated):
+            values = [line.values[c.key] for c in aggregated]
+            line.aggregate = sum(v for v in values if v is not None) / len(values)
+            ranked.append(line)
+        else:
+            unranked.append(line)
+    return ranked, unranked
 
 
 def _one_row_per_copy(ranked: list[Line], aggregated: list[Column]) -> tuple[list[Line], list[Line]]:
@@ -346,7 +438,7 @@ def _one_row_per_copy(ranked: list[Line], aggregated: list[Column]) -> tuple[lis
     for line in ranked:
         if not all(c.key in line.identical for c in aggregated):
             continue
-        blobs = tuple(str((imported_runs.imported(line.chosen[c.key]) or {}).get("blob")) for c in aggregated)
+        blobs = tuple(str((imported_from(line.chosen[c.key]) or {}).get("blob")) for c in aggregated)
         groups.setdefault(blobs, []).append(line)
     copied: list[Line] = []
     for same in groups.values():
@@ -387,7 +479,7 @@ def _identical_sources(columns: list[Column], lines: dict[ModelKey, Line]) -> No
     for column in columns:
         by_blob: dict[str, list[Line]] = {}
         for line in lines.values():
-            blob = (imported_runs.imported(line.chosen.get(column.key) or {}) or {}).get("blob")
+            blob = (imported_from(line.chosen.get(column.key) or {}) or {}).get("blob")
             if isinstance(blob, str) and blob:
                 by_blob.setdefault(blob, []).append(line)
         for same in by_blob.values():
@@ -404,12 +496,12 @@ def _zero_shot(
     per_task: dict[str, list[dict[str, Any]]],
     newest: dict[ModelKey, dict[str, Any]],
 ) -> None:
-    """Each line's zero-shot status on the benchmark's tasks (``imported_runs.zero_shot``), shown and filtered by."""
-    names = imported_runs.mteb_names(columns, per_task)
+    """Each line's zero-shot status on the benchmark's tasks (``mteb.imported.zero_shot``), shown and filtered by."""
+    names = task_names((c.spec.task for c in columns), per_task)
     paths = {key: newest[key]["_path"] for key, line in lines.items() if line.imported}  # the model's training data
     found = board.detail_parts(paths.values(), ["training_tasks"]) if paths else {}
     for key, line in lines.items():
-        line.zero_shot = imported_runs.zero_shot(imported_runs.training_of(found.get(paths.get(key, ""))), names)
+        line.zero_shot = zero_shot(training_of(found.get(paths.get(key, ""))), names)
         line.info = {**line.info, "zero_shot": line.zero_shot}  # a copy: the summary is shared by every benchmark
 
 
@@ -418,7 +510,7 @@ def _side_aggregates(
     lines: dict[ModelKey, Line],
     per_task: dict[str, list[dict[str, Any]]],
     details: dict[str, dict[str, Any]],
-    model_key: Any,
+    model_key: KeyOf,
 ) -> None:
     """Means shown beside the aggregate, ranked by only when a reader picks one (``aggregates``): all values or none."""
     sides = list(getattr(benchmark, "also", ()) or ())
@@ -462,7 +554,7 @@ def _choose(
     if not runs:  # only the authors' own numbers: shown (never ranked, whatever data they name), newest first
         shown = [r for r in default if value_of(r, spec, details.get(r["_path"])) is not None]
         return (max(shown, key=lambda r: preference(r, "")), "") if shown else (None, EXTERNAL_REASON)
-    known = [r for r in runs if data_key(r) is not None or not imported_runs.imported(r)]
+    known = [r for r in runs if data_key(r) is not None or not imported_from(r)]
     if not known:
         return None, "its mteb file names no dataset revision: it cannot be compared (never ranked)"
     same_data = [r for r in known if reference is None or data_key(r) in (reference, None)]

@@ -27,92 +27,30 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.app.values import ModelKey, model_key
+from leaderboard.app.data.values import ModelKey, model_key
+from leaderboard.mteb.imported import aliases, imported_from, is_external, source_label, version_key
 
 EXTERNAL_REASON = "an `external` result: the model's authors' own number (mteb's results repository), never ranked"
-IMPORTED_NOTE = (
-    "† run by mteb, imported: mteb's result files hold no per-query values, so these rows have no interval and "
-    "are never tested for significance (nor is any model against one of them at #1). Each links to its file."
-)
-# The rules above, as the About page states them.
-IMPORT_RULES_HTML = (
-    "<h3>Imported runs (mteb's results)</h3><ul>"
-    "<li>Results imported from mteb's results repository (<code>leaderboard import</code>) are runs made by mteb, "
-    'not numbers copied from papers: each row says "run by mteb X.Y, imported", links to its file, and is '
-    "marked †: mteb's files hold no per-query values, so it has no interval and no significance test.</li>"
-    "<li><b>Comparability.</b> Results of an mteb task, imported or run here from the hub, are compared by the "
-    "<b>dataset revision</b> they ran on; other results by the sha256 of the data they loaded. Each task ranks "
-    "the results on the data most of its complete results share; the others are listed, unranked, with the "
-    "revision they ran on. An imported file that names no dataset revision is never ranked.</li>"
-    "<li><b><code>external</code> results</b> (numbers the model's authors reported, copied into mteb's "
-    "repository, not runs of mteb) are shown, marked as such, and never ranked; a model's <code>external</code> "
-    "revision is shown only when it has no other.</li>"
-    "<li><b>Revisions.</b> A model's revision run by this harness is shown before an imported one; a result "
-    "without a date (mteb wrote none before 1.14) counts as older than any dated one; among undated ones, the "
-    "newer mteb version wins.</li>"
-    "<li>Where this harness has its own run of a model and task that an import also has, the model is one row: "
-    "this harness's run, with mteb's value and the difference (this harness − mteb) under it.</li>"
-    "<li><b>Zero-shot</b>, as MTEB's leaderboard decides it: a model whose training datasets (with those of the "
-    "model it was adapted from, and their similar tasks) include a task of the benchmark is not zero-shot; one "
-    "whose model_meta.json names none is "
-    "unknown.</li></ul>"
-)
 
 
 def data_key(row: dict[str, Any]) -> str | None:
     """The data a result was computed on, as the index states it (``records.index.data_key``)."""
     task = row["task"]
-    return task["data_key"] if "data_key" in task else task.get("content_hash")
-
-
-def imported(row: dict[str, Any]) -> dict[str, Any] | None:
-    found = row.get("imported_from")
-    return found if isinstance(found, dict) else None
-
-
-def is_external(row: dict[str, Any]) -> bool:
-    return bool((imported(row) or {}).get("external"))
-
-
-def version_key(text: Any) -> tuple[int, ...]:
-    """A version as numbers ("2.18.6" -> (2, 18, 6); the first of a range); () when none."""
-    found = re.match(r"\d+(?:\.\d+)*", str(text or ""))
-    return tuple(int(p) for p in found.group(0).split(".")) if found else ()
+    key: str | None = task["data_key"] if "data_key" in task else task.get("content_hash")
+    return key
 
 
 def preference(row: dict[str, Any], revision: str) -> tuple[Any, ...]:
     """How a model's revisions are ordered (the first is shown): not `external`; run by this harness (it has
     per-query values; mteb's run of the same cells is then shown beside it); the date of the revision's
     newest result (undated is oldest); the mteb version of an imported one; the revision's name."""
-    found = imported(row)
+    found = imported_from(row)
     mteb = version_key(found.get("mteb_version")) if found else ()
     return (not is_external(row), found is None, row["created_at"] or "", mteb, revision)
-
-
-def source_label(row: dict[str, Any]) -> str:
-    """ "run by mteb 2.18, imported" (or the `external` wording); "" for a run of this harness."""
-    found = imported(row)
-    if found is None:
-        return ""
-    if found.get("external"):
-        return "reported by the model's authors (mteb's `external`), imported"
-    version = ".".join(str(v) for v in version_key(found.get("mteb_version"))[:2])
-    return f"run by mteb {version}, imported" if version else "run by mteb (version not recorded), imported"
-
-
-def aliases(rows: Iterable[dict[str, Any]]) -> dict[str, str]:
-    """mteb's name of a model (casefolded) -> this harness's name, from the ``mteb_name`` its plugin declares."""
-    found: dict[str, str] = {}
-    for row in rows:
-        mteb_name = row["model"].get("mteb_name")
-        if isinstance(mteb_name, str) and mteb_name and not imported(row):
-            found.setdefault(mteb_name.casefold(), str(row["model"]["name"]))
-    return found
 
 
 def key_function(rows: Iterable[dict[str, Any]]) -> Callable[[dict[str, Any]], ModelKey]:
@@ -123,7 +61,7 @@ def key_function(rows: Iterable[dict[str, Any]]) -> Callable[[dict[str, Any]], M
 
     def key(row: dict[str, Any]) -> ModelKey:
         name, revision = model_key(row)
-        if imported(row) is not None:
+        if imported_from(row) is not None:
             name = names.get(name.casefold(), name)
         return name, revision
 
@@ -151,7 +89,7 @@ def add_comparisons(
     by_name: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for task, rows in per_task.items():
         for row in rows:
-            if imported(row) is not None and row["complete"] and not is_external(row):
+            if imported_from(row) is not None and row["complete"] and not is_external(row):
                 by_name.setdefault(key(row)[0].casefold(), {}).setdefault(task, []).append(row)
     if not by_name:
         return
@@ -167,7 +105,7 @@ def add_comparisons(
             found = [(v, r) for r in same if (v := value_of(r, column.spec)) is not None]
             if found:
                 value, row = max(found, key=lambda pair: preference(pair[1], model_key(pair[1])[1]))
-                url = (imported(row) or {}).get("url")
+                url = (imported_from(row) or {}).get("url")
                 line.mteb[column.key] = MtebCell(value, ours - value, source_label(row), url)
         aggregated = [c for c in columns if c.spec.in_aggregate]
         cells = [line.mteb.get(c.key) for c in aggregated]
@@ -175,26 +113,3 @@ def add_comparisons(
             value = sum(c.value for c in cells if c) / len(cells)
             labels = sorted({c.label for c in cells if c})
             line.mteb["agg"] = MtebCell(value, line.aggregate - value, "; ".join(labels), None)
-
-
-def mteb_names(columns: Iterable[Any], per_task: dict[str, list[dict[str, Any]]]) -> set[str]:
-    """The mteb task names of a benchmark's columns (what a model's training datasets are matched against)."""
-    names = set()
-    for column in columns:
-        task = column.spec.task
-        recorded = next(
-            (r["task"].get("mteb_task") for r in per_task.get(task, []) if r["task"].get("mteb_task")), None
-        )
-        names.add(recorded or task.removeprefix("mteb:"))
-    return names
-
-
-def zero_shot(training: Any, tasks: set[str]) -> bool | None:
-    """MTEB's rule: None when the training data is unknown, else whether it misses every task of the benchmark."""
-    if not isinstance(training, list):
-        return None
-    return not (set(map(str, training)) & tasks)
-
-
-def training_of(detail: dict[str, Any] | None) -> Any:
-    return (detail or {}).get("training_tasks")

@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from leaderboard.app.render import esc
+from leaderboard.app.views.render import esc
 
 
 def _signed(value: float) -> str:

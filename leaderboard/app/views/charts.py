@@ -1,4 +1,5 @@
-"""Charts (Vega-Lite through altair, drawn by Gradio's Plot): declared curves and bars, size vs score.
+"""Charts (Vega-Lite through altair): declared curves and bars, size vs score, score over time. The tabs hand
+them to Gradio's Plot (``tabs.base.plot_data``).
 
 Every chart shows at most ``MAX_MODELS`` models, each with its own colour from a 20-colour
 palette, and a legend that lists all of them (no truncation). Axis entries keep the order the
@@ -23,7 +24,6 @@ SOURCE_HERE, SOURCE_IMPORTED = "run here (95% interval)", "imported: run by mteb
 
 if TYPE_CHECKING:
     import altair as alt
-    from gradio.components.plot import PlotData
 
 
 def available() -> bool:
@@ -40,14 +40,6 @@ def warm() -> None:
         import altair as alt
 
         alt.Chart(pd.DataFrame({"x": [0.0]})).mark_point().encode(x="x:Q").to_json()
-
-
-def plot_data(chart: alt.Chart) -> PlotData:
-    """What ``gr.Plot`` sends for a chart, written compactly: ``gr.Plot`` would call ``chart.to_json()``,
-    indented (Size vs score at 10,000 models: 2.2 MB and 0.17 s, against 1.6 MB and 0.09 s)."""
-    from gradio.components.plot import PlotData
-
-    return PlotData(type="altair", plot=chart.to_json(indent=None))
 
 
 def fit_width(window: float | None) -> int:
@@ -94,7 +86,8 @@ def view_chart(frame: pd.DataFrame, view: View, y_label: str, width: int = WIDTH
             chart = alt.layer(chart, whiskers)
     else:
         chart = base.mark_line(point=True).encode(x=x, y=y, color=color, tooltip=tooltip)
-    return chart.properties(width=width, height=_height(view.kind))
+    drawn: alt.Chart = chart.properties(width=width, height=_height(view.kind))
+    return drawn
 
 
 def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Chart | None:
@@ -135,7 +128,8 @@ def size_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.Cha
             ],
         )
     )
-    return chart.properties(width=width, height=380)
+    drawn: alt.Chart = chart.properties(width=width, height=380)
+    return drawn
 
 
 def time_chart(frame: pd.DataFrame, y_label: str, width: int = WIDTH) -> alt.LayerChart | None:

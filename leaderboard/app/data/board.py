@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from leaderboard.app.comparison import ModelComparison, compare_models
-from leaderboard.app.filters import license_of
-from leaderboard.app.overall import Overall, overall_ranking
-from leaderboard.app.ranking import Ranking, rank
-from leaderboard.app.statistics import add_statistics
-from leaderboard.app.values import ModelKey, model_key
+from leaderboard.app.data.comparison import ModelComparison, compare_models
+from leaderboard.app.data.filters import license_of
+from leaderboard.app.data.overall import Overall, overall_ranking
+from leaderboard.app.data.ranking import Ranking, rank
+from leaderboard.app.data.statistics import add_statistics
+from leaderboard.app.data.values import ModelKey, model_key
 from leaderboard.contract.benchmark import Benchmark
 from leaderboard.records.index import Index
 
@@ -83,7 +83,8 @@ class Board:
     @property
     def shown_rows(self) -> list[dict[str, Any]]:
         """Results of tasks on the board (the public board never lists demo or ad-hoc tasks)."""
-        return self._shown()["rows"]
+        rows: list[dict[str, Any]] = self._shown()["rows"]
+        return rows
 
     def _shown(self) -> dict[str, Any]:
         """The shown rows and what the pages say about them, computed once per set of shown tasks: every
@@ -128,7 +129,8 @@ class Board:
 
     @property
     def last_result(self) -> str | None:
-        return self._shown()["last"]
+        last: str | None = self._shown()["last"]
+        return last
 
     def counts(self) -> dict[str, int]:
         return {**self._shown()["counts"], "skipped": len(self.index.skipped)}

@@ -10,7 +10,7 @@ Overall view), ``revisions`` (``1``: older revisions too), ``zs`` (the zero-shot
 ``src`` (where the numbers come from: run here|imported|reported), ``by`` (the aggregate ranked by; absent:
 the benchmark's declared one), ``tasks`` (the benchmark's tasks its ranking is recomputed over, Overall-style;
 absent: all of them).
-Lists are joined by ``|``. The page's JavaScript writes them (``assets.url_state_js``); the page
+Lists are joined by ``|``. The page's JavaScript writes them (``tabs.assets.url_state_js``); the page
 load reads them here. Unknown values are dropped by the callers, which know the valid choices.
 A query longer than ``MAX_QUERY`` is trimmed (``trim``): its parameters are kept in order while
 they fit, a list cut after its last whole item that fits, and any other value that does not fit dropped.

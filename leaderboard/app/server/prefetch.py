@@ -16,12 +16,12 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from leaderboard.app import background
-from leaderboard.app.foreground import wait_for_readers
+from leaderboard.app.server import background
+from leaderboard.app.server.foreground import wait_for_readers
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Line, Ranking
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Line, Ranking
 
 BATCH = 50  # rows computed ahead between two looks at the reader's requests (each costs a pass over the draws)
 _state = threading.Condition()
@@ -35,7 +35,7 @@ _asked = False
 def now(board: Board, ranking: Ranking, lines: list[Line]) -> None:
     """``with_statistics`` for a page a reader waits for: the background gives way meanwhile."""
     global _foreground
-    from leaderboard.app.page_statistics import with_statistics
+    from leaderboard.app.data.page_statistics import with_statistics
 
     with _state:
         _foreground += 1
@@ -65,7 +65,7 @@ def ahead(board: Board, ranking: Ranking, lines: list[Line]) -> None:
 def quietly(board: Board, ranking: Ranking, lines: list[Line], passed: bool = False) -> bool:
     """``with_statistics`` of ``lines`` in this thread, in batches, each once no reader's page is being
     computed; False when stopped early (``passed``: as soon as a newer view is asked for ahead)."""
-    from leaderboard.app.page_statistics import with_statistics
+    from leaderboard.app.data.page_statistics import with_statistics
 
     for start in range(0, len(lines), BATCH):
         wait_for_readers()  # any reader's request or event first (``foreground``)

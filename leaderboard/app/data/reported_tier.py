@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Line, Ranking
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Line, Ranking
     from leaderboard.records.reported import ReportedScore
 
 _CACHE = "_reported_scores"  # attribute on a Board: loaded once per board (a new revision is a new board)
@@ -115,37 +115,20 @@ def reported_lines(board: Board, ranking: Ranking) -> list[ReportedLine]:
         reproduced.setdefault(line.name.casefold(), line)
     rows: dict[tuple[str, str, str], ReportedLine] = {}
     for cell in scores:
-        aggregate = bool(getattr(cell, "aggregate", False)) and cell.task == benchmark
-        side = cell.metric if aggregate and cell.metric in side_labels and cell.metric != ranked_by else None
-        if aggregate and side is None and cell.metric not in (ranked_by, "", None) and side_labels:
-            continue  # an aggregate of another name than the benchmark's declared ones
-        key = by_spec.get((cell.task, cell.metric, cell.subset))
-        if not aggregate and key is None:
-            continue
-        if cell.benchmark not in (None, benchmark) and not aggregate:
+        slot = _slot(cell, benchmark, ranked_by, side_labels, by_spec)
+        if slot is None:
             continue
         # One row per (model, paper); a column another table of the same paper already filled opens a
         # row for this table (two printed values of one cell are both shown, neither overwritten).
         row_key = (cell.model, cell.paper, "")
         taken = rows.get(row_key)
-        if taken is None:
-            filled = False
-        elif side is not None:
-            filled = side in taken.sides
-        else:
-            filled = taken.aggregate is not None if aggregate else key in taken.cells
-        if filled:
+        if taken is not None and slot.filled(taken):
             row_key = (cell.model, cell.paper, cell.table)
         row = rows.setdefault(
             row_key,
             ReportedLine(cell.model, cell.paper, cell.table, reproduced=reproduced.get(cell.model.casefold())),
         )
-        if side is not None:
-            row.sides[side] = cell
-        elif aggregate:
-            row.aggregate = cell
-        elif key is not None:
-            row.cells[key] = cell
+        slot.put(row, cell)
     for row in rows.values():
         if row.aggregate is not None:
             row.aggregate_value = row.aggregate.value
@@ -160,3 +143,47 @@ def reported_lines(board: Board, ranking: Ranking) -> list[ReportedLine]:
             r.model,
         ),
     )
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """Where a reported cell goes in its row: one of the benchmark's other means (``side``, its label), the
+    aggregate, or a column (``key``)."""
+
+    side: str | None
+    aggregate: bool
+    key: str | None
+
+    def filled(self, row: ReportedLine) -> bool:
+        if self.side is not None:
+            return self.side in row.sides
+        return row.aggregate is not None if self.aggregate else self.key in row.cells
+
+    def put(self, row: ReportedLine, cell: ReportedScore) -> None:
+        if self.side is not None:
+            row.sides[self.side] = cell
+        elif self.aggregate:
+            row.aggregate = cell
+        elif self.key is not None:
+            row.cells[self.key] = cell
+
+
+def _slot(
+    cell: ReportedScore,
+    benchmark: str,
+    ranked_by: str,
+    side_labels: set[str],
+    by_spec: dict[tuple[str, str, str], str],
+) -> _Slot | None:
+    """Where ``cell`` goes on ``benchmark``'s board (None: nowhere): an aggregate the benchmark declares, or a
+    column of the board (matched by task, metric and subset) of this benchmark's paper or of none."""
+    aggregate = bool(getattr(cell, "aggregate", False)) and cell.task == benchmark
+    side = cell.metric if aggregate and cell.metric in side_labels and cell.metric != ranked_by else None
+    if aggregate and side is None and cell.metric not in (ranked_by, "", None) and side_labels:
+        return None  # an aggregate of another name than the benchmark's declared ones
+    key = by_spec.get((cell.task, cell.metric, cell.subset))
+    if not aggregate and key is None:
+        return None
+    if cell.benchmark not in (None, benchmark) and not aggregate:
+        return None
+    return _Slot(side, aggregate, key)

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from leaderboard.records.identity import identity
 
 if TYPE_CHECKING:
-    from leaderboard.app.board import Board
-    from leaderboard.app.ranking import Line, Ranking
+    from leaderboard.app.data.board import Board
+    from leaderboard.app.data.ranking import Line, Ranking
 
 _CACHE = "_model_index"  # attribute on a Board: a new revision is a new board, so a new index
 _LOCK = threading.Lock()
@@ -82,7 +82,7 @@ class ModelIndex:
 
 def model_index(board: Board) -> ModelIndex:
     """The board's index (built on first use, then kept with the board)."""
-    found = board.__dict__.get(_CACHE)
+    found: ModelIndex | None = board.__dict__.get(_CACHE)
     if found is not None:
         return found
     with _LOCK:

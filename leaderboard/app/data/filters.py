@@ -1,5 +1,5 @@
 """The reader's filters over a board's models (kind, instructions, size, zero-shot, license, open weights, where
-the numbers come from, search) and the optional columns."""
+the numbers come from, search) and the optional columns, with the model facts they show."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.app.values import finite
+from leaderboard.app.data.values import finite
 
 SIZES = ("< 100M", "100M–1B", "1B–10B", "≥ 10B", "unknown")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("Coverage", "Missing", "Parameters", "Kind", "Instructions", "Revision", "Harness")
@@ -110,3 +110,32 @@ class Filters:
             return True
         names = [info.get("name", ""), *(info.get("copies") or ())]  # a row of byte-identical files: every name
         return any(self.search.casefold() in str(name).casefold() for name in names)
+
+
+MODEL_COLUMNS = ("Parameters", "Dimension", "Max tokens")
+MODEL_FACTS = ("License", "Open weights", "Released", "Zero-shot")  # shown where some row of the board has them
+
+
+def metadata_value(info: dict[str, Any], column: str) -> float | None:
+    keys = {
+        "Parameters": ("n_parameters",),
+        "Dimension": ("embedding_dim", "embedding_dimension", "dim"),
+        "Max tokens": ("max_length", "max_tokens"),
+    }[column]
+    for key in keys:
+        value = finite(info.get(key))
+        if value is not None and value > 0:
+            return value
+    return None
+
+
+def model_fact(info: dict[str, Any], column: str) -> str | None:
+    """A MODEL_FACTS cell's text (None: unknown): from model_meta.json for imported runs; zero-shot per board."""
+    if column == "License":
+        found = license_of(info)  # its SPDX id, as the filter names it
+        return None if found == UNKNOWN_LICENSE else found
+    if column == "Released":
+        value = info.get("release_date")
+        return str(value)[:10] if value else None
+    flag = info.get("open_weights" if column == "Open weights" else "zero_shot")
+    return None if not isinstance(flag, bool) else ("yes" if flag else "no")

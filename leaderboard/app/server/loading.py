@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from leaderboard.app import benchmarks as declarations
-from leaderboard.app.board import STANDALONE, Board
+from leaderboard.app.data import benchmarks as declarations
+from leaderboard.app.data.board import STANDALONE, Board
 from leaderboard.contract.benchmark import Benchmark, BenchmarkTask
 from leaderboard.records.index import build_index
 

@@ -13,11 +13,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from leaderboard.app import background
-from leaderboard.app.board import Board
-from leaderboard.app.foreground import wait_for_readers
-from leaderboard.app.memory import keep_out_of_collections, limit_fragmentation
-from leaderboard.app.sources import Source
+from leaderboard.app.data.board import Board
+from leaderboard.app.server import background
+from leaderboard.app.server.foreground import wait_for_readers
+from leaderboard.app.server.memory import keep_out_of_collections, limit_fragmentation
+from leaderboard.app.server.sources import Source
 
 DEFAULT_POLL_SECONDS = 600.0
 
@@ -109,9 +109,9 @@ def _warm(board: Board, warmers: list[Callable[[Board], None]]) -> None:
 
 
 def _warm_steps(board: Board, warmers: list[Callable[[Board], None]]) -> None:
-    from leaderboard.app.page_statistics import first_pages
-    from leaderboard.app.prefetch import quietly
-    from leaderboard.app.views.board import PAGE_SIZE, first_sorted
+    from leaderboard.app.data.page_statistics import first_pages
+    from leaderboard.app.data.sorting import PAGE_SIZE, first_sorted
+    from leaderboard.app.server.prefetch import quietly
 
     names = [b.name for b in board.benchmarks]
     step = wait_for_readers  # before each step: any reader's request or event first (``foreground``)

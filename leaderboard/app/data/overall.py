@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from leaderboard.app.ranking import Line, Ranking
-from leaderboard.app.values import ModelKey
+from leaderboard.app.data.ranking import Line, Ranking, competition_ranks
+from leaderboard.app.data.values import ModelKey
 from leaderboard.contract.benchmark import Benchmark
 
 
@@ -156,11 +156,8 @@ def overall_ranking(board: Rankings, chosen: Iterable[str] | None = None, all_re
         else:
             result.unranked.append(row)
     result.ranked.sort(key=lambda r: (r.mean_rank, r.name))
-    previous, position = None, 0
-    for index, row in enumerate(result.ranked, start=1):
-        if row.mean_rank != previous:  # equal mean ranks share a position
-            position, previous = index, row.mean_rank
-        row.rank = position
+    for row, position in zip(result.ranked, competition_ranks([row.mean_rank for row in result.ranked])):
+        row.rank = position  # equal mean ranks share a position
     result.unranked.sort(key=lambda r: (-r.coverage, r.name))
     _label_shared_names(result.ranked + result.unranked)
     return result

@@ -18,20 +18,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from leaderboard.app.data.ranking import Line, Ranking, aggregate_title, by_aggregate, competition_ranks, set_ranks
 from leaderboard.contract.benchmark import SideAggregate
-
-if TYPE_CHECKING:
-    from leaderboard.app.ranking import Line, Ranking
 
 NOT_TESTED = "no interval or test for this mean: it is ranked by its value only (†)"
 
 
 def choices(ranking: Ranking) -> list[str]:
     """The aggregates a reader may rank by: the declared one first, then the benchmark's other means."""
-    from leaderboard.app.render import aggregate_title
-
     declared = aggregate_title(base(ranking))
     sides = [side.label for side in getattr(base(ranking).benchmark, "also", ()) or ()]
     return [declared, *(label for label in sides if label != declared)]
@@ -39,7 +34,8 @@ def choices(ranking: Ranking) -> list[str]:
 
 def base(ranking: Ranking) -> Ranking:
     """The declared ranking a derived one was made from (itself when it is the declared one)."""
-    return ranking.memo.get("base", ranking)
+    found: Ranking = ranking.memo.get("base", ranking)
+    return found
 
 
 def ranked_by(ranking: Ranking, label: str | None) -> Ranking:
@@ -55,9 +51,6 @@ def ranked_by(ranking: Ranking, label: str | None) -> Ranking:
 
 
 def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
-    from leaderboard.app.ranking import Ranking
-    from leaderboard.app.render import aggregate_title
-
     declared_label = aggregate_title(ranking)
     aggregated = [c.spec for c in ranking.columns if c.spec.in_aggregate]
     declared = SideAggregate(declared_label, ranking.benchmark.formula, tuple(aggregated))
@@ -77,13 +70,8 @@ def _derive(ranking: Ranking, side: SideAggregate) -> Ranking:
         row = _copy(line, side.label, declared_label)
         row.aggregate = None  # not complete on the declared aggregate's tasks: not comparable
         unranked.append(row)
-    lower = direction == "lower"
-    ranked.sort(key=lambda line: ((line.aggregate or 0.0) if lower else -(line.aggregate or 0.0), line.name))
-    previous, position = None, 0
-    for index, line in enumerate(ranked, start=1):
-        if line.aggregate != previous:  # equal means share a rank
-            position, previous = index, line.aggregate
-        line.rank = position
+    ranked = by_aggregate(ranked, direction == "lower")
+    set_ranks(ranked)  # equal means share a rank
     unranked.sort(key=lambda line: (-line.covered, line.name))
     shown = {line.name: line for line in ranked}
     copied = []
@@ -212,8 +200,6 @@ def over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
 
 
 def _over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
-    from leaderboard.app.ranking import Ranking
-
     columns = [c for c in ranking.columns if c.spec.in_aggregate and c.label in labels]
     total = len([c for c in ranking.columns if c.spec.in_aggregate])
     label = f"mean rank over {len(columns)} of {total} tasks"
@@ -230,9 +216,8 @@ def _over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
     for column in columns:
         lower = column.direction == "lower"
         scores = {line.key: float(line.values[column.key] or 0.0) for line in candidates}  # complete: none is None
-        first: dict[float, int] = {}
-        for position, value in enumerate(sorted(scores.values(), reverse=not lower), start=1):
-            first.setdefault(value, position)  # ties share the better rank
+        ordered = sorted(scores.values(), reverse=not lower)
+        first = dict(zip(ordered, competition_ranks(ordered)))  # ties share the better rank
         for line in candidates:
             ranks[line.key].append(first[scores[line.key]])
     rows: list[Line] = []
@@ -244,12 +229,8 @@ def _over_tasks(ranking: Ranking, labels: tuple[str, ...]) -> Ranking:
         mean = sum(line.values[c.key] for c in columns) / len(columns)  # type: ignore[misc]
         row.side = {mean_label: mean, declared_label: line.aggregate}
         rows.append(row)
-    rows.sort(key=lambda row: (row.aggregate or 0.0, row.name))
-    previous, position = None, 0
-    for index, row in enumerate(rows, start=1):
-        if row.aggregate != previous:
-            position, previous = index, row.aggregate
-        row.rank = position
+    rows = by_aggregate(rows, lower=True)  # the mean rank: lower is better
+    set_ranks(rows)
     kept = {line.key for line in candidates}
     others = []
     for line in ranking.ranked + ranking.unranked:
