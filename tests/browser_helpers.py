@@ -141,22 +141,53 @@ def serve_results(root: Path, env: dict[str, str], *extra: str) -> contextlib.Ab
     return serving([*command, *extra], env, port)
 
 
+_SHARED: dict[str, Any] = {}  # "playwright", "browser": one Chromium per test process
+
+
+def shared_browser() -> Any:
+    """Debian's Chromium, driven by Playwright: one per test process (each pytest-xdist worker has its own),
+    started on first use and stopped by ``stop_shared_browser`` at the session's end. Every test opens its own
+    pages; none closes the browser."""
+    browser = _SHARED.get("browser")
+    if browser is None or not browser.is_connected():
+        if "playwright" not in _SHARED:
+            from playwright.sync_api import sync_playwright
+
+            _SHARED["playwright"] = sync_playwright().start()
+        _SHARED["browser"] = _SHARED["playwright"].chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    return _SHARED["browser"]
+
+
+def stop_shared_browser() -> None:
+    browser, playwright = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
+    with contextlib.suppress(Exception):  # a browser that crashed is already gone
+        if browser is not None:
+            browser.close()
+    if playwright is not None:
+        playwright.stop()
+
+
 @contextlib.contextmanager
 def chromium() -> Iterator[Any]:
-    """Debian's Chromium, driven by Playwright."""
-    from playwright.sync_api import sync_playwright
+    """The shared Chromium (``shared_browser``); it outlives the block, and the pages the block opened are closed."""
+    browser = shared_browser()
+    before = set(OPEN_PAGES)
+    try:
+        yield browser
+    finally:
+        for page in [p for p in OPEN_PAGES if p not in before]:
+            with contextlib.suppress(Exception):
+                page.close()
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+
+OPEN_PAGES: list[Any] = []  # pages not yet closed, oldest first: a failing test's are photographed (conftest)
 
 
 def new_page(browser: Any, size: dict = DESKTOP) -> Any:
     """A page that counts its Gradio events in flight (``events_done``) and records dialogs (none expected)."""
     page = browser.new_page(viewport=size, accept_downloads=True)
+    OPEN_PAGES.append(page)
+    page.on("close", lambda closed: OPEN_PAGES.remove(closed) if closed in OPEN_PAGES else None)
     page.set_default_timeout(TIMEOUT)
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
@@ -333,3 +364,27 @@ def fully_shown(locator: Any) -> bool:
 
 def chromium_missing() -> bool:
     return not os.path.exists(CHROMIUM)
+
+
+def save_failure(pages: list[Any], folder: Path) -> list[str]:
+    """A failing browser test's evidence in ``folder``: a screenshot of each page it left open, and the log of
+    the server behind each (``serving``). Lines naming each file, for the failure's report."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for number, page in enumerate(pages, start=1):
+        try:
+            url = page.url
+        except Exception:  # a page whose browser is gone
+            continue
+        shot = folder / f"failure-page-{number}.png"
+        try:
+            page.screenshot(path=str(shot), full_page=True, timeout=30_000)
+            lines.append(f"screenshot of {url}: {shot}")
+        except Exception as exc:  # the evidence must not hide the failure
+            lines.append(f"no screenshot of {url}: {exc}")
+        server = next((proc for base, proc in SERVERS.items() if url.startswith(base)), None)
+        if server is not None:
+            log = folder / f"failure-server-{number}.log"
+            log.write_text(log_text(server), encoding="utf-8")
+            lines.append(f"log of the server at {url.split('?')[0]}: {log}")
+    return lines

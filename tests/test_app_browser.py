@@ -27,7 +27,6 @@ from browser_helpers import (
     PHONE,
     SIZES,
     board_view,
-    chromium,
     chromium_missing,
     comparison,
     events_done,
@@ -38,6 +37,7 @@ from browser_helpers import (
     select_benchmark,
     serve_results,
     settle,
+    shared_browser,
     tab_view,
     wait_url,
     wait_url_has,
@@ -50,7 +50,7 @@ TABS = {"board": "Leaderboard", "views": "Task views", "size": "Size vs score", 
 TABS |= {"side": "Side by side", "model": "Model", "provenance": "Provenance"}
 TABS |= {"skipped": "Skipped", "about": "About"}
 pytestmark = [
-    pytest.mark.slow,  # Chromium against a served app: seconds each
+    pytest.mark.browser,  # Chromium against a served app: seconds each
     pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed (.ci/run installs it)"),
 ]
 
@@ -104,8 +104,8 @@ def comlq_server(comlq_results, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with chromium() as launched:
-        yield launched
+    """The test process's one Chromium (conftest's ``browser``; kept here for the modules that import it)."""
+    return shared_browser()
 
 
 @pytest.fixture(scope="module")

@@ -60,6 +60,7 @@ def test_the_site_builds_every_section(site):
     assert not (site / "checks").exists()  # docs/checks holds scripts, not pages
 
 
+@pytest.mark.browser
 def test_home_page_and_a_tutorial_in_chromium(served, tmp_path):
     requests_outside: list[str] = []
     with chromium() as browser:

@@ -219,7 +219,7 @@ def test_instruction_reaches_instruction_aware_models_only(tmp_path):
         assert model.seen[0][0] == expected
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_all_tasks_run_for_dense_sparse_and_reranker(tmp_path):
     from tiny_models import build_random_cross_encoder
 

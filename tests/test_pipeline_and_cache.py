@@ -96,7 +96,7 @@ def test_unreadable_cache_file_is_set_aside(tmp_path):
     assert any(p.name.startswith(path.stem) and "corrupt" in p.name for p in tmp_path.iterdir())
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_second_run_is_served_from_the_cache(tmp_path):
     env = {"LEADERBOARD_CACHE_DIR": str(tmp_path / "cache")}
     args = ["run", "-m", "all-MiniLM-L6-v2", "-t", "demo", "--output", str(tmp_path / "out"), "--overwrite"]
