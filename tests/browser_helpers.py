@@ -212,9 +212,15 @@ READY = ".board-view"  # the page load always draws the board (of the link's ben
 
 def open_page(browser: Any, server: str, size: dict = DESKTOP, query: str = "", ready: str = READY) -> Any:
     """The app at ``server + query``, once its page load has drawn (``ready``: what the load draws)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     page = new_page(browser, size)
-    page.goto(server + query)
-    page.wait_for_selector(ready, state="attached")
+    try:
+        page.goto(server + query)
+        page.wait_for_selector(ready, state="attached")
+    except PlaywrightError as exc:  # what the server was doing meanwhile: its queue and every thread's stack
+        state = server_state(page.url)
+        raise AssertionError(f"{server + query}: the page load never drew {ready!r} ({exc})\n{state}") from exc
     return page
 
 

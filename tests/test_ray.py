@@ -20,7 +20,7 @@ import leaderboard
 from leaderboard.records.result import decode_per_query
 
 ray = pytest.importorskip("ray")
-pytestmark = pytest.mark.ray  # a local Ray cluster starts per test module
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]  # one cluster at a time: a module starts its own
 TESTS = Path(__file__).resolve().parent
 
 

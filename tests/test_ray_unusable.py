@@ -24,7 +24,7 @@ from queue_fixtures import hostile_plugin
 from ray_fixtures import local_cluster, new_cluster, stop
 
 ray = pytest.importorskip("ray")
-pytestmark = pytest.mark.ray
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]  # one cluster at a time: the tests share its ports
 TESTS = Path(__file__).resolve().parent
 HELD = hostile_plugin(
     "held-overlap",
