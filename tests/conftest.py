@@ -55,6 +55,7 @@ def home_folders(root: Path) -> dict[str, str]:
     }
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which starts the workers
 def pytest_configure(config):
     """The run's own home, before any fixture: session and module fixtures (servers, browsers, clusters) see
     it; each test then gets its own (``_fresh_registry``). One per xdist worker."""
@@ -67,7 +68,17 @@ def pytest_configure(config):
     os.environ.update(home_folders(root))
     os.environ["HF_HUB_OFFLINE"] = "1"
     Path(os.environ["HOME"]).mkdir(parents=True, exist_ok=True)
-    config.addinivalue_line("markers", "xdist_group: tests that share a session fixture run in one worker")
+    config.addinivalue_line("markers", "xdist_group(name): tests that run in one pytest-xdist worker together")
+    # Compiled bytecode is written and reused (pytest's rewritten test modules, the project's modules in every
+    # subprocess a test starts), even where PYTHONDONTWRITEBYTECODE is set: each would compile the same
+    # source again. Python checks each file's size and time against its source, so none is ever stale.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+    # Under -n: pytest-xdist's "loadgroup" with the groups and order of ``pytest_collection_modifyitems``
+    # (instead of its "load", where a module's tests, and so its fixtures, would be spread over the workers).
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
+        config.option.loadscopereorder = False
 
 
 # What a test needs beyond the interpreter; each is also ``slow``, so ``-m "not slow"`` is the quick subset.
