@@ -63,6 +63,7 @@ def pytest_configure(config):
 
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     root = Path(tempfile.mkdtemp(prefix=f"leaderboard-tests-{worker}-"))
+    config.stash[_HOME] = root
     for name in DROPPED:
         os.environ.pop(name, None)
     os.environ.update(home_folders(root))
@@ -79,6 +80,16 @@ def pytest_configure(config):
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"
         config.option.loadscopereorder = False
+
+
+_HOME = pytest.StashKey[Path]()
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    if _HOME in config.stash:
+        shutil.rmtree(config.stash[_HOME], ignore_errors=True)
 
 
 # What a test needs beyond the interpreter; each is also ``slow``, so ``-m "not slow"`` is the quick subset.
@@ -120,18 +131,29 @@ def pytest_collection_modifyitems(config, items):
 _GROUP = pytest.StashKey[str]()
 
 
+_PAGES_BEFORE = pytest.StashKey[set]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if "browser_helpers" in sys.modules:
+        item.stash[_PAGES_BEFORE] = {id(page) for page in sys.modules["browser_helpers"].OPEN_PAGES}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A failing browser test saves a screenshot of each page it left open and the log of the server behind it
-    under its own temporary folder, and its report names them."""
+    """A failing browser test saves a screenshot of each page it opened and left open, and the log of the server
+    behind each, under its own temporary folder; its report names them."""
     report = yield
     if report.failed and call.when == "call" and "browser_helpers" in sys.modules:
         from browser_helpers import OPEN_PAGES, save_failure
 
-        if OPEN_PAGES:
+        before = item.stash.get(_PAGES_BEFORE, set())
+        pages = [page for page in OPEN_PAGES if id(page) not in before]
+        if pages:
             tmp_path = item.funcargs.get("tmp_path")
             folder = Path(tmp_path) if tmp_path else Path(item.config._tmp_path_factory.mktemp("failure"))
-            lines = save_failure(list(OPEN_PAGES), folder / "browser-failure")
+            lines = save_failure(pages, folder / "browser-failure")
             report.sections.append(("browser failure: screenshots and server logs", "\n".join(lines)))
     return report
 
@@ -153,12 +175,13 @@ def pytest_sessionfinish(session):
 
 @pytest.fixture(autouse=True)
 def _fresh_registry(monkeypatch, tmp_path):
-    """Each test discovers plugins afresh and keeps its home, caches and settings inside its own temporary
-    folder (``home_folders``)."""
+    """Each test discovers plugins afresh and keeps its home, caches and settings in a temporary folder of its
+    own (``home_folders``), beside its ``tmp_path``."""
     plugins._cached = None
-    for name, value in home_folders(tmp_path).items():
+    home = tmp_path.with_name(f"{tmp_path.name}-home")  # beside tmp_path: a test may check that it stays empty
+    for name, value in home_folders(home).items():
         monkeypatch.setenv(name, value)
-    (tmp_path / "home").mkdir(exist_ok=True)
+    (home / "home").mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     yield
     plugins._cached = None
