@@ -145,9 +145,9 @@ _SHARED: dict[str, Any] = {}  # "playwright", "browser": one Chromium per test p
 
 
 def shared_browser() -> Any:
-    """Debian's Chromium, driven by Playwright: one per test process (each pytest-xdist worker has its own),
-    started on first use and stopped by ``stop_shared_browser`` at the session's end. Every test opens its own
-    pages; none closes the browser."""
+    """Debian's Chromium, driven by Playwright: one per test process at a time (each pytest-xdist worker has its
+    own), started on first use and stopped by ``stop_shared_browser`` (after each module that used it: the sync
+    API keeps an event loop running in this thread). Every test opens its own pages; none closes the browser."""
     browser = _SHARED.get("browser")
     if browser is None or not browser.is_connected():
         if "playwright" not in _SHARED:
@@ -169,7 +169,9 @@ def stop_shared_browser() -> None:
 
 @contextlib.contextmanager
 def chromium() -> Iterator[Any]:
-    """The shared Chromium (``shared_browser``); it outlives the block, and the pages the block opened are closed."""
+    """The shared Chromium (``shared_browser``) for the block: the pages the block opened are closed after it,
+    and the browser too if the block started it."""
+    started = "browser" not in _SHARED
     browser = shared_browser()
     before = set(OPEN_PAGES)
     try:
@@ -178,6 +180,8 @@ def chromium() -> Iterator[Any]:
         for page in [p for p in OPEN_PAGES if p not in before]:
             with contextlib.suppress(Exception):
                 page.close()
+        if started:
+            stop_shared_browser()
 
 
 OPEN_PAGES: list[Any] = []  # pages not yet closed, oldest first: a failing test's are photographed (conftest)

@@ -38,6 +38,9 @@ needs_negconstraint = pytest.mark.skipif(
 DROPPED = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "HF_HUB_CACHE", "HF_DATASETS_CACHE")
 DROPPED += ("HF_ASSETS_CACHE", "HF_XET_CACHE", "HF_ENDPOINT", "TRANSFORMERS_CACHE", "SENTENCE_TRANSFORMERS_HOME")
 DROPPED += ("TORCH_HOME", "LEADERBOARD_JUDGMENTS_DIR", "LEADERBOARD_PLUGINS", "RAY_ADDRESS")
+# The terminal's size too (pytest-xdist sets COLUMNS=80 in its workers): tables are drawn at the width a
+# piped output gets, unless a test asks for another.
+DROPPED += ("COLUMNS", "LINES")
 
 
 def home_folders(root: Path) -> dict[str, str]:
@@ -158,14 +161,16 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium, one per test process (``browser_helpers.shared_browser``)."""
-    from browser_helpers import chromium_missing, shared_browser
+    """Debian's Chromium (``browser_helpers.shared_browser``), stopped after the module: Playwright's sync API
+    keeps an event loop running in this thread meanwhile, and a later module's ``asyncio.run`` needs none."""
+    from browser_helpers import chromium_missing, shared_browser, stop_shared_browser
 
     if chromium_missing():
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    return shared_browser()
+    yield shared_browser()
+    stop_shared_browser()
 
 
 def pytest_sessionfinish(session):

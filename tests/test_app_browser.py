@@ -38,6 +38,7 @@ from browser_helpers import (
     serve_results,
     settle,
     shared_browser,
+    stop_shared_browser,
     tab_view,
     wait_url,
     wait_url_has,
@@ -104,8 +105,9 @@ def comlq_server(comlq_results, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    """The test process's one Chromium (conftest's ``browser``; kept here for the modules that import it)."""
-    return shared_browser()
+    """Chromium for this module, as conftest's ``browser`` (kept here for the modules that import it)."""
+    yield shared_browser()
+    stop_shared_browser()
 
 
 @pytest.fixture(scope="module")
