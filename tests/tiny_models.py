@@ -1,7 +1,7 @@
-"""A tiny cross-encoder with RANDOM weights, built from a small BERT config in a temporary folder.
+"""Tiny models with RANDOM weights (a cross-encoder, a bi-encoder), built from a small BERT config.
 
-No reranker weights can be downloaded here. This model only exercises the code path
-(loading, batching, scoring, result files); its scores mean nothing.
+No reranker weights can be downloaded here. These models only exercise the code path
+(loading, batching, scoring, result files); their scores mean nothing.
 """
 
 from __future__ import annotations
@@ -38,18 +38,21 @@ WORDS = [
 ]
 
 
+VOCAB = (
+    ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    + WORDS
+    + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    + [".", ",", ":", "?"]
+)
+
+
 def build_random_cross_encoder(folder: Path, seed: int = 0) -> Path:
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    vocab = (
-        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        + WORDS
-        + [chr(c) for c in range(ord("a"), ord("z") + 1)]
-        + [".", ",", ":", "?"]
-    )
+    vocab = VOCAB
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
     BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True).save_pretrained(folder)
     torch.manual_seed(seed)
@@ -77,12 +80,7 @@ def build_random_bi_encoder(folder: Path, seed: int = 0) -> Path:
     folder = Path(folder)
     bert = folder.parent / f"{folder.name}-bert"
     bert.mkdir(parents=True, exist_ok=True)
-    vocab = (
-        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        + WORDS
-        + [chr(c) for c in range(ord("a"), ord("z") + 1)]
-        + [".", ",", ":", "?"]
-    )
+    vocab = VOCAB
     (bert / "vocab.txt").write_text("\n".join(vocab) + "\n")
     BertTokenizerFast(vocab_file=str(bert / "vocab.txt"), do_lower_case=True).save_pretrained(bert)
     torch.manual_seed(seed)
