@@ -15,9 +15,14 @@ Queries without a cue or without keywords get no label (None): they count agains
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
 import math
 import re
 from collections.abc import Sequence
+from importlib.metadata import version
+from typing import Any
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
@@ -167,6 +172,23 @@ class LexicalJudge(Judge):
     name = "lexical-v1"
     version = "1"
     batch_size = 1_000_000  # cheap: judge everything at once, save once
+    RULE_METHODS = ("stems", "negated_condition", "needed", "keywords", "violates", "judge")
+
+    def identity(self) -> dict[str, Any]:
+        """The contract's identity plus ``rules_sha256``: a change to the rule's code, its lists or patterns, the
+        stopwords it drops or the stemmer's release gives other labels, so it gives another cache key."""
+        return {**super().identity(), "rules_sha256": self.rules_sha256()}
+
+    def rules_sha256(self) -> str:
+        rules = {
+            "code": [inspect.getsource(getattr(type(self), name)) for name in self.RULE_METHODS],
+            "cues": list(NEGATION_CUES),
+            "generic_words": sorted(GENERIC_WORDS),
+            "patterns": [_CUE_RE.pattern, _BOUNDARY_RE.pattern, _WORD_RE.pattern],
+            "stopwords": sorted(STOPWORDS_EN),
+            "stemmer": f"PyStemmer {version('PyStemmer')}, snowball english",
+        }
+        return hashlib.sha256(json.dumps(rules, sort_keys=True).encode("utf-8")).hexdigest()
 
     def __init__(self) -> None:
         self._stemmer = Stemmer.Stemmer("english")

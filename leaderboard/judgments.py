@@ -2,7 +2,8 @@
 once, then read from disk.
 
 One gzip JSON file per (data content hash, judge identity) — the identity is the judge's name,
-version, model and prompt sha256 — in ``$LEADERBOARD_JUDGMENTS_DIR`` (default
+version, model and prompt sha256, plus whatever else decides its labels (lexical-v1: a hash of its
+rules, word lists, stopwords and stemmer release) — in ``$LEADERBOARD_JUDGMENTS_DIR`` (default
 ``<cache home>/judgments``)::
 
     {"format": "leaderboard-judgments/1", "key": "<sha256>", "data_content_hash": "sha256:...",

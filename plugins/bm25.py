@@ -64,6 +64,7 @@ class BM25(SparseModel):
             "stopwords": self.stopwords,
             "stemmer": f"PyStemmer/snowball:{self.stemmer_name}" if self.stemmer_name else None,
             "zero_score_documents": "dropped (a document that shares no term with the query is not retrieved)",
+            "ties_at_the_cut": "broken as trec_eval orders (id descending), the same on every machine",
         }
 
     def _index(self, documents: Sequence[str]) -> tuple[bm25s.BM25, bm25s.tokenization.Tokenizer]:
@@ -92,13 +93,19 @@ class BM25(SparseModel):
         with step("tokenizing queries"):
             tokens = self._query_ids(tokenizer, [queries[q] for q in query_ids])
         k = min(top_k, len(doc_ids))
+        if k <= 0:
+            return {q: {} for q in query_ids}
+        probe = min(k + 1, len(doc_ids))  # one past the cut: does a tie straddle it?
         run: Run = {}
         with step("searching (bm25)", total=len(query_ids)) as bar:
             for start in range(0, len(query_ids), 256):
                 block = tokens[start : start + 256]
-                rows, scores = index.retrieve(block, k=k, show_progress=False, n_threads=0)
-                for qid, row, score in zip(query_ids[start : start + 256], rows, scores):
-                    run[qid] = {doc_ids[r]: float(s) for r, s in zip(row, score) if s > 0}
+                rows, scores = index.retrieve(block, k=probe, show_progress=False, n_threads=0)
+                for qid, ids, row, score in zip(query_ids[start : start + 256], block, rows, scores):
+                    if probe > k and score[k] > 0 and score[k - 1] == score[k]:
+                        run[qid] = _top_positive(np.asarray(index.get_scores_from_ids(ids)), doc_ids, k)
+                    else:
+                        run[qid] = {doc_ids[r]: float(s) for r, s in zip(row[:k], score[:k]) if s > 0}
                 bar.advance(len(block))
         return run
 
@@ -143,6 +150,7 @@ class MairBM25(BM25):
             **super().settings(),
             "tokenizer": {"pattern": TOKEN_PATTERN, "lowercase": True, "calls": "bm25s.tokenize, as MAIR's eval_bm25"},
             "zero_score_documents": "kept (the top k of bm25s' ranking, zero scores included, as MAIR's eval_bm25)",
+            "ties_at_the_cut": "as bm25s' top k keeps them (MAIR's eval_bm25)",
             "empty_query": 'searched as "NONE" (MAIR\'s eval_bm25)',
         }
 
@@ -175,6 +183,19 @@ class MairBM25(BM25):
         ids = retriever.get_tokens_ids(_mair_query_tokens(query))
         scores: list[float] = np.asarray(retriever.get_scores(ids), dtype=float).tolist()
         return scores
+
+
+def _top_positive(scores: np.ndarray, doc_ids: list[str], top_k: int) -> dict[str, float]:
+    """The top_k documents scoring > 0, ties at the cut broken as trec_eval orders (id descending).
+
+    bm25s' own top k (``numpy.argpartition``) keeps an arbitrary few of the documents tied at the cut, and which
+    ones depends on the CPU's vector instructions: the same run judged other passages on another machine."""
+    hits = np.flatnonzero(scores > 0)
+    if hits.size > top_k:
+        kth = np.partition(scores[hits], hits.size - top_k)[hits.size - top_k]
+        hits = hits[scores[hits] >= kth]  # everything tied with the k-th score, sorted out below
+    ranked = sorted(((float(scores[i]), doc_ids[i]) for i in hits), reverse=True)[:top_k]
+    return {doc: score for score, doc in ranked}
 
 
 def _mair_query_tokens(query: str) -> list[str]:

@@ -141,22 +141,57 @@ def serve_results(root: Path, env: dict[str, str], *extra: str) -> contextlib.Ab
     return serving([*command, *extra], env, port)
 
 
+_SHARED: dict[str, Any] = {}  # "playwright", "browser": one Chromium per test process
+
+
+def shared_browser() -> Any:
+    """Debian's Chromium, driven by Playwright: one per test process at a time (each pytest-xdist worker has its
+    own), started on first use and stopped by ``stop_shared_browser`` (after each module that used it: the sync
+    API keeps an event loop running in this thread). Every test opens its own pages; none closes the browser."""
+    browser = _SHARED.get("browser")
+    if browser is None or not browser.is_connected():
+        if "playwright" not in _SHARED:
+            from playwright.sync_api import sync_playwright
+
+            _SHARED["playwright"] = sync_playwright().start()
+        _SHARED["browser"] = _SHARED["playwright"].chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    return _SHARED["browser"]
+
+
+def stop_shared_browser() -> None:
+    browser, playwright = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
+    with contextlib.suppress(Exception):  # a browser that crashed is already gone
+        if browser is not None:
+            browser.close()
+    if playwright is not None:
+        playwright.stop()
+
+
 @contextlib.contextmanager
 def chromium() -> Iterator[Any]:
-    """Debian's Chromium, driven by Playwright."""
-    from playwright.sync_api import sync_playwright
+    """The shared Chromium (``shared_browser``) for the block: the pages the block opened are closed after it,
+    and the browser too if the block started it."""
+    started = "browser" not in _SHARED
+    browser = shared_browser()
+    before = set(OPEN_PAGES)
+    try:
+        yield browser
+    finally:
+        for page in [p for p in OPEN_PAGES if p not in before]:
+            with contextlib.suppress(Exception):
+                page.close()
+        if started:
+            stop_shared_browser()
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+
+OPEN_PAGES: list[Any] = []  # pages not yet closed, oldest first: a failing test's are photographed (conftest)
 
 
 def new_page(browser: Any, size: dict = DESKTOP) -> Any:
     """A page that counts its Gradio events in flight (``events_done``) and records dialogs (none expected)."""
     page = browser.new_page(viewport=size, accept_downloads=True)
+    OPEN_PAGES.append(page)
+    page.on("close", lambda closed: OPEN_PAGES.remove(closed) if closed in OPEN_PAGES else None)
     page.set_default_timeout(TIMEOUT)
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
@@ -181,9 +216,15 @@ READY = ".board-view"  # the page load always draws the board (of the link's ben
 
 def open_page(browser: Any, server: str, size: dict = DESKTOP, query: str = "", ready: str = READY) -> Any:
     """The app at ``server + query``, once its page load has drawn (``ready``: what the load draws)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     page = new_page(browser, size)
-    page.goto(server + query)
-    page.wait_for_selector(ready, state="attached")
+    try:
+        page.goto(server + query)
+        page.wait_for_selector(ready, state="attached")
+    except PlaywrightError as exc:  # what the server was doing meanwhile: its queue and every thread's stack
+        state = server_state(page.url)
+        raise AssertionError(f"{server + query}: the page load never drew {ready!r} ({exc})\n{state}") from exc
     return page
 
 
@@ -333,3 +374,27 @@ def fully_shown(locator: Any) -> bool:
 
 def chromium_missing() -> bool:
     return not os.path.exists(CHROMIUM)
+
+
+def save_failure(pages: list[Any], folder: Path) -> list[str]:
+    """A failing browser test's evidence in ``folder``: a screenshot of each page it left open, and the log of
+    the server behind each (``serving``). Lines naming each file, for the failure's report."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for number, page in enumerate(pages, start=1):
+        try:
+            url = page.url
+        except Exception:  # a page whose browser is gone
+            continue
+        shot = folder / f"failure-page-{number}.png"
+        try:
+            page.screenshot(path=str(shot), full_page=True, timeout=30_000)
+            lines.append(f"screenshot of {url}: {shot}")
+        except Exception as exc:  # the evidence must not hide the failure
+            lines.append(f"no screenshot of {url}: {exc}")
+        server = next((proc for base, proc in SERVERS.items() if url.startswith(base)), None)
+        if server is not None:
+            log = folder / f"failure-server-{number}.log"
+            log.write_text(log_text(server), encoding="utf-8")
+            lines.append(f"log of the server at {url.split('?')[0]}: {log}")
+    return lines

@@ -31,11 +31,162 @@ needs_negconstraint = pytest.mark.skipif(
 )
 
 
+# What a user's home gives a program: its folders, and the hub's token and settings. Every test, and every
+# fixture of a wider scope, sees folders of its own instead (``home_folders``): a fresh machine and a
+# developer's with years of caches see the same thing.
+# Variables that would point a test elsewhere are dropped: the hub's folders and token then follow HF_HOME.
+DROPPED = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "HF_HUB_CACHE", "HF_DATASETS_CACHE")
+DROPPED += ("HF_ASSETS_CACHE", "HF_XET_CACHE", "HF_ENDPOINT", "TRANSFORMERS_CACHE", "SENTENCE_TRANSFORMERS_HOME")
+DROPPED += ("TORCH_HOME", "LEADERBOARD_JUDGMENTS_DIR", "LEADERBOARD_PLUGINS", "RAY_ADDRESS")
+# The terminal's size too (pytest-xdist sets COLUMNS=80 in its workers): tables are drawn at the width a
+# piped output gets, unless a test asks for another.
+DROPPED += ("COLUMNS", "LINES")
+
+
+def home_folders(root: Path) -> dict[str, str]:
+    """HOME and every folder derived from it, all under ``root``."""
+    cache, config = root / "xdg-cache", root / "xdg-config"
+    return {
+        "HOME": str(root / "home"),
+        "XDG_CACHE_HOME": str(cache),
+        "XDG_CONFIG_HOME": str(config),
+        "XDG_DATA_HOME": str(root / "xdg-data"),
+        "XDG_STATE_HOME": str(root / "xdg-state"),
+        "HF_HOME": str(cache / "huggingface"),
+        "MPLCONFIGDIR": str(config / "matplotlib"),
+        "GRADIO_TEMP_DIR": str(cache / "gradio"),
+    }
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which starts the workers
+def pytest_configure(config):
+    """The run's own home, before any fixture: session and module fixtures (servers, browsers, clusters) see
+    it; each test then gets its own (``_fresh_registry``). One per xdist worker."""
+    import tempfile
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    root = Path(tempfile.mkdtemp(prefix=f"leaderboard-tests-{worker}-"))
+    config.stash[_HOME] = root
+    for name in DROPPED:
+        os.environ.pop(name, None)
+    os.environ.update(home_folders(root))
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    Path(os.environ["HOME"]).mkdir(parents=True, exist_ok=True)
+    config.addinivalue_line("markers", "xdist_group(name): tests that run in one pytest-xdist worker together")
+    # Compiled bytecode is written and reused (pytest's rewritten test modules, the project's modules in every
+    # subprocess a test starts), even where PYTHONDONTWRITEBYTECODE is set: each would compile the same
+    # source again. Python checks each file's size and time against its source, so none is ever stale.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+    # Under -n: pytest-xdist's "loadgroup" with the groups and order of ``pytest_collection_modifyitems``
+    # (instead of its "load", where a module's tests, and so its fixtures, would be spread over the workers).
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
+        config.option.loadscopereorder = False
+
+
+_HOME = pytest.StashKey[Path]()
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    if _HOME in config.stash:
+        shutil.rmtree(config.stash[_HOME], ignore_errors=True)
+
+
+# What a test needs beyond the interpreter; each is also ``slow``, so ``-m "not slow"`` is the quick subset.
+NEEDS = {"browser": 10, "real_model": 10, "venv": 30, "ray": 20}  # mark -> its weight when ordering work (below)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Marks and order.
+
+    - A test that uses the ``browser`` fixture is marked ``browser``; every test marked ``browser``,
+      ``real_model``, ``venv`` or ``ray`` is also ``slow``.
+    - Under pytest-xdist (``--dist loadgroup``) a module's tests run in one worker, so its module and session
+      fixtures are built once (a test marked ``xdist_group(NAME)`` runs with every other test of that group).
+    - The heaviest groups come first, so that no worker is left with a long one at the end.
+    """
+    weights: dict[str, int] = {}
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)
+        needs = [name for name in NEEDS if item.get_closest_marker(name)]
+        if needs and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+        group = item.get_closest_marker("xdist_group")
+        if group is None:
+            name = item.nodeid.split("::")[0]
+            item.add_marker(pytest.mark.xdist_group(name))
+        else:
+            name = str(group.args[0] if group.args else group.kwargs.get("name", "default"))
+        weight = max([NEEDS[n] for n in needs], default=3 if item.get_closest_marker("slow") else 1)
+        weights[name] = weights.get(name, 0) + weight
+        item.stash[_GROUP] = name
+    first = {}
+    for index, item in enumerate(items):
+        first.setdefault(item.stash[_GROUP], index)
+    items.sort(key=lambda item: (-weights[item.stash[_GROUP]], first[item.stash[_GROUP]]))
+
+
+_GROUP = pytest.StashKey[str]()
+
+
+_PAGES_BEFORE = pytest.StashKey[set]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if "browser_helpers" in sys.modules:
+        item.stash[_PAGES_BEFORE] = {id(page) for page in sys.modules["browser_helpers"].OPEN_PAGES}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing browser test saves a screenshot of each page it opened and left open, and the log of the server
+    behind each, under its own temporary folder; its report names them."""
+    report = yield
+    if report.failed and call.when == "call" and "browser_helpers" in sys.modules:
+        from browser_helpers import OPEN_PAGES, save_failure
+
+        before = item.stash.get(_PAGES_BEFORE, set())
+        pages = [page for page in OPEN_PAGES if id(page) not in before]
+        if pages:
+            tmp_path = item.funcargs.get("tmp_path")
+            folder = Path(tmp_path) if tmp_path else Path(item.config._tmp_path_factory.mktemp("failure"))
+            lines = save_failure(pages, folder / "browser-failure")
+            report.sections.append(("browser failure: screenshots and server logs", "\n".join(lines)))
+    return report
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium (``browser_helpers.shared_browser``), stopped after the module: Playwright's sync API
+    keeps an event loop running in this thread meanwhile, and a later module's ``asyncio.run`` needs none."""
+    from browser_helpers import chromium_missing, shared_browser, stop_shared_browser
+
+    if chromium_missing():
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    yield shared_browser()
+    stop_shared_browser()
+
+
+def pytest_sessionfinish(session):
+    if "browser_helpers" in sys.modules:
+        sys.modules["browser_helpers"].stop_shared_browser()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_registry(monkeypatch, tmp_path):
-    """Each test discovers plugins afresh and keeps caches inside its own temporary folder."""
+    """Each test discovers plugins afresh and keeps its home, caches and settings in a temporary folder of its
+    own (``home_folders``), beside its ``tmp_path``."""
     plugins._cached = None
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    home = tmp_path.with_name(f"{tmp_path.name}-home")  # beside tmp_path: a test may check that it stays empty
+    for name, value in home_folders(home).items():
+        monkeypatch.setenv(name, value)
+    (home / "home").mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     yield
     plugins._cached = None

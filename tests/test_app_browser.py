@@ -27,7 +27,6 @@ from browser_helpers import (
     PHONE,
     SIZES,
     board_view,
-    chromium,
     chromium_missing,
     comparison,
     events_done,
@@ -38,6 +37,8 @@ from browser_helpers import (
     select_benchmark,
     serve_results,
     settle,
+    shared_browser,
+    stop_shared_browser,
     tab_view,
     wait_url,
     wait_url_has,
@@ -51,7 +52,7 @@ TABS |= {"compare": "Compare two models"}
 TABS |= {"side": "Side by side", "model": "Model", "provenance": "Provenance"}
 TABS |= {"skipped": "Skipped", "about": "About"}
 pytestmark = [
-    pytest.mark.slow,  # Chromium against a served app: seconds each
+    pytest.mark.browser,  # Chromium against a served app: seconds each
     pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed (.ci/run installs it)"),
 ]
 
@@ -105,8 +106,9 @@ def comlq_server(comlq_results, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with chromium() as launched:
-        yield launched
+    """Chromium for this module, as conftest's ``browser`` (kept here for the modules that import it)."""
+    yield shared_browser()
+    stop_shared_browser()
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 from test_app_browser import browser, plain_env  # noqa: F401
 
 pytestmark = [
-    pytest.mark.slow,  # Chromium against a served app: seconds each
+    pytest.mark.browser,  # Chromium against a served app: seconds each
     pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed"),
 ]
 

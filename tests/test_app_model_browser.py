@@ -15,7 +15,6 @@ import pytest
 from app_fixtures import build_comlq_negconstraint, folder_name
 from browser_helpers import (
     SIZES,
-    chromium,
     chromium_missing,
     open_page,
     publish_screenshots,
@@ -98,12 +97,6 @@ def _served(root, cache):
 def server(results, tmp_path_factory):
     with _served(results, tmp_path_factory.mktemp("cache")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

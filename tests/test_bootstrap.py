@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from leaderboard.metrics.bootstrap import (
@@ -71,3 +73,36 @@ def test_bad_strata_are_refused():
         stratified_bootstrap([])
     with pytest.raises(ValueError):
         stratified_bootstrap([np.ones((2, 3)), np.ones((3, 3))])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    value=st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False),
+    sizes=st.lists(st.integers(1, 60), min_size=1, max_size=4),
+    rows=st.integers(1, 3),
+)
+def test_an_interval_over_equal_values_is_that_value_at_both_ends(value, sizes, rows):
+    """Every stratum holds one value (the same in all): each row's interval is exactly it, never low above high
+    (the sum of draw counts times the value scattered the resamples over a few units in the last place)."""
+    strata = [np.full((rows, n), value) for n in sizes]
+    for weights in (None, [1 / len(sizes)] * len(sizes)):
+        low, high = stratified_bootstrap(strata, n_resamples=200, seed=1, weights=weights)
+        assert low.tolist() == high.tolist() == [value] * rows
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    data=st.lists(
+        st.lists(st.floats(0, 1, allow_nan=False, allow_subnormal=False), min_size=1, max_size=30),
+        min_size=1,
+        max_size=3,
+    ),
+    constant=st.floats(0, 1, allow_nan=False),
+)
+def test_every_interval_has_low_at_most_high(data, constant):
+    """Any per-query values (one stratum per list) in a row beside a row of equal values: low <= high in every
+    row, and the equal row's interval is its value."""
+    strata = [np.stack([np.asarray(values), np.full(len(values), constant)]) for values in data]
+    low, high = stratified_bootstrap(strata, n_resamples=200, seed=4)
+    assert (low <= high).all()
+    assert low[1] == high[1] == constant

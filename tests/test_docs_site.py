@@ -93,7 +93,7 @@ def test_the_site_holds_no_issue_number_and_no_working_notes(site):
     assert not found, "\n".join(found)
 
 
-@needs_chromium
+@pytest.mark.browser
 def test_home_page_and_a_tutorial_in_chromium(served, tmp_path):
     requests_outside: list[str] = []
     with chromium() as browser:

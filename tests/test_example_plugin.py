@@ -25,7 +25,7 @@ def test_example_plugin_uses_only_the_public_contract():
         assert harness <= {"leaderboard", "leaderboard.toolkit"}, (path.name, harness)
 
 
-@pytest.mark.slow
+@pytest.mark.venv
 def test_example_plugin_in_a_fresh_venv(tmp_path):
     source = shutil.copytree(EXAMPLE, tmp_path / "src", ignore=shutil.ignore_patterns("build", "*.egg-info"))
     python = make_child_venv(tmp_path / "venv")

@@ -47,7 +47,41 @@ def test_lexical_judge_through_the_contract():
         JudgeItem("r", "Which rivers flow north?", "x", "The Nile flows north."),  # no negation cue: no label
     ]
     assert judge.judge(items) == [True, False, None]
-    assert judge.identity() == {"name": "lexical-v1", "version": "1", "model": None, "prompt_sha256": None}
+    identity = judge.identity()
+    assert identity == {"name": "lexical-v1", "version": "1", "model": None, "prompt_sha256": None} | {
+        "rules_sha256": identity["rules_sha256"]
+    }
+    assert len(identity["rules_sha256"]) == 64 and int(identity["rules_sha256"], 16) >= 0
+
+
+def test_a_cached_judgments_file_from_another_judge_version_is_not_reused(
+    comlq_fixture,  # noqa: F811
+    tmp_path,
+    judge_env,
+    monkeypatch,
+):
+    """A run with lexical-v1's rule as it was (another threshold) leaves its judgments
+    in the folder; today's judge has another identity, so its run judges every item anew and its labels are
+    today's, not the file's. Labels never change once written: only a new identity keeps old ones out."""
+    from leaderboard_judges import lexical
+
+    today, _ = _run(comlq_fixture, tmp_path / "today-first", "lexical-v1")
+    (judge_env / today["task_details"]["judgments"]["file"]).unlink()
+
+    with monkeypatch.context() as older:  # the rule as an older version had it: a keyword more than today's
+        older.setattr(lexical.LexicalJudge, "needed", staticmethod(lambda n_keywords: n_keywords + 1))
+        old, _ = _run(comlq_fixture, tmp_path / "older", "lexical-v1")
+    old_details = old["task_details"]["judgments"]
+    assert (judge_env / old_details["file"]).is_file() and old_details["judged_now"] == old_details["items"] > 0
+
+    again, _ = _run(comlq_fixture, tmp_path / "today-again", "lexical-v1")
+    details = again["task_details"]["judgments"]
+    assert details["key"] != old_details["key"] and details["file"] != old_details["file"]
+    assert details["from_cache"] == 0 and details["judged_now"] == details["items"]
+    assert details["labels_sha256"] == today["task_details"]["judgments"]["labels_sha256"]
+    assert details["labels_sha256"] != old_details["labels_sha256"]  # the older rule labelled otherwise
+    assert again["scores"] == today["scores"]
+    assert old["task_details"]["judge"]["rules_sha256"] != again["task_details"]["judge"]["rules_sha256"]
 
 
 def test_unknown_judge_is_bad_input(comlq_fixture, tmp_path):  # noqa: F811

@@ -31,14 +31,14 @@ def core_venv(tmp_path_factory):
     return python
 
 
-@pytest.mark.slow
+@pytest.mark.venv
 def test_core_install_has_no_heavy_stack(core_venv):
     for module in ("torch", "transformers", "sentence_transformers", "mteb", "datasets", "gradio"):
         probe = _run(core_venv, "-c", f"import {module}")
         assert probe.returncode != 0, f"{module} is importable in a core-only install"
 
 
-@pytest.mark.slow
+@pytest.mark.venv
 def test_core_commands_work_and_disabled_builtins_say_how_to_enable_them(core_venv, tmp_path):
     def lb(*args):
         return _run(core_venv, "-m", "leaderboard", *args)
@@ -72,7 +72,7 @@ def test_core_commands_work_and_disabled_builtins_say_how_to_enable_them(core_ve
     assert "ImportError" not in dense.stderr and "ModuleNotFoundError" not in dense.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.venv
 def test_importing_mtebs_results_needs_no_mteb(core_venv, tmp_path):
     """mteb's task registry is shipped: the import runs on the core install, and keeps the registered task names."""
     real = REPO.parent / "shared" / "data" / "mteb-results" / "results" / "intfloat__e5-large"

@@ -178,7 +178,7 @@ def test_each_query_instruction_reaches_an_instruction_taking_model(tmp_path):
     assert result["settings"]["query_instructions"]["applied"] is True
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_dense_model_end_to_end(tmp_path):
     root = write_mair_fixture(tmp_path / "mair", tasks=("FairRanking_2021",))
     out = tmp_path / "out"

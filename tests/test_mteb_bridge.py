@@ -36,7 +36,7 @@ def demo_as_mteb_task(root):
     return DemoRetrieval()
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_our_bi_encoder_in_mteb_evaluate_matches_our_runner(tmp_path):
     import mteb
     from leaderboard_mteb.bridge import to_mteb
@@ -58,7 +58,7 @@ def test_our_bi_encoder_in_mteb_evaluate_matches_our_runner(tmp_path):
     assert ours == pytest.approx(mteb_ndcg, abs=1e-5)  # mteb rounds reported scores to 5 decimals
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_mteb_registry_model_runs_through_our_harness(tmp_path):
     """mteb:<name> loads through mteb's own loader. Offline, the hub cache is filled from the packaged weights."""
     import mteb

@@ -326,7 +326,7 @@ def test_our_run_and_mtebs_of_one_model_are_one_row_with_both_values_and_the_dif
     assert "mteb/baseline-bm25s" not in html  # not a second row
 
 
-@pytest.mark.slow  # Chromium
+@pytest.mark.browser
 def test_the_browser_shows_the_followir_board_with_run_by_mteb_and_dagger(imported, tmp_path_factory):
     """Chromium: the FollowIR board over the imported real files, at desktop and phone sizes (screenshots)."""
     pytest.importorskip("playwright")

@@ -67,7 +67,7 @@ def test_p_mrr_by_hand_and_equal_to_mteb(tmp_path):
     assert result["task"]["evaluation"] == "external" and result["task"]["main_score"] == "p-MRR"
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 @pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "bm25"])
 def test_followir_style_folder_with_real_models(tmp_path, model):
     folder = followir_folder(tmp_path / "followir")

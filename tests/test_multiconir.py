@@ -219,11 +219,12 @@ def test_instruction_reaches_instruction_aware_models_only(tmp_path):
         assert model.seen[0][0] == expected
 
 
-@pytest.mark.slow
 def test_all_tasks_run_for_dense_sparse_and_reranker(tmp_path):
-    from tiny_models import build_random_cross_encoder
+    from tiny_models import build_random_bi_encoder, build_random_cross_encoder
 
-    ce = build_random_cross_encoder(tmp_path / "tiny-random-ce")  # random weights: only the code path is tested
+    # random weights: only the code paths are tested (the real weights' encodes: the tests marked real_model)
+    ce = build_random_cross_encoder(tmp_path / "tiny-random-ce")
+    bi = build_random_bi_encoder(tmp_path / "tiny-random-bi")
     tasks = [
         "multiconir-demo-task1",
         "multiconir-demo-task2",
@@ -231,18 +232,15 @@ def test_all_tasks_run_for_dense_sparse_and_reranker(tmp_path):
         "multiconir-demo-task4-512",
         "multiconir-demo-task4-1024",
     ]
-    args = ["run", "-m", "bm25", "-m", "all-MiniLM-L6-v2", "-m", f"ce:{ce}", "--output", str(tmp_path / "out")] + [
+    args = ["run", "-m", "bm25", "-m", f"st:{bi}", "-m", f"ce:{ce}", "--output", str(tmp_path / "out")] + [
         a for t in tasks for a in ("-t", t)
     ]
     ran = run_cli(*args)
     assert ran.returncode == 0, ran.stderr
     files = list((tmp_path / "out").rglob("*.json"))
     assert len(files) == 15
-    dense = json.loads(
-        next(
-            (tmp_path / "out").rglob("sentence-transformers__all-MiniLM-L6-v2~*/*/multiconir-demo-task1.json")
-        ).read_text()
-    )
+    dense = json.loads(next((tmp_path / "out").rglob("*tiny-random-bi*/*/multiconir-demo-task1.json")).read_text())
+    assert dense["model"]["kind"] == "dense"
     assert (
         dense["counts"]["texts_encoded"] < dense["counts"]["texts_requested"]
     )  # the positive is encoded once, not ten times

@@ -12,7 +12,7 @@ from venv_helpers import make_child_venv, pip_install_offline
 KINDS = {"dense": "my-dense", "sparse": "my-sparse", "reranker": "my-reranker", "task": "my-task"}
 
 
-@pytest.mark.slow
+@pytest.mark.venv
 def test_scaffolded_plugins_install_pass_their_tests_and_run(tmp_path):
     python = make_child_venv(tmp_path / "venv")
     roots = {}

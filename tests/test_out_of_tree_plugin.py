@@ -9,7 +9,7 @@ from venv_helpers import make_child_venv, pip_install_offline
 PLUGIN_MODULE = word_overlap_plugin("1.0")
 
 
-@pytest.mark.slow  # builds and pip-installs into a fresh venv
+@pytest.mark.venv  # builds and pip-installs into a fresh venv
 def test_out_of_tree_plugin_in_a_fresh_venv(tmp_path):
     project = tmp_path / "plugin-src"
     project.mkdir()

@@ -96,10 +96,12 @@ def test_unreadable_cache_file_is_set_aside(tmp_path):
     assert any(p.name.startswith(path.stem) and "corrupt" in p.name for p in tmp_path.iterdir())
 
 
-@pytest.mark.slow
 def test_second_run_is_served_from_the_cache(tmp_path):
+    from tiny_models import build_random_bi_encoder
+
+    bi = build_random_bi_encoder(tmp_path / "tiny-random-bi")  # random weights: the cache is what is tested
     env = {"LEADERBOARD_CACHE_DIR": str(tmp_path / "cache")}
-    args = ["run", "-m", "all-MiniLM-L6-v2", "-t", "demo", "--output", str(tmp_path / "out"), "--overwrite"]
+    args = ["run", "-m", f"st:{bi}", "-t", "demo", "--output", str(tmp_path / "out"), "--overwrite"]
     first = run_cli(*args, env=env)
     second = run_cli(*args, env=env)
     assert "0 hits, 44 misses" in first.stdout and "44 hits, 0 misses" in second.stdout

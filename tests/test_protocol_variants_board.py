@@ -48,6 +48,7 @@ def test_the_variant_row_names_its_protocol_its_differences_and_its_gap_to_the_d
     assert html.count('class="rev variant"') == 1  # the default row says nothing of the kind
 
 
+@pytest.mark.browser
 def test_the_browser_shows_the_variant_beside_the_default(results, tmp_path_factory):
     pytest.importorskip("playwright")
     from browser_helpers import (

@@ -18,7 +18,7 @@ from leaderboard.queue.sandbox import bwrap_available
 from leaderboard.security import attestation
 
 pytestmark = [
-    pytest.mark.slow,
+    pytest.mark.venv,  # the queue installs each plugin into a fresh venv in its sandbox
     pytest.mark.usefixtures("hub_online"),
     pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here (.ci/run installs it)"),
 ]

@@ -32,7 +32,8 @@ from leaderboard.queue.dataset import RequestsDataset
 from leaderboard.queue.sandbox import bwrap_available
 
 pytestmark = [
-    pytest.mark.slow,
+    pytest.mark.browser,
+    pytest.mark.venv,  # the queue installs each plugin into a fresh venv in its sandbox
     pytest.mark.usefixtures("hub_online"),
     pytest.mark.skipif(chromium_missing(), reason="Debian's chromium is not installed (.ci/run installs it)"),
     pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here (.ci/run installs it)"),

@@ -38,7 +38,7 @@ from leaderboard.queue.worker import Worker, WorkerSettings
 from leaderboard.records.files import read_result
 
 pytestmark = [
-    pytest.mark.slow,
+    pytest.mark.venv,  # the queue installs each plugin into a fresh venv in its sandbox
     pytest.mark.usefixtures("hub_online"),
     pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here (.ci/run installs it)"),
 ]

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import ray_fixtures
 from conftest import COMLQ, needs_comlq
 from scale_fixtures import HashEncoder, PerQueryBeirTask, registry_with, write_beir
 
@@ -19,36 +20,27 @@ import leaderboard
 from leaderboard.records.result import decode_per_query
 
 ray = pytest.importorskip("ray")
-pytestmark = [pytest.mark.ray, pytest.mark.slow]  # a local Ray cluster starts per test module
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]  # one cluster at a time: a module starts its own
 TESTS = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """A head with no CPUs (the driver) and two worker nodes with two CPUs each."""
-    import ray._private.ray_constants as ray_constants
-    from ray.cluster_utils import Cluster
-
-    # Loopback only: Ray otherwise rewrites 127.0.0.1 to this machine's network address (Ray's own
-    # switch for single-machine clusters; its processes read the variable, this one the constant).
     monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+    ray_fixtures.loopback(monkeypatch)
     cache = tmp_path_factory.mktemp("ray-cache")
     env = {
         "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")])),
         "XDG_CACHE_HOME": str(cache),
         "HF_HUB_OFFLINE": "1",
     }
-    node = {"object_store_memory": 80 * 2**20, "node_ip_address": "127.0.0.1"}
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False, **node})
-    for _ in range(2):
-        cluster.add_node(num_cpus=2, **node)
-    cluster.wait_for_nodes()
-    ray.init(address=cluster.address, runtime_env={"env_vars": env}, log_to_driver=False)
-    yield cluster.address
-    ray.shutdown()
-    cluster.shutdown()
+    with ray_fixtures.local_cluster(worker_cpus=2, workers=2) as cluster:
+        ray.init(address=cluster.address, runtime_env={"env_vars": env}, log_to_driver=False)
+        try:
+            yield cluster.address
+        finally:
+            ray_fixtures.bounded(ray.shutdown)
     monkeypatch.undo()
 
 
@@ -201,20 +193,6 @@ def test_two_pipelines_under_ray_share_one_first_stage(cluster, tmp_path):
         same_results(remote.result, local.result)
 
 
-def _cluster_processes(cluster) -> list:
-    """Every process a test's cluster runs (its nodes' processes and their descendants), as psutil handles."""
-    import psutil
-
-    nodes = [cluster.head_node, *cluster.worker_nodes]
-    roots = [info.process.pid for node in nodes for infos in node.all_processes.values() for info in infos]
-    found = []
-    for pid in roots:
-        with contextlib.suppress(psutil.Error):
-            process = psutil.Process(pid)
-            found += [process, *process.children(recursive=True)]
-    return found
-
-
 KILL_PLUGIN = """
 import glob
 import os
@@ -248,7 +226,6 @@ def register_tasks(register):
 """
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("death", ["cluster", "gcs"])
 def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, monkeypatch, death):
     """Through the CLI: the Ray cluster dies while shards are being encoded, whole ("cluster") or only its
@@ -259,12 +236,9 @@ def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, mon
     import subprocess
     import sys
 
-    import ray._private.ray_constants as ray_constants
     from conftest import make_plugin_dist
-    from ray.cluster_utils import Cluster
 
-    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only, as in the cluster fixture
-    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+    ray_fixtures.loopback(monkeypatch)  # as in the cluster fixture
 
     corpus = {f"d{i}": f"text number {i} " + "fig " * (i % 4) for i in range(40)}
     queries = {"q0": "fig", "q1": "text number 7"}
@@ -280,40 +254,34 @@ def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, mon
     command = [sys.executable, "-m", "leaderboard", "run", "-m", "slow-hash", "-t", "tiny-kill", "-o", str(out),
                "--shard-dir", str(shards), "--no-cache", "--batch-size", "1"]  # fmt: skip
 
-    def new_cluster():
-        node = {"object_store_memory": 80 * 2**20, "node_ip_address": "127.0.0.1", "include_dashboard": False}
-        made = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, **node})
-        made.add_node(num_cpus=2, **{k: v for k, v in node.items() if k != "include_dashboard"})
-        made.wait_for_nodes()
-        return made
-
-    doomed = new_cluster()
+    doomed = ray_fixtures.new_cluster(worker_cpus=2)
     address = doomed.address
+    spawned = ray_fixtures.cluster_processes(doomed)  # ours to end afterwards: agents outlive a cluster without its GCS
     run = subprocess.Popen([*command, "--ray", address], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-    deadline = time.monotonic() + 180
-    while len(list(shards.rglob("shard-*.json"))) < 2 and time.monotonic() < deadline and run.poll() is None:
-        time.sleep(0.05)
-    assert run.poll() is None, run.communicate()
-    if death == "cluster":
-        doomed.shutdown()  # every process of the cluster: head, GCS, raylets, workers, actors
-    else:
-        spawned = _cluster_processes(doomed)  # ours to end afterwards: agents outlive a cluster without its GCS
-        (gcs,) = doomed.head_node.all_processes["gcs_server"]
-        os.kill(gcs.process.pid, signal.SIGKILL)  # the control store only: workers and actors live on
     try:
-        stdout, stderr = run.communicate(timeout=180)
-    except subprocess.TimeoutExpired:
-        run.send_signal(signal.SIGABRT)  # faulthandler prints where it waits
-        stdout, stderr = run.communicate()
-        pytest.fail(f"the run did not end after its cluster died:\n{stderr[-3000:]}")
+        deadline = time.monotonic() + 180
+        while len(list(shards.rglob("shard-*.json"))) < 2 and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.05)
+        assert run.poll() is None, run.communicate()
+        if death == "cluster":
+            ray_fixtures.stop(doomed)  # every process of the cluster: head, GCS, raylets, workers, actors
+        else:
+            (gcs,) = doomed.head_node.all_processes["gcs_server"]
+            os.kill(gcs.process.pid, signal.SIGKILL)  # the control store only: workers and actors live on
+        try:
+            stdout, stderr = run.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            run.send_signal(signal.SIGABRT)  # faulthandler prints where it waits
+            stdout, stderr = run.communicate(timeout=60)
+            pytest.fail(f"the run did not end after its cluster died:\n{stderr[-3000:]}")
     finally:
-        if death == "gcs":
-            with contextlib.suppress(Exception):
-                doomed.shutdown()  # what is left of it (raylets, workers), now that the run is over
-            for process in spawned:
-                with contextlib.suppress(Exception):
-                    process.kill()
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+        with contextlib.suppress(Exception):
+            ray_fixtures.stop(doomed)  # what is left of it (raylets, workers), now that the run is over
+        ray_fixtures.kill(spawned)
     finished = len(list(shards.rglob("shard-*.json")))
     assert run.returncode == 2, (run.returncode, stderr[-3000:])
     assert "Ray cluster lost" in stderr and address in stderr and "re-run" in stderr, stderr[-3000:]
@@ -323,12 +291,9 @@ def test_a_cluster_killed_mid_run_ends_clearly_and_a_rerun_resumes(tmp_path, mon
     assert 2 <= finished <= 10
 
     hold.unlink()
-    fresh = new_cluster()
-    try:
+    with ray_fixtures.local_cluster(worker_cpus=2) as fresh:
         again = subprocess.run([*command, "--ray", fresh.address], env=env, capture_output=True, text=True,
                                timeout=300)  # fmt: skip
-    finally:
-        fresh.shutdown()
     assert again.returncode == 0, again.stderr[-3000:]
     (path,) = out.rglob("tiny-kill.json")
     from leaderboard.records.files import read_result

@@ -35,7 +35,7 @@ def test_bm25_on_comlq_equals_pytrec_eval(tmp_path):
     assert result["task"]["source"]["content_hash"] == data.source.content_hash
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_minilm_runs_offline_and_encodes_each_text_once(tmp_path):
     ran = run_cli(
         "run", "--model", "all-MiniLM-L6-v2", "--task", "demo", "--output", str(tmp_path), env={"HF_HUB_OFFLINE": "1"}

@@ -67,7 +67,7 @@ def test_verify_fails_with_exit_2_when_a_submitted_score_was_edited(bm25_copy):
     assert "1 of 1 re-run result(s) do not reproduce the submission" in ran.stderr
 
 
-@pytest.mark.slow  # pip-installs into a fresh venv
+@pytest.mark.venv  # pip-installs into a fresh venv
 def test_verify_installs_a_missing_plugin_into_a_temporary_venv(tmp_path):
     """The plugin is not installed here: verify pip-installs the spec's version (a local folder, offline)."""
     source = tmp_path / "src"

@@ -1,7 +1,7 @@
-"""A tiny cross-encoder with RANDOM weights, built from a small BERT config in a temporary folder.
+"""Tiny models with RANDOM weights (a cross-encoder, a bi-encoder), built from a small BERT config.
 
-No reranker weights can be downloaded here. This model only exercises the code path
-(loading, batching, scoring, result files); its scores mean nothing.
+No reranker weights can be downloaded here. These models only exercise the code path
+(loading, batching, scoring, result files); their scores mean nothing.
 """
 
 from __future__ import annotations
@@ -38,18 +38,21 @@ WORDS = [
 ]
 
 
+VOCAB = (
+    ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    + WORDS
+    + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    + [".", ",", ":", "?"]
+)
+
+
 def build_random_cross_encoder(folder: Path, seed: int = 0) -> Path:
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    vocab = (
-        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        + WORDS
-        + [chr(c) for c in range(ord("a"), ord("z") + 1)]
-        + [".", ",", ":", "?"]
-    )
+    vocab = VOCAB
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
     BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True).save_pretrained(folder)
     torch.manual_seed(seed)
@@ -63,4 +66,33 @@ def build_random_cross_encoder(folder: Path, seed: int = 0) -> Path:
         num_labels=1,
     )
     BertForSequenceClassification(config).save_pretrained(folder)
+    return folder
+
+
+def build_random_bi_encoder(folder: Path, seed: int = 0) -> Path:
+    """A sentence-transformers bi-encoder (a 2-layer BERT of width 32, mean pooling) with RANDOM weights: for the
+    tests of code paths that any bi-encoder takes (``st:<folder>``); the encoding path itself is proven on
+    all-MiniLM-L6-v2's real weights by the tests marked ``real_model``."""
+    import torch
+    from sentence_transformers import SentenceTransformer, models
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    folder = Path(folder)
+    bert = folder.parent / f"{folder.name}-bert"
+    bert.mkdir(parents=True, exist_ok=True)
+    vocab = VOCAB
+    (bert / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizerFast(vocab_file=str(bert / "vocab.txt"), do_lower_case=True).save_pretrained(bert)
+    torch.manual_seed(seed)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
+    BertModel(config).save_pretrained(bert)
+    encoder = models.Transformer(str(bert), max_seq_length=128)
+    SentenceTransformer(modules=[encoder, models.Pooling(32, "mean")], device="cpu").save(str(folder))
     return folder

@@ -111,8 +111,28 @@ def stratified_bootstrap(
     confidence: float = CONFIDENCE,
     weights: Sequence[float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of the (weighted) macro mean, per row: strata are (rows x items) arrays -> (low, high)."""
+    """Percentile interval of the (weighted) macro mean, per row: strata are (rows x items) arrays -> (low, high).
+
+    A row whose every stratum holds one value throughout has one possible resample: its interval is that
+    macro mean at both ends, exactly. (Summing draw counts times equal values in floating point scatters the
+    resamples over a few units in the last place, so their quantiles could come out one below the other.)
+    For every row, low <= high."""
     resampled = stratified_resamples(strata, n_resamples, seed, weights)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(resampled, [alpha, 1 - alpha], axis=1)
+    low, high = np.minimum(low, high), np.maximum(low, high)
+    constant = np.logical_and.reduce([np.ptp(s, axis=1) == 0 for s in strata])
+    if constant.any():
+        exact = _constant_mean([s[:, 0] for s in strata], weights)
+        low, high = np.where(constant, exact, low), np.where(constant, exact, high)
     return low, high
+
+
+def _constant_mean(firsts: Sequence[np.ndarray], weights: Sequence[float] | None) -> np.ndarray:
+    """The (weighted) macro mean of strata that each hold one value: that value itself where every stratum
+    holds the same one (a weighted sum of equal values need not round back to it)."""
+    first = np.asarray(firsts[0], dtype=float)
+    shares = [1 / len(firsts)] * len(firsts) if weights is None else [float(w) for w in weights]
+    same = np.logical_and.reduce([f == first for f in firsts])
+    mixed = np.sum([share * f for share, f in zip(shares, firsts)], axis=0)
+    return np.where(same, first, mixed)

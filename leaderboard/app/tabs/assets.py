@@ -138,12 +138,12 @@ HEAD = "<script>window.leaderboardQuery = window.location.search;</script>" + PH
 # module otherwise, nothing is preloaded (``chart_preload`` returns "") and charts load as before.
 _PRELOAD_JS = """<script>(() => {
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 500));
-  let tries = 0;
+  const until = Date.now() + 600000;  // a bound in time: a slow server's first view may take many idle periods
   const load = () => {
     const index = document.querySelector('script[type="module"][src*="/assets/index-"]');
     const drawn = document.querySelector('#board table, #home, .view-plot, #size-plot canvas, #compare table');
     if (index && drawn) { import(new URL('./%s', index.src).href).catch(() => {}); return; }
-    if (++tries < 60) idle(load, { timeout: 2000 });
+    if (Date.now() < until) idle(load, { timeout: 2000 });
   };
   idle(load, { timeout: 2000 });
 })();</script>"""
