@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from cli_server import CliServer
 from hypothesis import settings as hypothesis_settings
 
 from leaderboard import registry as plugins
@@ -78,6 +79,8 @@ def pytest_configure(config):
     # source again. Python checks each file's size and time against its source, so none is ever stale.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
+    if worker == "main":  # pytest itself, or pytest-xdist's controller before it starts the workers
+        compile_harness()
     # Under -n: pytest-xdist's "loadgroup" with the groups and order of ``pytest_collection_modifyitems``
     # (instead of its "load", where a module's tests, and so its fixtures, would be spread over the workers).
     if getattr(config.option, "dist", "no") == "load":
@@ -87,10 +90,23 @@ def pytest_configure(config):
 
 _HOME = pytest.StashKey[Path]()
 
+HARNESS = ("leaderboard", "tasks", "plugins", "judges", "mteb_builtin")  # the project's importable packages
+
+
+def compile_harness() -> None:
+    """The project's bytecode, written once before any test runs. A queue worker in process isolation fails a
+    run that changed a file of the harness (a plugin writing there is an attack): no test may write one, not
+    even a ``.pyc`` that an interpreter in another pytest-xdist worker compiles at the same moment."""
+    import compileall
+
+    for name in HARNESS:
+        compileall.compile_dir(REPO / name, quiet=1)
+
 
 def pytest_unconfigure(config):
     import shutil
 
+    CLI_SERVER.stop()
     if _HOME in config.stash:
         shutil.rmtree(config.stash[_HOME], ignore_errors=True)
 
@@ -237,8 +253,14 @@ def bm25_demo_submission(bm25_demo_template, tmp_path) -> Path:
 def run_cli(
     *args: str, env: dict | None = None, cwd: Path | None = None, python: str | None = None
 ) -> subprocess.CompletedProcess:
-    """Run `leaderboard ARGS` in a fresh interpreter, as a user would."""
+    """Run `leaderboard ARGS` in a process of its own, as a user would.
+
+    The process is forked from the tests' command server (``cli_server``: the heavy libraries already imported,
+    nothing of the project), unless ``python`` names another interpreter or ``env`` changes what an interpreter
+    reads as it starts: then it is a fresh interpreter. LEADERBOARD_TESTS_FRESH_INTERPRETERS=1: always fresh."""
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "250", **(env or {})}
+    if python is None and not os.environ.get("LEADERBOARD_TESTS_FRESH_INTERPRETERS") and CLI_SERVER.takes(full_env):
+        return CLI_SERVER.run(list(args), full_env, str(cwd) if cwd else None, timeout=600)
     return subprocess.run(
         [python or sys.executable, "-m", "leaderboard", *args],
         capture_output=True,
@@ -247,6 +269,9 @@ def run_cli(
         cwd=cwd,
         timeout=600,
     )
+
+
+CLI_SERVER = CliServer()  # started by its first command; stopped with the session (pytest_unconfigure)
 
 
 def cold_show(results: Path, cache: Path, before: str = "", after: str = "", timeout: int = 120):

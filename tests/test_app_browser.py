@@ -650,7 +650,8 @@ def test_the_selector_losing_focus_keeps_the_view(browser, comlq_server):
     page.locator("#benchmark-select input").click()
     page.get_by_role("option", name="ComLQ", exact=True).click()  # the same benchmark again
     page.locator("#benchmark-summary").click()
-    events_done(page)  # whatever the blur sent is answered and drawn
+    # whatever the blur sent is answered and drawn (Gradio may keep the answer stream open with nothing left)
+    events_done(page, open_stream_ok=True)
     assert "sort=model.asc" in page.url
     assert page.locator("#board-table th[aria-sort=ascending]").count() == 1
     page.close()

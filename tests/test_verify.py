@@ -47,12 +47,13 @@ def forge(data: dict, metric: str, shift: float) -> None:
 @needs_negconstraint
 def test_verify_passes_on_the_bm25_submission():
     data = ("--data-dir", f"comlq={COMLQ}", "--data-dir", f"negconstraint={NEGCONSTRAINT}")
+    spec = json.loads((REPO / "submissions" / "bm25" / "model.json").read_text())["plugin"]
     ran = run_cli("verify", str(REPO / "submissions" / "bm25"), "--all", *data, "--format", "json")
     assert ran.returncode == 0, ran.stderr
     checks = {c["task"]: c for c in json.loads(ran.stdout)}
     assert set(checks) == {"comlq", "negconstraint"}
     assert all(c["status"] == "match" and c["difference"] <= 1e-4 for c in checks.values())
-    assert "retrieval-leaderboard==0.2.0 is installed here: re-run in this environment" in ran.stderr
+    assert f"{spec['package']}=={spec['version']} is installed here: re-run in this environment" in ran.stderr
     assert "✓ 2 of 2 re-run result(s) match within 0.0001" in ran.stderr
 
 
