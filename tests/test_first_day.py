@@ -142,6 +142,21 @@ def test_a_data_dir_that_is_no_folder_names_the_task(tmp_path):
     refused(ran, "task negconstraint:", "which is not a directory")
 
 
+def test_a_bad_record_in_a_task_given_as_a_folder_names_that_folder_not_a_data_dir(tmp_path):
+    from conftest import write_beir
+
+    folder = write_beir(tmp_path / "bad-data", {"d1": "a passage"}, {"q1": "a query"}, {"q1": {"d1": 1}})
+    (folder / "queries.jsonl").write_text('{"_id": "q1"}\n')  # no "text"
+    ran = run_cli("run", "-m", "bm25", "-t", str(folder), "--output", str(tmp_path / "r"), env={"COLUMNS": "1000"})
+    refused(ran, f"task {folder}: {folder / 'queries.jsonl'}, line 1: missing field 'text'")
+    assert ran.stderr.strip().count("\n") == 0, ran.stderr  # one line
+    assert ran.stderr.strip().endswith(
+        f"This task's data is the folder {folder} given as --task: correct the file named, "
+        "or see `leaderboard tasks` for what such a folder holds."
+    ), ran.stderr
+    assert "--data-dir" not in ran.stderr and not (tmp_path / "r").exists()
+
+
 # -- D. show --task / --benchmark -----------------------------------------------------------------------------
 
 

@@ -474,7 +474,7 @@ def test_the_app_layer_test_catches_an_import_against_the_direction():
 # (security.attestation, the keyring through hub.queue_keys): module -> the functions that read them.
 ATTESTATION_READERS = {
     "leaderboard/app/data/board.py": ("attestation", "mark_attested"),
-    "leaderboard/app/ui.py": ("board_queue_key",),
+    "leaderboard/app/server/queue_keyring.py": (),
     "leaderboard/cli/compare.py": ("compare", "_vouched"),
     "leaderboard/cli/records.py": ("_mark_provenance",),
     "leaderboard/cli/verify.py": ("_verify_attestations",),

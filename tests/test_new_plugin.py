@@ -4,6 +4,7 @@ installed into a fresh venv (chained to this one's site-packages, see venv_helpe
 
 import json
 import subprocess
+import sys
 
 import pytest
 from conftest import run_cli
@@ -108,3 +109,32 @@ def test_the_next_step_installs_pytest_with_the_package(tmp_path):
     extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(requirement.startswith("pytest") for requirement in extras["test"])
     assert "pip install -e '.[test]'" in (root / "README.md").read_text()
+
+
+def test_the_scaffold_names_only_the_contract_and_its_tests_run_with_their_own_settings(tmp_path):
+    """The README names only ``leaderboard`` and ``leaderboard.toolkit``; the package carries its own pytest
+    settings, so its tests run with them from any folder, even inside a project that has others."""
+    import re
+
+    import leaderboard
+    from leaderboard import toolkit
+    from leaderboard.cli.scaffold import plan
+
+    for kind in KINDS:
+        readme = plan("tf-idf", kind)["README.md"]
+        for dotted in re.findall(r"\bleaderboard(?:\.\w+)+", readme):
+            parts = dotted.split(".")[1:]
+            owner = toolkit if parts[0] == "toolkit" and len(parts) > 1 else leaderboard
+            assert hasattr(owner, parts[-1]) and len(parts) <= 2, f"{kind}: {dotted} is not on the public contract"
+        assert "https://github.com/retrieval-leaderboard)" not in readme  # an organisation, not the repository
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "--durations=25"\n')
+    made = run_cli("new-plugin", "my-model", "--output", str(tmp_path))
+    assert made.returncode == 0, made.stderr
+    root = tmp_path / "leaderboard-my-model"
+    for cwd, target in ((tmp_path, str(root / "tests")), (root, "tests")):
+        collected = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", target],
+            cwd=cwd, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert collected.returncode == 0, collected.stdout + collected.stderr
+        assert f"rootdir: {root}" in collected.stdout and "configfile: pyproject.toml" in collected.stdout

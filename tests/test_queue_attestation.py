@@ -67,13 +67,13 @@ def test_the_worker_attests_what_it_publishes_and_readers_mark_it(hub, world, tm
     assert json.loads(unkeyed.stdout)[0]["provenance"] == "attested, not checked (no queue key)"
 
     from leaderboard.app.server import loading
-    from leaderboard.app.ui import board_queue_key
+    from leaderboard.app.server.queue_keyring import LiveKeyring
     from leaderboard.app.views import board as board_table
 
-    key = board_queue_key(REQUESTS, hub.endpoint)  # what `serve --requests` and the Space read
+    key = LiveKeyring(REQUESTS, hub.endpoint).keyring  # what `serve --requests` and the Space read
     assert key.key_id == attestation.key_id(private.public_key()) and key.source.endswith(attestation.KEYRING_FILE)
     capsys.readouterr()
-    assert board_queue_key("lb/no-such-requests", hub.endpoint) is None  # no key: the board loads, marks nothing
+    assert LiveKeyring("lb/no-such-requests", hub.endpoint).keyring is None  # no key: the board loads, marks nothing
     said = " ".join(capsys.readouterr().err.split())
     assert "not found (HTTP 404); check --requests." in said, said  # the option serve has, not push's --repo
     board = loading.load(folder, public=True, persist=False, queue_key=key)

@@ -172,6 +172,57 @@ def test_on_the_hub_a_rotation_is_published_and_a_worker_with_the_retired_key_re
         assert [row["status"] for row in json.loads(shown.stdout)] == ["retired", "current"], shown.stderr
 
 
+@pytest.mark.usefixtures("hub_online")
+def test_a_board_started_before_the_key_is_published_marks_the_queue_results_at_its_next_poll(tmp_path, capsys):
+    """`serve --requests` started before the first worker run finds no key; the worker then publishes the key and
+    its signed results: the board's next poll reads the keyring and marks them, without a restart."""
+    from hub_server import HubServer
+
+    import leaderboard
+    from leaderboard.app.ui import build_app
+    from leaderboard.hub.store import HubStore
+    from leaderboard.queue.attestation import load_private_key, publish_key
+    from leaderboard.queue.dataset import RequestsDataset
+    from leaderboard.security.attestation import attestation_path, key_id
+
+    private = new_key(tmp_path / "keys" / "queue.pem")
+    out = tmp_path / "made" / "results"
+    made = {o.model: o.path for o in leaderboard.evaluate(["bm25", "bm25-okapi"], ["demo"], output=out)}
+    attest(private, made["bm25"])  # what the worker writes beside a result it publishes
+
+    def files(*paths: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(out.parent)): p.read_bytes() for p in paths}
+
+    def marks(app) -> dict[str, str | None]:
+        board = app.live_board.board
+        (name,) = board.benchmark_names
+        return {line.name: line.attested for line in board.ranking(name, with_stats=False).lines}
+
+    with HubServer() as hub:
+        results = HubStore(RESULTS, hub.endpoint, HUB_TOKEN)
+        results.create()
+        results.commit(files(made["bm25-okapi"]), "a pushed baseline", results.head())
+        app = build_app(f"hf://{RESULTS}", endpoint=hub.endpoint, requests=REQUESTS)  # no poll thread: checked below
+        said = " ".join(capsys.readouterr().err.split())
+        assert "queue key not read, no result is marked as evaluated by the queue" in said, said
+        assert "not found (HTTP 404); check --requests." in said
+        assert app.live_board.check() is False  # nothing changed: nothing rebuilt, nothing said again
+        assert capsys.readouterr().err == ""
+
+        dataset = RequestsDataset(REQUESTS, hub.endpoint, HUB_TOKEN)
+        dataset.ensure_exists()
+        publish_key(dataset, load_private_key(tmp_path / "keys" / "queue.pem"))  # the worker's first run
+        assert app.live_board.check() is True  # the keyring changed: rebuilt from the revision shown
+        said = " ".join(capsys.readouterr().err.split())
+        assert f"read queue key {key_id(private.public_key())}, from hf://{REQUESTS}/" in said, said
+        assert app.live_board.check() is False  # read once per commit of the requests dataset
+
+        signed = [made["bm25"], Path(attestation_path(str(made["bm25"])))]
+        results.commit(files(*signed), "the worker's results", results.head())
+        assert app.live_board.check() is True
+        assert marks(app) == {"bm25": "evaluated by the queue", "bm25-okapi": None}
+
+
 # -- the attestation page, as written ---------------------------------------------------------------------------------
 PAGE = REPO / "docs" / "explanation" / "attestation.md"
 

@@ -15,7 +15,6 @@ wires the three events every tab takes part in: the page load, a benchmark switc
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from leaderboard.app.data import url_state
 from leaderboard.app.server import loading
 from leaderboard.app.server.live import LiveBoard
 from leaderboard.app.server.live_queue import LiveQueue
+from leaderboard.app.server.queue_keyring import LiveKeyring
 from leaderboard.app.server.sources import Source
 from leaderboard.app.tabs import QUEUE_TABS, TABS, Hook, Load, Shell, Switch, Tick
 from leaderboard.app.tabs.assets import HEAD, PAGE_CSS, RESTORE_JS, chart_preload, url_state_js
@@ -39,22 +39,6 @@ from leaderboard.app.views.status import status_line
 # Texts of Gradio's frontend that its English dictionary does not have (``gr.I18n``): the status announcer reads
 # "common.complete" into an aria-live region when an event completes.
 ANNOUNCEMENTS = {"common.complete": "Done"}
-
-
-def board_queue_key(requests: str | None, endpoint: str | None) -> Any:
-    """The queue's public key the board checks attestations with: published in the requests dataset (a board
-    with a queue), else $LEADERBOARD_QUEUE_PUBLIC_KEY; None (no row marked) when there is none or it cannot be
-    read: a hub that is down or a bad key file never stops the board."""
-    from leaderboard.errors import LeaderboardError
-    from leaderboard.hub.queue_keys import queue_key_option
-
-    try:
-        if requests:  # the queue's own dataset, named by serve --requests
-            return queue_key_option(f"hf://{requests}", endpoint, "--requests")
-        return queue_key_option(None, endpoint)
-    except LeaderboardError as exc:
-        print(f"queue key not read, no result is marked as evaluated by the queue: {exc}", file=sys.stderr)
-        return None
 
 
 def build_app(
@@ -74,11 +58,14 @@ def build_app(
     ``requests``: the evaluation queue's requests dataset (ORG/NAME): adds the Submit and Queue tabs.
     """
     declared = list(benchmarks or [])
-    key = board_queue_key(requests, endpoint)
+    keyring = LiveKeyring(requests, endpoint)  # read again at each poll (``queue_keyring``)
     live = LiveBoard(
         Source(str(results), endpoint),
-        lambda folder, revision: loading.load(folder, declared, public=public, revision=revision, queue_key=key),
+        lambda folder, revision: loading.load(
+            folder, declared, public=public, revision=revision, queue_key=keyring.keyring
+        ),
         poll_seconds,
+        keyring.refresh,
     )
     live.start()
     shell = Shell(live)

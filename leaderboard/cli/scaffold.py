@@ -33,7 +33,7 @@ SUBMIT_TASK = """## Share
 
 Publish the package (PyPI or a git URL); anyone who installs it can run
 `leaderboard run -m bm25 -t $name`. A public benchmark of your task is declared with the
-`register_benchmarks` hook (see `leaderboard.contract.hookspecs`).
+`register_benchmarks` hook (see Hooks in the harness's documentation).
 """
 
 

@@ -182,11 +182,21 @@ def _load_data(task: Task, spec: str, options: RunOptions) -> Any:
     try:
         return plugin_call(task.load, f"task {task.metadata.name!r}: load()")
     except BadInput as exc:
-        exc.args = (_data_message(str(exc), spec, options.data_dirs),)
+        given = _folder_given(spec) if spec != task.metadata.name else None
+        exc.args = (_data_message(str(exc), spec, options.data_dirs, given),)
         raise  # the same exception (DataUnavailable keeps its label)
 
 
-def _data_message(message: str, spec: str, data_dirs: Mapping[str, str]) -> str:
+def _folder_given(spec: str) -> str | None:
+    """The folder a task given as ``PATH`` or ``PREFIX:PATH`` reads its data from; None for a task given by name."""
+    for candidate in (spec, spec.partition(":")[2]):
+        if candidate and Path(candidate).expanduser().is_dir():
+            return candidate
+    return None
+
+
+def _data_message(message: str, spec: str, data_dirs: Mapping[str, str], given: str | None = None) -> str:
+    """``given``: the folder the task itself names (``--task PATH``), where --data-dir does not apply."""
     folder = data_dirs.get(spec)
     sharing = sorted(task for task, other in data_dirs.items() if other == folder) if folder else []
     if len(sharing) > 1:  # a bare --data-dir DIR went to every task: only one of them can read it
@@ -194,6 +204,11 @@ def _data_message(message: str, spec: str, data_dirs: Mapping[str, str]) -> str:
         hint = f"--data-dir {folder} was given to every task ({', '.join(sharing)}); give each its own folder: {own}."
     elif folder or f"{spec}=" in message:
         hint = ""  # the user named this task's folder: the task's own message says what is wrong with it
+    elif given:
+        hint = (
+            f"This task's data is the folder {given} given as --task: correct the file named, "
+            "or see `leaderboard tasks` for what such a folder holds."
+        )
     else:
         hint = f"This task's folder is given as --data-dir {spec}=DIR."
     return " ".join(part for part in (f"task {spec}: {message}", hint) if part)

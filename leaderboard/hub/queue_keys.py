@@ -38,15 +38,24 @@ def published_keyring(
 def read_queue_key(spec: str, endpoint: str | None = None, option: str = "--queue-key") -> Keyring:
     """The queue's keyring from a file (JSON keyring or PEM) or from ``hf://ORG/NAME`` (the requests dataset)."""
     if spec.startswith("hf://"):
-        from leaderboard.hub.repo_names import repo_id
-
-        store = HubStore(repo_id(spec.removeprefix("hf://"), option, "the dataset", prefixed=True), endpoint,
-                         option=option)  # fmt: skip
-        found = published_keyring(store, store.head())
-        if found is None:
-            raise BadInput(f"{option} {spec}: the requests dataset publishes no {KEYRING_FILE} or {PUBLIC_KEY_FILE}.")
-        return found
+        store = requests_store(spec, endpoint, option)
+        return required_keyring(store, store.head(), spec, option)
     return read_keyring_file(spec, option)
+
+
+def requests_store(spec: str, endpoint: str | None, option: str) -> HubStore:
+    """The requests dataset ``hf://ORG/NAME`` names (its name checked as the hub checks names)."""
+    from leaderboard.hub.repo_names import repo_id
+
+    return HubStore(repo_id(spec.removeprefix("hf://"), option, "the dataset", prefixed=True), endpoint, option=option)
+
+
+def required_keyring(store: HubStore, head: str | None, spec: str, option: str) -> Keyring:
+    """The keyring the requests dataset publishes at ``head``; a dataset that publishes none is named."""
+    found = published_keyring(store, head)
+    if found is None:
+        raise BadInput(f"{option} {spec}: the requests dataset publishes no {KEYRING_FILE} or {PUBLIC_KEY_FILE}.")
+    return found
 
 
 def queue_key_option(spec: str | None, endpoint: str | None = None, option: str = "--queue-key") -> Keyring | None:

@@ -23,9 +23,18 @@ DEFAULT_POLL_SECONDS = 600.0
 
 
 class LiveBoard:
-    def __init__(self, source: Source, make: Callable[[Path, str | None], Board], poll_seconds: float | None = None):
+    def __init__(
+        self,
+        source: Source,
+        make: Callable[[Path, str | None], Board],
+        poll_seconds: float | None = None,
+        inputs_changed: Callable[[], bool] | None = None,
+    ):
+        """``inputs_changed``: called at each poll, True when what ``make`` reads besides the results changed
+        (the queue's keyring): the board is then rebuilt from the revision shown."""
         limit_fragmentation()  # before the server's threads start (``memory``)
         self.source, self.make, self.poll_seconds = source, make, poll_seconds
+        self.inputs_changed = inputs_changed
         self.warming = False  # precompute rankings of each new board (turned on once the server listens)
         # What the tabs draw first (``tabs.base.Tab.warm``), computed after each board's first pages
         self.warmers: list[Callable[[Board], None]] = []
@@ -41,10 +50,13 @@ class LiveBoard:
         self._thread: threading.Thread | None = None
 
     def check(self) -> bool:
-        """Reload when the source has a newer revision; True when the board was replaced."""
+        """Reload when the source has a newer revision or the other inputs changed; True when the board was replaced."""
+        changed = self.inputs_changed() if self.inputs_changed else False  # first: the rebuild reads them
         latest = self.source.latest()
         if latest is None or latest == self._shown:
-            return False
+            if not changed:
+                return False
+            latest = self._shown
         folder = self.source.fetch(latest if self.source.repo else None)
         self.board = self._ready(self.make(folder, self.source.revision))
         keep_out_of_collections()  # the new board; the one it replaced is collected first
