@@ -63,7 +63,7 @@ PRELOAD = (
 # whose environment differs from the server's in one of them runs in a fresh interpreter instead.
 ENV_AT_IMPORT = ("PYTHON", "NPY_", "NUMPY_", "OMP_", "OPENBLAS_", "MKL_", "BLIS_", "GOTO", "SCIPY_", "PANDAS_")
 ENV_AT_IMPORT += ("LANG", "LC_", "TQDM_", "PYDANTIC_", "MALLOC_", "LD_")
-ENV_KEPT = ("PYTHONPATH",)  # read by the child itself (below)
+ENV_KEPT: tuple[str, ...] = ()  # PYTHONPATH is read at start too: a sitecustomize or .pth file on it runs then
 
 
 def at_import(name: str) -> bool:

@@ -12,6 +12,11 @@ import pytest
 from cli_server import CliServer
 from hypothesis import settings as hypothesis_settings
 
+try:  # the test id's type since pytest 9.2 (the groups in pytest_collection_modifyitems)
+    from _pytest.nodeid import coerce_node_id
+except ImportError:  # an earlier pytest, where pytest-xdist's own group suffix works
+    coerce_node_id = None
+
 from leaderboard import registry as plugins
 
 # CI explores the same examples on every run (reproducible failures); locally each run explores new ones.
@@ -86,6 +91,16 @@ def pytest_configure(config):
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"
         config.option.loadscopereorder = False
+    # A worker reads "loadgroup" from its own command line, where -n alone means "load", before this hook runs:
+    # the controller's word (``pytest_configure_node``) tells it the run groups its tests.
+    if getattr(config, "workerinput", {}).get("leaderboard_loadgroup"):
+        config.option.loadgroup = True
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist's controller, for each worker it starts: whether the run groups its tests (loadgroup)."""
+    node.workerinput["leaderboard_loadgroup"] = node.config.getvalue("dist") == "loadgroup"
 
 
 _HOME = pytest.StashKey[Path]()
@@ -115,7 +130,7 @@ def pytest_unconfigure(config):
 NEEDS = {"browser": 10, "real_model": 10, "venv": 30, "ray": 20}  # mark -> its weight when ordering work (below)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+@pytest.hookimpl(wrapper=True)  # before every other implementation: pytest-xdist's worker reads the groups
 def pytest_collection_modifyitems(config, items):
     """Marks and order.
 
@@ -138,6 +153,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(name))
         else:
             name = str(group.args[0] if group.args else group.kwargs.get("name", "default"))
+        if coerce_node_id is not None and getattr(config.option, "loadgroup", False):
+            # pytest-xdist's worker adds the group to the test's id for its controller (``@NAME``), but by an
+            # attribute (``_nodeid``) that pytest >= 9.2 no longer reads: without the group in the id, the
+            # controller would spread a module's tests, and build its fixtures, on every worker.
+            item._id = coerce_node_id(f"{item.nodeid}@{name}")
         weight = max([NEEDS[n] for n in needs], default=3 if item.get_closest_marker("slow") else 1)
         weights[name] = weights.get(name, 0) + weight
         item.stash[_GROUP] = name
@@ -145,6 +165,7 @@ def pytest_collection_modifyitems(config, items):
     for index, item in enumerate(items):
         first.setdefault(item.stash[_GROUP], index)
     items.sort(key=lambda item: (-weights[item.stash[_GROUP]], first[item.stash[_GROUP]]))
+    return (yield)
 
 
 _GROUP = pytest.StashKey[str]()
