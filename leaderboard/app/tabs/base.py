@@ -28,6 +28,12 @@ from leaderboard.app.tabs.assets import SORT_JS, TABLE_CSS, url_js
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.render import esc
 
+# The trigger mode of every event that draws a view from the reader's controls. Gradio's default for ``input`` and
+# ``click`` events ("once") drops an event that comes while the last one is still being answered, and the view then
+# disagrees with the controls (the last of quick ticks lost under load); "always_last" answers the controls' latest
+# state once the pending answer is in.
+DRAW_LATEST = "always_last"
+
 
 @dataclass(frozen=True)
 class Load:

@@ -26,6 +26,7 @@ from leaderboard.app.server import prefetch
 from leaderboard.app.server.csv_files import CSV_KEEP, CsvFiles
 from leaderboard.app.tabs.assets import COPY_JS, DOWNLOAD_JS, TASKS_JS, url_state_js
 from leaderboard.app.tabs.base import (
+    DRAW_LATEST,
     Hook,
     Load,
     Shell,
@@ -584,6 +585,7 @@ def _wire_events(shell: Shell, board: BoardTab, c: _Controls, inputs: list[Any],
             if control is c.tasks
             else url_state_js({position: PARAMETERS[position]}, defaults, reset=("p",)),
             show_progress="hidden",
+            trigger_mode=DRAW_LATEST,
         )
 
     # The search box: Gradio's Textbox sends ``input`` on key presses only (a pasted name would not filter), so
@@ -602,7 +604,13 @@ def _wire_events(shell: Shell, board: BoardTab, c: _Controls, inputs: list[Any],
         show_progress="hidden",
     )
     # Header clicks and the pager write the state boxes (assets.SORT_JS): one page, sorted over all rows.
-    c.board_go.click(lambda *state: board.render(board.view(*state)), inputs, outputs, show_progress="hidden")
+    c.board_go.click(
+        lambda *state: board.render(board.view(*state)),
+        inputs,
+        outputs,
+        show_progress="hidden",
+        trigger_mode=DRAW_LATEST,
+    )
     c.csv.click(lambda *state: board.csv(board.view(*state)), inputs, c.csv_file, show_progress_on=c.csv).then(
         None, c.csv_file, None, js=DOWNLOAD_JS
     )
@@ -612,4 +620,5 @@ def _wire_events(shell: Shell, board: BoardTab, c: _Controls, inputs: list[Any],
         [c.page_box, *outputs],
         js=url_state_js({len(inputs) - 1: "overall"}),  # the last input
         show_progress="hidden",
+        trigger_mode=DRAW_LATEST,
     )

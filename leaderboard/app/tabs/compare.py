@@ -17,7 +17,7 @@ from leaderboard.app.data.board import OVERALL
 from leaderboard.app.data.comparison import ModelComparison, aggregate_differences
 from leaderboard.app.data.values import ModelKey
 from leaderboard.app.tabs.assets import url_state_js
-from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, table_html, view_html
+from leaderboard.app.tabs.base import DRAW_LATEST, Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
 from leaderboard.app.views import render
 from leaderboard.app.views.compare import aggregates_html, comparison_html, plain_difference_html
@@ -164,7 +164,13 @@ def build(shell: Shell) -> Tab | None:
     pair = [shell.selector, compare_a, compare_b]
     subsets.click(lambda name, a, b: compare.render(name, a, b, True), pair, comparison)
     for position, control in ((1, compare_a), (2, compare_b)):
-        control.input(compare.render, pair, comparison, js=url_state_js({position: "a" if position == 1 else "b"}))
+        control.input(
+            compare.render,
+            pair,
+            comparison,
+            js=url_state_js({position: "a" if position == 1 else "b"}),
+            trigger_mode=DRAW_LATEST,
+        )
 
     def on_load(load: Load) -> list[Any]:
         waiting = _unfilled(load.state.a, load.state.b)

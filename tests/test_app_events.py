@@ -1,0 +1,30 @@
+"""The app's events that draw a view from the reader's controls answer the controls' latest state.
+
+Gradio drops an ``input`` or ``click`` event that comes while the last one is still being answered (its
+trigger mode "once"). Under load, the last of a reader's quick ticks was lost that way: every task's box was
+ticked, while the board and the link still ranked over eleven of twelve tasks. Each such event must be
+"always_last": answered again, with the controls as they stand, once the pending answer is in.
+"""
+
+from __future__ import annotations
+
+
+def test_every_control_that_draws_a_view_answers_its_latest_state(tmp_path):
+    from leaderboard.app.ui import build_app
+
+    results = tmp_path / "results"
+    results.mkdir()
+    config = build_app(results).get_config_file()
+    names = {component["id"]: component.get("props", {}).get("elem_id") for component in config["components"]}
+    modes: dict[tuple[str, str], str] = {}
+    for dependency in config["dependencies"]:
+        for target, event in dependency["targets"]:
+            if event in ("input", "click") and names.get(target):
+                modes[(names[target], event)] = dependency["trigger_mode"]
+
+    drawing = [key for key in modes if key[1] == "input"] + [("board-go", "click")]
+    for control in ("rank-tasks", "filter-size", "overall-set", "side-pick", "compare-a", "model-pick"):
+        assert (control, "input") in drawing, f"{control} no longer listens to input: {sorted(modes)}"
+    assert {key: modes[key] for key in drawing} == dict.fromkeys(drawing, "always_last")
+    # a button that writes a file or starts tests once per press keeps Gradio's default
+    assert modes[("download-csv", "click")] == "once"
