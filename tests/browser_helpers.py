@@ -40,7 +40,8 @@ SIZES = {"desktop": DESKTOP, "phone": PHONE}
 TIMEOUT = 120_000  # ms: a bound on a failure under load, not a wait (every wait ends when its state holds)
 START_SECONDS = 240  # a server's start, under load
 expect.set_options(timeout=TIMEOUT)  # expect() retries until its state holds, as long as any other wait
-GRADIO_EVENTS = ("/gradio_api/queue/join", "/gradio_api/queue/data")  # an event's request and its answer's stream
+# an event's request and its answer's stream (queued), or its one request (``tabs.base.VIEW_QUEUE``)
+GRADIO_EVENTS = ("/gradio_api/queue/join", "/gradio_api/queue/data", "/gradio_api/run/")
 NEXT_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
 
 
@@ -122,6 +123,11 @@ def serving(command: list[str], env: dict[str, str], port: int, cwd: Path | None
     try:
         wait_until_served(url, proc)
         yield url
+    except BaseException:
+        # while the server still runs: its queue and every thread's stack, in its log and the failure's output
+        if proc.poll() is None:
+            print(server_state(url))
+        raise
     finally:
         SERVERS.pop(url, None)
         proc.terminate()

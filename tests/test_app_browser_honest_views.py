@@ -39,20 +39,24 @@ pytestmark = [
     pytest.mark.skipif(not REAL.is_dir(), reason=f"real mteb results not found at {REAL}"),
 ]
 
-# Every answer of the page's event streams, kept as text (Gradio reads them through fetch): the charts' Vega-Lite
-# specs are in them, as the Plot components receive them.
+# Every answer of the page's events (the queue's streams and the events answered in one request), kept as text
+# (Gradio reads them through fetch): the charts' Vega-Lite specs are in them, as the Plot components receive them.
 STREAMS_JS = """(() => {
   window.streamed = '';
   const original = window.fetch;
   window.fetch = async (...args) => {
     const answer = await original(...args);
     const url = String((args[0] && args[0].url) || args[0]);
-    if (!url.includes('queue/data') || !answer.body) return answer;
+    const one = url.includes('/gradio_api/run/');  // an event answered in one request: its JSON, as a data line
+    if (!(url.includes('queue/data') || one) || !answer.body) return answer;
     const [kept, read] = answer.body.tee();
     (async () => {
       const reader = read.getReader(), decoder = new TextDecoder();
+      let whole = '';
       for (;;) { const {done, value} = await reader.read(); if (done) break;
-        window.streamed += decoder.decode(value, {stream: true}); }
+        const text = decoder.decode(value, {stream: true});
+        if (one) whole += text; else window.streamed += text; }
+      if (one) window.streamed += 'data: ' + whole.replace(/\\n/g, ' ') + '\\n';
     })();
     return new Response(kept, {headers: answer.headers, status: answer.status, statusText: answer.statusText});
   };

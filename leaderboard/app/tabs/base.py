@@ -33,6 +33,13 @@ from leaderboard.app.views.render import esc
 # disagrees with the controls (the last of quick ticks lost under load); "always_last" answers the controls' latest
 # state once the pending answer is in.
 DRAW_LATEST = "always_last"
+# Whether an event that draws a view goes through Gradio's queue: it does not. The queue answers a page's events
+# over one stream, which the server closes once the page has no event pending. An event sent just then (the page
+# load, sent right after the first tab's select) was answered into the closed stream when the page read the close
+# after the event's own reply: the page waited for ever, with the server idle. An event outside the queue is
+# answered in its own request. The buttons that start work (a CSV, a comparison's subsets, tests, a submission)
+# keep the queue and its limits.
+VIEW_QUEUE = False
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,13 @@ class Shell:
 
     def when_opened(self, tab: Any, tab_id: str, fn: Callable[..., Any], inputs: list[Any], outputs: list[Any]) -> None:
         """Wire a tab's select: the URL's ``tab`` and the shell's active tab are set, then ``fn`` draws."""
-        tab.select(lambda *args: (tab_id, *fn(*args)), inputs, [self.active, *outputs], js=url_js("tab", tab_id))
+        tab.select(
+            lambda *args: (tab_id, *fn(*args)),
+            inputs,
+            [self.active, *outputs],
+            js=url_js("tab", tab_id),
+            queue=VIEW_QUEUE,
+        )
 
 
 def table_html(value: str, **html_kwargs: Any) -> gr.HTML:
