@@ -40,7 +40,7 @@ SIZES = {"desktop": DESKTOP, "phone": PHONE}
 TIMEOUT = 120_000  # ms: a bound on a failure under load, not a wait (every wait ends when its state holds)
 START_SECONDS = 240  # a server's start, under load
 expect.set_options(timeout=TIMEOUT)  # expect() retries until its state holds, as long as any other wait
-# an event's request and its answer's stream (queued), or its one request (``tabs.base.VIEW_QUEUE``)
+# an event's request and its answer's stream (queued), or its one request (``tabs.base.SELECT_QUEUE``)
 GRADIO_EVENTS = ("/gradio_api/queue/join", "/gradio_api/queue/data", "/gradio_api/run/")
 NEXT_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
 

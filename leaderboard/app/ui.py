@@ -31,7 +31,6 @@ from leaderboard.app.server.queue_keyring import LiveKeyring
 from leaderboard.app.server.sources import Source
 from leaderboard.app.tabs import QUEUE_TABS, TABS, Hook, Load, Shell, Switch, Tick
 from leaderboard.app.tabs.assets import HEAD, PAGE_CSS, RESTORE_JS, chart_preload, url_state_js
-from leaderboard.app.tabs.base import VIEW_QUEUE
 from leaderboard.app.tabs.model import model_links_head
 from leaderboard.app.views import charts
 from leaderboard.app.views.landing import HOME
@@ -129,7 +128,6 @@ def build_app(
             [shell.selector, shell.shown, tabs, shell.active, shell.chart_width, generation, drawn, status]
             + _outputs(loads),
             js=RESTORE_JS,
-            queue=VIEW_QUEUE,
         )
 
         def on_benchmark(name: str, showing: str, active: str, width: int, *inputs: Any) -> list[Any]:
@@ -146,7 +144,6 @@ def build_app(
             js=url_state_js({0: "benchmark"}, reset=dropped, reset_on_change=True),
             # one spinner where the reader looks, not one on each output
             show_progress_on=[tab.spinner for tab in built if tab.spinner is not None] or None,
-            queue=VIEW_QUEUE,
         )
 
         # New results (polled on the server): re-render what this page shows, once per new revision.
@@ -162,7 +159,7 @@ def build_app(
         if poll_seconds:
             timer = gr.Timer(min(max(poll_seconds / 4, 5.0), 60.0))
             outputs = [generation, status, shell.selector, shell.shown, *_outputs(ticks)]
-            timer.tick(on_tick, [generation, drawn, shell.shown, *_inputs(ticks)], outputs, queue=VIEW_QUEUE)
+            timer.tick(on_tick, [generation, drawn, shell.shown, *_inputs(ticks)], outputs)
     app.live_board = live  # type: ignore[attr-defined]  # for tests and serve: poll now, stop
     app.live_queue = shell.queue  # type: ignore[attr-defined]
     return app

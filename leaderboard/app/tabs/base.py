@@ -33,13 +33,13 @@ from leaderboard.app.views.render import esc
 # disagrees with the controls (the last of quick ticks lost under load); "always_last" answers the controls' latest
 # state once the pending answer is in.
 DRAW_LATEST = "always_last"
-# Whether an event that draws a view goes through Gradio's queue: it does not. The queue answers a page's events
-# over one stream, which the server closes once the page has no event pending. An event sent just then (the page
-# load, sent right after the first tab's select) was answered into the closed stream when the page read the close
-# after the event's own reply: the page waited for ever, with the server idle. An event outside the queue is
-# answered in its own request. The buttons that start work (a CSV, a comparison's subsets, tests, a submission)
-# keep the queue and its limits.
-VIEW_QUEUE = False
+# Whether a tab's select goes through Gradio's queue: it does not. The queue answers a page's events over one
+# stream, which the server closes once the page has no event pending. A page that opens sends the first tab's
+# select and then the page load: when the select was answered and the stream closed before the load was taken,
+# and the page read the load's reply before the close, the load's answer went to a closed stream and the page
+# waited for ever, with the server idle. Outside the queue, a select is answered in its own request, and the load
+# is the one queued event of a page that opens.
+SELECT_QUEUE = False
 
 
 @dataclass(frozen=True)
@@ -138,14 +138,25 @@ class Shell:
         """Which benchmark (and board revision) a model picker holds the models of."""
         return f"{name}\0{self.live.generation}"
 
-    def when_opened(self, tab: Any, tab_id: str, fn: Callable[..., Any], inputs: list[Any], outputs: list[Any]) -> None:
-        """Wire a tab's select: the URL's ``tab`` and the shell's active tab are set, then ``fn`` draws."""
+    def when_opened(
+        self,
+        tab: Any,
+        tab_id: str,
+        fn: Callable[..., Any],
+        inputs: list[Any],
+        outputs: list[Any],
+        queued: bool = SELECT_QUEUE,
+    ) -> None:
+        """Wire a tab's select: the URL's ``tab`` and the shell's active tab are set, then ``fn`` draws.
+
+        ``queued``: True for a tab whose select sets a state that other events listen to (Gradio reports a
+        state's change to the page from queued events only)."""
         tab.select(
             lambda *args: (tab_id, *fn(*args)),
             inputs,
             [self.active, *outputs],
             js=url_js("tab", tab_id),
-            queue=VIEW_QUEUE,
+            queue=queued,
         )
 
 

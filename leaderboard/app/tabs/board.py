@@ -27,7 +27,6 @@ from leaderboard.app.server.csv_files import CSV_KEEP, CsvFiles
 from leaderboard.app.tabs.assets import COPY_JS, DOWNLOAD_JS, TASKS_JS, url_state_js
 from leaderboard.app.tabs.base import (
     DRAW_LATEST,
-    VIEW_QUEUE,
     Hook,
     Load,
     Shell,
@@ -587,7 +586,6 @@ def _wire_events(shell: Shell, board: BoardTab, c: _Controls, inputs: list[Any],
             else url_state_js({position: PARAMETERS[position]}, defaults, reset=("p",)),
             show_progress="hidden",
             trigger_mode=DRAW_LATEST,
-            queue=VIEW_QUEUE,
         )
 
     # The search box: Gradio's Textbox sends ``input`` on key presses only (a pasted name would not filter), so
@@ -604,7 +602,6 @@ def _wire_events(shell: Shell, board: BoardTab, c: _Controls, inputs: list[Any],
         [c.restored_search, c.page_box, *outputs],
         js=url_state_js({4: "q"}, defaults, reset=("p",)),
         show_progress="hidden",
-        queue=VIEW_QUEUE,
     )
     # Header clicks and the pager write the state boxes (assets.SORT_JS): one page, sorted over all rows.
     c.board_go.click(
@@ -613,7 +610,6 @@ def _wire_events(shell: Shell, board: BoardTab, c: _Controls, inputs: list[Any],
         outputs,
         show_progress="hidden",
         trigger_mode=DRAW_LATEST,
-        queue=VIEW_QUEUE,
     )
     c.csv.click(lambda *state: board.csv(board.view(*state)), inputs, c.csv_file, show_progress_on=c.csv).then(
         None, c.csv_file, None, js=DOWNLOAD_JS
@@ -625,5 +621,4 @@ def _wire_events(shell: Shell, board: BoardTab, c: _Controls, inputs: list[Any],
         js=url_state_js({len(inputs) - 1: "overall"}),  # the last input
         show_progress="hidden",
         trigger_mode=DRAW_LATEST,
-        queue=VIEW_QUEUE,
     )

@@ -17,7 +17,7 @@ from leaderboard.app.data.board import OVERALL
 from leaderboard.app.data.comparison import ModelComparison, aggregate_differences
 from leaderboard.app.data.values import ModelKey
 from leaderboard.app.tabs.assets import url_state_js
-from leaderboard.app.tabs.base import DRAW_LATEST, VIEW_QUEUE, Hook, Load, Shell, Switch, Tab, table_html, view_html
+from leaderboard.app.tabs.base import DRAW_LATEST, Hook, Load, Shell, Switch, Tab, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
 from leaderboard.app.views import render
 from leaderboard.app.views.compare import aggregates_html, comparison_html, plain_difference_html
@@ -170,7 +170,6 @@ def build(shell: Shell) -> Tab | None:
             comparison,
             js=url_state_js({position: "a" if position == 1 else "b"}),
             trigger_mode=DRAW_LATEST,
-            queue=VIEW_QUEUE,
         )
 
     def on_load(load: Load) -> list[Any]:

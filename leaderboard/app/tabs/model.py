@@ -14,7 +14,7 @@ import gradio as gr
 from leaderboard.app.data.board import Board
 from leaderboard.app.data.model_index import model_index
 from leaderboard.app.tabs.assets import COPY_JS, FROM_URL_JS, MODEL_CSS, MODEL_LINKS_HEAD, TABLE_CSS, url_state_js
-from leaderboard.app.tabs.base import DRAW_LATEST, VIEW_QUEUE, Hook, Load, Shell, Tab, skips, view_html
+from leaderboard.app.tabs.base import DRAW_LATEST, SELECT_QUEUE, Hook, Load, Shell, Tab, skips, view_html
 from leaderboard.app.tabs.picks import as_list, listed_names
 from leaderboard.app.views.model import model_page_html
 
@@ -53,9 +53,9 @@ def build(shell: Shell) -> Tab | None:
         return ID, picker(name or ""), draw(name)
 
     # not shell.when_opened: the model comes from the URL (a name clicked writes it there), see FROM_URL_JS
-    tab.select(on_open, [pick], [shell.active, *outputs], js=FROM_URL_JS, queue=VIEW_QUEUE)
-    go.click(on_open, [pick], [shell.active, *outputs], js=FROM_URL_JS, queue=VIEW_QUEUE)
-    pick.input(draw, [pick], page, js=url_state_js({0: "model"}), trigger_mode=DRAW_LATEST, queue=VIEW_QUEUE)
+    tab.select(on_open, [pick], [shell.active, *outputs], js=FROM_URL_JS, queue=SELECT_QUEUE)
+    go.click(on_open, [pick], [shell.active, *outputs], js=FROM_URL_JS)
+    pick.input(draw, [pick], page, js=url_state_js({0: "model"}), trigger_mode=DRAW_LATEST)
 
     def on_load(load: Load) -> list[Any]:
         if load.tab != ID:

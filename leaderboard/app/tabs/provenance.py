@@ -7,7 +7,7 @@ from typing import Any
 import gradio as gr
 
 from leaderboard.app.data.board import OVERALL
-from leaderboard.app.tabs.base import VIEW_QUEUE, Hook, Load, Shell, Switch, Tab, page_number, table_html, view_html
+from leaderboard.app.tabs.base import Hook, Load, Shell, Switch, Tab, page_number, table_html, view_html
 from leaderboard.app.views.landing import HOME
 from leaderboard.app.views.provenance import provenance_html
 
@@ -39,9 +39,8 @@ def build(shell: Shell) -> Tab | None:
         go = gr.Button("page", elem_id="provenance-go", elem_classes=["state-box"])
         table = table_html("", elem_id="provenance")
     shell.when_opened(tab, ID, lambda name, text: (render_provenance(name, text),), [shell.selector, search], [table])
-    search.change(render_provenance, [shell.selector, search], table, show_progress="hidden", queue=VIEW_QUEUE)
-    # the pager (SORT_JS)
-    go.click(render_provenance, [shell.selector, search, page], table, show_progress="hidden", queue=VIEW_QUEUE)
+    search.change(render_provenance, [shell.selector, search], table, show_progress="hidden")
+    go.click(render_provenance, [shell.selector, search, page], table, show_progress="hidden")  # the pager (SORT_JS)
 
     def on_load(load: Load) -> list[Any]:
         return [render_provenance(load.name, "") if load.tab == ID else gr.skip()]

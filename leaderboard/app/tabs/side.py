@@ -11,7 +11,7 @@ from leaderboard.app.data.many_models import MAX_PICKS, pairwise, picked
 from leaderboard.app.data.model_index import model_index
 from leaderboard.app.server.side_tests import tests_ahead
 from leaderboard.app.tabs.assets import SIDE_CSS, TABLE_CSS, url_state_js
-from leaderboard.app.tabs.base import DRAW_LATEST, VIEW_QUEUE, Hook, Load, Shell, Tab, plot_data, skips, view_html
+from leaderboard.app.tabs.base import DRAW_LATEST, Hook, Load, Shell, Tab, plot_data, skips, view_html
 from leaderboard.app.tabs.picks import as_list, listed_names
 from leaderboard.app.views import charts
 from leaderboard.app.views.side import pairwise_html, profile_chart, side_html
@@ -64,12 +64,7 @@ def build(shell: Shell) -> Tab | None:
 
     shell.when_opened(tab, ID, on_open, [pick, shell.chart_width], outputs)
     pick.input(
-        draw,
-        [pick, shell.chart_width],
-        [plot, tables, pairs],
-        js=url_state_js({0: "side"}),
-        trigger_mode=DRAW_LATEST,
-        queue=VIEW_QUEUE,
+        draw, [pick, shell.chart_width], [plot, tables, pairs], js=url_state_js({0: "side"}), trigger_mode=DRAW_LATEST
     )
     go.click(tests, [pick], pairs)
 

@@ -17,18 +17,7 @@ from leaderboard.app.data.board import OVERALL, Board
 from leaderboard.app.data.values import ModelKey
 from leaderboard.app.server.csv_files import file_name
 from leaderboard.app.tabs.assets import url_state_js
-from leaderboard.app.tabs.base import (
-    DRAW_LATEST,
-    VIEW_QUEUE,
-    Hook,
-    Load,
-    Shell,
-    Switch,
-    Tab,
-    plot_data,
-    table_html,
-    view_html,
-)
+from leaderboard.app.tabs.base import DRAW_LATEST, Hook, Load, Shell, Switch, Tab, plot_data, table_html, view_html
 from leaderboard.app.tabs.picks import Picks, unknown_note
 from leaderboard.app.views import charts, render
 from leaderboard.app.views.landing import HOME
@@ -94,7 +83,7 @@ def build(shell: Shell) -> Tab | None:
                 allow_custom_value=True,  # as the compare pickers (tabs.compare): typed names, stale values
             )
 
-        @gr.render(inputs=[request], triggers=[request.change], queue=VIEW_QUEUE)  # type: ignore[untyped-decorator]  # gradio's is untyped
+        @gr.render(inputs=[request], triggers=[request.change])  # type: ignore[untyped-decorator]  # gradio's is untyped
         def draw_views(wanted: dict[str, Any] | None) -> None:
             _draw_views(shell.board(), wanted)
 
@@ -107,11 +96,10 @@ def build(shell: Shell) -> Tab | None:
         return views_key(name, n, picked, width, notes), picks_update, filled
 
     key_inputs = [shell.selector, top_n, picks, shell.chart_width]
-    shell.when_opened(tab, ID, on_open, [*key_inputs, lists], [request, picks, lists])
-    top_n.release(views_key, key_inputs, request, queue=VIEW_QUEUE)
-    picks.input(
-        views_key, key_inputs, request, js=url_state_js({2: "models"}), trigger_mode=DRAW_LATEST, queue=VIEW_QUEUE
-    )
+    # queued: the render listens to ``request``'s change
+    shell.when_opened(tab, ID, on_open, [*key_inputs, lists], [request, picks, lists], queued=True)
+    top_n.release(views_key, key_inputs, request)
+    picks.input(views_key, key_inputs, request, js=url_state_js({2: "models"}), trigger_mode=DRAW_LATEST)
 
     def on_load(load: Load) -> list[Any]:
         waiting = _unfilled(load.state.models)
