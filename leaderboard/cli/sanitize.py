@@ -41,11 +41,20 @@ def plain(text: object) -> str:
     return _UNSAFE.sub("", _ANSI.sub("", text))
 
 
+# rich reads a backslash before any "[" as an escape, even where no tag follows ("\[1" prints "[1"), and its
+# escape() leaves such a bracket alone: that backslash gets another, so the text prints as itself.
+_BACKSLASH_BEFORE_NON_TAG = re.compile(r"\\\[(?![a-z#/@][^\[]*?\])")
+
+
 def terminal(text: object) -> str:
-    """For rich: ``plain`` with rich's markup escaped (a name "[red]x" is printed as it is)."""
+    """For rich: ``plain`` with rich's markup escaped (a name "[red]x" or "\\[1" is printed as it is)."""
     from rich.markup import escape
 
-    return escape(plain(text))
+    body = plain(text)
+    core = body.rstrip("\\")
+    # the closing tag after it reads the trailing backslashes two for one (escape() doubles a lone one only)
+    trailing = "\\" * (2 * (len(body) - len(core)))
+    return _BACKSLASH_BEFORE_NON_TAG.sub(r"\\\\[", escape(core)) + trailing
 
 
 def json_text(value: Any, indent: int | None = 2) -> str:
